@@ -1,0 +1,47 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "Lamina",
+    products: [
+        .library(name: "LaminaGPU", targets: ["LaminaGPU"]),
+        .library(name: "LaminaGraphics", targets: ["LaminaGraphics"]),
+        .executable(name: "lamina", targets: ["lamina"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+    ],
+    targets: [
+        // One system-library target per C library, found through pkg-config.
+        .systemLibrary(name: "CEGL", pkgConfig: "egl", providers: [.apt(["libegl-dev", "libegl-mesa0"])]),
+        .systemLibrary(name: "CGLES", pkgConfig: "glesv2", providers: [.apt(["libgles-dev"])]),
+        .systemLibrary(name: "CGBM", pkgConfig: "gbm", providers: [.apt(["libgbm-dev"])]),
+        .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
+
+        .target(name: "LaminaGeometry"),
+        .target(
+            name: "LaminaGPU",
+            dependencies: ["CEGL", "CGLES", "CGBM", "LaminaGeometry"],
+            plugins: ["ShaderEmbedder"]
+        ),
+        .target(name: "LaminaGraphics", dependencies: ["CCairo", "LaminaGeometry"]),
+
+        // Build-time tool + plugin that embed Shaders/*.vert|*.frag into LaminaGPU.
+        .executableTarget(name: "EmbedShaders", path: "Tools/EmbedShaders"),
+        .plugin(name: "ShaderEmbedder", capability: .buildTool(), dependencies: ["EmbedShaders"]),
+
+        .executableTarget(
+            name: "lamina",
+            dependencies: [
+                "LaminaGPU", "LaminaGraphics", "LaminaGeometry",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Tools/lamina"
+        ),
+        .testTarget(
+            name: "LaminaGPUTests",
+            dependencies: ["LaminaGPU", "LaminaGraphics", "LaminaGeometry", "CGLES", "CGBM"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,9 @@
+// EGL for Swift. Headers only; no X11 (we never open a window system display).
+#define EGL_NO_X11 1
+#define MESA_EGL_NO_X11_HEADERS 1
+#define EGL_EGLEXT_PROTOTYPES 0
+#include <EGL/egl.h>
+#include <EGL/eglext.h>
+
+// Swift cannot import macros that are casts (EGL_NO_DISPLAY, EGL_NO_CONTEXT, ...):
+// in Swift those are simply `nil`. Nothing else is needed here.

@@ -1,0 +1,261 @@
+import CEGL
+import CGLES
+import LaminaGeometry
+
+/// A GL object name owned by a device. Freed by `release()` with the context current;
+/// a wrapper dropped without `release()` only queues its name (its `deinit` may run on
+/// any thread), and `GPUDevice.collectGarbage()` frees it on the device's thread.
+public class GPUObject {
+    public let kind: GPUObjectKind
+    public let device: GPUDevice
+    let name: GLuint
+    public private(set) var isReleased = false
+
+    init(device: GPUDevice, kind: GPUObjectKind, name: GLuint) {
+        self.device = device; self.kind = kind; self.name = name
+        device.ledger.created(kind)
+    }
+
+    /// Frees the GL object now. Safe to call twice, and after the device closed.
+    public func release() {
+        guard !isReleased else { return }
+        isReleased = true
+        willRelease()
+        guard !device.isClosed else { return }
+        device.makeCurrent()
+        device.deleteName(kind, name)
+    }
+
+    /// Subclasses free what they own besides the GL name (EGL images, attachments).
+    func willRelease() {}
+
+    deinit {
+        if !isReleased && !device.isClosed { device.ledger.enqueue(kind, name) }
+    }
+}
+
+/// How texels are sampled when a texture is drawn smaller or larger than its pixels.
+public enum TextureFilter: String, Sendable, CaseIterable {
+    case linear, nearest
+    var gl: GLint { self == .linear ? GL_LINEAR : GL_NEAREST }
+}
+
+/// The byte order of pixels handed to a texture. Both are 8 bits a channel, premultiplied.
+public enum PixelByteOrder: Sendable {
+    /// R, G, B, A in memory (RGBAImage, glReadPixels).
+    case rgba
+    /// B, G, R, A in memory: Cairo's ARGB32 and GBM's ARGB8888 on little-endian machines.
+    /// Stored as is; a texture swizzle swaps red and blue when sampling (no CPU conversion).
+    case bgra
+}
+
+public final class Texture: GPUObject {
+    public let pixelSize: PixelSize
+    public let byteOrder: PixelByteOrder
+    private var filter: (min: TextureFilter, mag: TextureFilter) = (.linear, .linear)
+    /// An EGL image backing this texture (imported dma-buf or GBM buffer), destroyed with it.
+    var eglImage: EGLImage?
+
+    init(device: GPUDevice, name: GLuint, pixelSize: PixelSize, byteOrder: PixelByteOrder) {
+        self.pixelSize = pixelSize; self.byteOrder = byteOrder
+        super.init(device: device, kind: .texture, name: name)
+    }
+
+    override func willRelease() {
+        if let image = eglImage, !device.isClosed { eglDestroyImage(device.display, image) }
+        eglImage = nil
+    }
+
+    deinit {
+        if let image = eglImage, !device.isClosed { eglDestroyImage(device.display, image) }
+    }
+
+    /// Binds the texture to unit 0 and sets its filters if they changed.
+    func bind(minFilter: TextureFilter, magFilter: TextureFilter) {
+        glActiveTexture(GLenum(GL_TEXTURE0))
+        glBindTexture(GLenum(GL_TEXTURE_2D), name)
+        if filter.min != minFilter {
+            glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_MIN_FILTER), minFilter.gl)
+        }
+        if filter.mag != magFilter {
+            glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_MAG_FILTER), magFilter.gl)
+        }
+        filter = (minFilter, magFilter)
+    }
+
+    /// Uploads `region` of the texture from `bytes`, whose rows are `bytesPerRow` apart
+    /// (top row first, in this texture's byte order). Only that region is sent
+    /// (`glTexSubImage2D`); returns the number of bytes uploaded.
+    @discardableResult
+    public func upload(_ bytes: UnsafeRawBufferPointer, bytesPerRow: Int, region: PixelRect? = nil) -> Int {
+        precondition(!isReleased, "Texture.upload after release()")
+        let r = region ?? PixelRect(size: pixelSize)
+        precondition(PixelRect(size: pixelSize).contains(r), "upload region \(r) outside texture \(pixelSize)")
+        precondition(bytesPerRow % 4 == 0 && bytesPerRow >= r.width * 4, "bytesPerRow \(bytesPerRow) too small for \(r.width) pixels")
+        precondition(bytes.count >= (r.height - 1) * bytesPerRow + r.width * 4, "upload: \(bytes.count) bytes do not cover \(r)")
+        guard !r.isEmpty else { return 0 }
+        device.makeCurrent()
+        glBindTexture(GLenum(GL_TEXTURE_2D), name)
+        glPixelStorei(GLenum(GL_UNPACK_ALIGNMENT), 4)
+        glPixelStorei(GLenum(GL_UNPACK_ROW_LENGTH), GLint(bytesPerRow / 4))
+        glTexSubImage2D(GLenum(GL_TEXTURE_2D), 0, GLint(r.x), GLint(r.y), GLsizei(r.width), GLsizei(r.height),
+                        GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), bytes.baseAddress)
+        glPixelStorei(GLenum(GL_UNPACK_ROW_LENGTH), 0)
+        device.checkGLError("glTexSubImage2D(\(r))")
+        let n = r.area * 4
+        device.uploadedBytes += n
+        return n
+    }
+
+    /// Uploads a whole RGBA image of the texture's size.
+    @discardableResult
+    public func upload(_ image: RGBAImage) -> Int {
+        precondition(byteOrder == .rgba, "RGBAImage uploads need an .rgba texture")
+        precondition(image.pixelSize == pixelSize, "image \(image.pixelSize) does not match texture \(pixelSize)")
+        return image.bytes.withUnsafeBytes { upload($0, bytesPerRow: image.width * 4) }
+    }
+}
+
+public final class Framebuffer: GPUObject {
+    /// The colour attachment, kept alive as long as the framebuffer.
+    public let colorTexture: Texture
+
+    init(device: GPUDevice, colorTexture: Texture) throws {
+        device.makeCurrent()
+        var fbo: GLuint = 0
+        glGenFramebuffers(1, &fbo)
+        self.colorTexture = colorTexture
+        super.init(device: device, kind: .framebuffer, name: fbo)
+        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), fbo)
+        glFramebufferTexture2D(GLenum(GL_FRAMEBUFFER), GLenum(GL_COLOR_ATTACHMENT0), GLenum(GL_TEXTURE_2D), colorTexture.name, 0)
+        let status = glCheckFramebufferStatus(GLenum(GL_FRAMEBUFFER))
+        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), 0)
+        guard status == GLenum(GL_FRAMEBUFFER_COMPLETE) else {
+            release()
+            throw GPUError.incompleteFramebuffer(status: "0x" + String(status, radix: 16))
+        }
+    }
+}
+
+public final class Program: GPUObject {
+    /// "vertex+fragment", for messages.
+    public let label: String
+    private let uniforms: [String: GLint]
+
+    init(device: GPUDevice, name: GLuint, label: String) {
+        var table: [String: GLint] = [:]
+        var count: GLint = 0
+        glGetProgramiv(name, GLenum(GL_ACTIVE_UNIFORMS), &count)
+        var buffer = [CChar](repeating: 0, count: 256)
+        for i in 0..<GLuint(max(0, count)) {
+            var length: GLsizei = 0, size: GLint = 0, type: GLenum = 0
+            glGetActiveUniform(name, i, GLsizei(buffer.count), &length, &size, &type, &buffer)
+            let uniform = String(decoding: buffer.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            table[uniform] = glGetUniformLocation(name, uniform)
+        }
+        self.label = label
+        self.uniforms = table
+        super.init(device: device, kind: .program, name: name)
+    }
+
+    /// The location of an active uniform, looked up once at link time; -1 if the
+    /// program has no such uniform (GL ignores -1).
+    public func uniformLocation(_ uniform: String) -> GLint { uniforms[uniform] ?? -1 }
+    public var uniformNames: [String] { uniforms.keys.sorted() }
+}
+
+public final class Buffer: GPUObject {
+    public let byteCount: Int
+    init(device: GPUDevice, bytes: UnsafeRawBufferPointer) {
+        device.makeCurrent()
+        var b: GLuint = 0
+        glGenBuffers(1, &b)
+        glBindBuffer(GLenum(GL_ARRAY_BUFFER), b)
+        glBufferData(GLenum(GL_ARRAY_BUFFER), bytes.count, bytes.baseAddress, GLenum(GL_STATIC_DRAW))
+        byteCount = bytes.count
+        super.init(device: device, kind: .buffer, name: b)
+        device.checkGLError("glBufferData")
+    }
+}
+
+public final class VertexArray: GPUObject {
+    init(device: GPUDevice) {
+        device.makeCurrent()
+        var v: GLuint = 0
+        glGenVertexArrays(1, &v)
+        super.init(device: device, kind: .vertexArray, name: v)
+    }
+}
+
+/// The unit quad (0,0)…(1,1) as a triangle strip, shared by every draw.
+struct QuadGeometry {
+    let buffer: Buffer
+    let vertexArray: VertexArray
+
+    init(device: GPUDevice) {
+        let corners: [Float] = [0, 0, 1, 0, 0, 1, 1, 1]
+        buffer = corners.withUnsafeBytes { Buffer(device: device, bytes: $0) }
+        vertexArray = VertexArray(device: device)
+        glBindVertexArray(vertexArray.name)
+        glBindBuffer(GLenum(GL_ARRAY_BUFFER), buffer.name)
+        glEnableVertexAttribArray(0)
+        glVertexAttribPointer(0, 2, GLenum(GL_FLOAT), GLboolean(GL_FALSE), 8, nil)
+        glBindVertexArray(0)
+        device.checkGLError("quad vertex array setup")
+    }
+
+    func release() { vertexArray.release(); buffer.release() }
+}
+
+extension GPUDevice {
+    /// A texture of `pixelSize` (uninitialised unless `pixels` is given). Throws when the
+    /// size is zero or above `capabilities.maxTextureSize`, or when GPU memory runs out.
+    public func makeTexture(pixelSize: PixelSize, byteOrder: PixelByteOrder = .rgba, pixels: RGBAImage? = nil) throws -> Texture {
+        guard !isClosed else { throw GPUError.deviceClosed(operation: "makeTexture") }
+        try validate(pixelSize, what: "texture", maximum: capabilities.maxTextureSize)
+        makeCurrent()
+        var t: GLuint = 0
+        glGenTextures(1, &t)
+        let texture = Texture(device: self, name: t, pixelSize: pixelSize, byteOrder: byteOrder)
+        glBindTexture(GLenum(GL_TEXTURE_2D), t)
+        _ = glGetError()
+        glTexImage2D(GLenum(GL_TEXTURE_2D), 0, GL_RGBA8, GLsizei(pixelSize.width), GLsizei(pixelSize.height), 0,
+                     GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), nil)
+        do { try throwIfOutOfMemory("a \(pixelSize) texture") } catch { texture.release(); throw error }
+        configure(texture)
+        if let pixels {
+            precondition(byteOrder == .rgba, "initial pixels are RGBA")
+            texture.upload(pixels)
+        }
+        return texture
+    }
+
+    /// Sampling defaults for a new texture: linear filtering, clamped edges, and the
+    /// red/blue swizzle for BGRA data.
+    func configure(_ texture: Texture) {
+        let target = GLenum(GL_TEXTURE_2D)
+        glTexParameteri(target, GLenum(GL_TEXTURE_MIN_FILTER), GL_LINEAR)
+        glTexParameteri(target, GLenum(GL_TEXTURE_MAG_FILTER), GL_LINEAR)
+        glTexParameteri(target, GLenum(GL_TEXTURE_WRAP_S), GL_CLAMP_TO_EDGE)
+        glTexParameteri(target, GLenum(GL_TEXTURE_WRAP_T), GL_CLAMP_TO_EDGE)
+        if texture.byteOrder == .bgra {
+            glTexParameteri(target, GLenum(GL_TEXTURE_SWIZZLE_R), GL_BLUE)
+            glTexParameteri(target, GLenum(GL_TEXTURE_SWIZZLE_B), GL_RED)
+        }
+        checkGLError("texture parameters")
+    }
+
+    func validate(_ size: PixelSize, what: String, maximum: Int) throws {
+        guard size.width >= 1, size.height >= 1 else { throw GPUError.invalidSize(what: what, size: size) }
+        guard size.width <= maximum, size.height <= maximum else {
+            throw GPUError.tooLarge(what: what, size: size, maximum: maximum)
+        }
+    }
+
+    func unitQuad() -> QuadGeometry {
+        if let q = quadGeometry { return q }
+        let q = QuadGeometry(device: self)
+        quadGeometry = q
+        return q
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import LaminaGeometry
+
+/// The backends Lamina can open an EGL display on.
+public enum GPUBackend: String, CaseIterable, Sendable, CustomStringConvertible {
+    /// `EGL_PLATFORM_GBM_KHR` on a DRM node (`/dev/dri/card*`, `/dev/dri/renderD*`).
+    case gbm
+    /// `EGL_EXT_platform_device`: an enumerated EGL device (a GPU, or Mesa's software device).
+    case device
+    /// `EGL_MESA_platform_surfaceless`: no window system, no device file.
+    case surfaceless
+
+    public var description: String { rawValue }
+}
+
+/// Which backend to open: `auto` tries gbm, device, surfaceless in that order.
+public enum BackendSelection: Equatable, Sendable, CustomStringConvertible {
+    case auto
+    case only(GPUBackend)
+
+    /// The environment variable that forces a backend when the API does not.
+    public static let environmentVariable = "LAMINA_BACKEND"
+
+    /// Parses `auto`, `gbm`, `device` or `surfaceless`.
+    public init(parsing text: String) throws {
+        let t = text.trimmingCharacters(in: .whitespaces).lowercased()
+        if t == "auto" || t.isEmpty { self = .auto; return }
+        guard let b = GPUBackend(rawValue: t) else {
+            throw GPUError.invalidBackendName(text)
+        }
+        self = .only(b)
+    }
+
+    /// `LAMINA_BACKEND` if set, else `.auto`.
+    public static func fromEnvironment() throws -> BackendSelection {
+        guard let value = ProcessInfo.processInfo.environment[environmentVariable] else { return .auto }
+        return try BackendSelection(parsing: value)
+    }
+
+    var candidates: [GPUBackend] {
+        switch self {
+        case .auto: return GPUBackend.allCases
+        case .only(let b): return [b]
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .auto: return "auto"
+        case .only(let b): return b.rawValue
+        }
+    }
+}
+
+/// One backend (or one DRM node / EGL device of it) that was tried and why it failed.
+public struct BackendAttempt: Sendable, CustomStringConvertible {
+    public var backend: GPUBackend
+    /// What exactly was tried: a device path, an EGL device index, a platform.
+    public var what: String
+    public var reason: String
+    public var description: String { "\(backend) (\(what)): \(reason)" }
+}
+
+/// Errors a user of Lamina can cause or meet in the environment. Each message says
+/// what was tried and what to do about it.
+public enum GPUError: Error, Equatable, CustomStringConvertible, LocalizedError {
+    case noUsableBackend(selection: String, attempts: [BackendAttempt])
+    case invalidBackendName(String)
+    case eglFailure(call: String, error: String, hint: String)
+    case shaderNotFound(name: String, available: [String])
+    case shaderCompile(name: String, log: String)
+    case programLink(vertex: String, fragment: String, log: String)
+    case invalidSize(what: String, size: PixelSize)
+    case tooLarge(what: String, size: PixelSize, maximum: Int)
+    case outOfMemory(what: String)
+    case incompleteFramebuffer(status: String)
+    case wrongBackend(operation: String, required: GPUBackend, actual: GPUBackend)
+    case gbmFailure(call: String, reason: String)
+    case deviceClosed(operation: String)
+
+    public static func == (a: GPUError, b: GPUError) -> Bool { a.description == b.description }
+
+    public var description: String {
+        switch self {
+        case let .noUsableBackend(selection, attempts):
+            var s = "Lamina could not open a GPU device (backend \(selection)). Tried:\n"
+            for a in attempts { s += "  - \(a)\n" }
+            s += "What to do: install Mesa's EGL and drivers (apt-get install libegl1 libegl-mesa0 libgl1-mesa-dri libgbm1), "
+            s += "or choose another backend with \(BackendSelection.environmentVariable)=gbm|device|surfaceless or --backend."
+            return s
+        case let .invalidBackendName(name):
+            return "unknown backend '\(name)': use auto, gbm, device or surfaceless (in \(BackendSelection.environmentVariable) or --backend)"
+        case let .eglFailure(call, error, hint):
+            return "\(call) failed with \(error). \(hint)"
+        case let .shaderNotFound(name, available):
+            return "no shader named '\(name)' is embedded; available: \(available.joined(separator: ", ")). Add the file to Shaders/ and rebuild."
+        case let .shaderCompile(name, log):
+            return "shader '\(name)' failed to compile. Driver log:\n\(log.trimmingCharacters(in: .whitespacesAndNewlines))"
+        case let .programLink(vertex, fragment, log):
+            return "program '\(vertex)' + '\(fragment)' failed to link. Driver log:\n\(log.trimmingCharacters(in: .whitespacesAndNewlines))"
+        case let .invalidSize(what, size):
+            return "\(what) of \(size) is not allowed: width and height must be at least 1 pixel"
+        case let .tooLarge(what, size, maximum):
+            return "\(what) of \(size) exceeds this GPU's maximum of \(maximum) pixels per side; use a smaller size or scale, or split the content into tiles"
+        case let .outOfMemory(what):
+            return "the GPU ran out of memory while creating \(what); release unused targets and textures, or use a smaller size"
+        case let .incompleteFramebuffer(status):
+            return "framebuffer is incomplete (\(status)); the driver cannot render to this format/size"
+        case let .wrongBackend(operation, required, actual):
+            return "\(operation) needs the \(required) backend, but this device uses \(actual); open the device with backend \(required) (\(BackendSelection.environmentVariable)=\(required))"
+        case let .gbmFailure(call, reason):
+            return "\(call) failed: \(reason)"
+        case let .deviceClosed(operation):
+            return "\(operation) on a GPU device that was already closed; create a new GPUDevice"
+        }
+    }
+
+    public var errorDescription: String? { description }
+}

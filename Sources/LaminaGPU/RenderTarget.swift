@@ -1,0 +1,269 @@
+import CEGL
+import CGBM
+import CGLES
+import Glibc
+import LaminaGeometry
+
+/// Where a render pass lands: a framebuffer of `pixelSize` pixels showing `size` points
+/// at `scale` pixels per point.
+///
+/// Row order: offscreen and GBM targets keep the image's top row in memory row 0 (what
+/// `glReadPixels`, dma-buf consumers and scan-out expect). The only y flip of Lamina is
+/// `pointsToClip`, which maps UIKit's top-left points to GL clip space for this target.
+public class RenderTarget {
+    public let device: GPUDevice
+    public let pixelSize: PixelSize
+    public let scale: Double
+    let framebuffer: Framebuffer
+    /// True when memory row 0 is the image's bottom row (a window system's back buffer).
+    let bottomRowFirst: Bool
+
+    init(device: GPUDevice, pixelSize: PixelSize, scale: Double, framebuffer: Framebuffer, bottomRowFirst: Bool = false) {
+        self.device = device; self.pixelSize = pixelSize; self.scale = scale
+        self.framebuffer = framebuffer; self.bottomRowFirst = bottomRowFirst
+    }
+
+    /// The target's size in points.
+    public var size: Size { Size(width: Double(pixelSize.width) / scale, height: Double(pixelSize.height) / scale) }
+
+    /// The texture the target renders into (to composite it elsewhere).
+    public var texture: Texture { framebuffer.colorTexture }
+
+    public var isReleased: Bool { framebuffer.isReleased }
+
+    /// Maps points (origin top-left, y down) to GL clip space. Depth is flattened for now.
+    public var pointsToClip: Transform3D {
+        let sx = 2 * scale / Double(pixelSize.width), sy = 2 * scale / Double(pixelSize.height)
+        return bottomRowFirst
+            ? Transform3D(scaleX: sx, y: -sy, z: 0).concatenating(Transform3D(translationX: -1, y: 1))
+            : Transform3D(scaleX: sx, y: sy, z: 0).concatenating(Transform3D(translationX: -1, y: -1))
+    }
+
+    /// Reads the target's pixels (or `region` of them, in pixels from the top-left) as a
+    /// premultiplied RGBA8 image, top row first.
+    public func readPixels(_ region: PixelRect? = nil) throws -> RGBAImage {
+        guard !device.isClosed else { throw GPUError.deviceClosed(operation: "readPixels") }
+        precondition(!isReleased, "readPixels on a released target")
+        let r = region ?? PixelRect(size: pixelSize)
+        precondition(PixelRect(size: pixelSize).contains(r), "readPixels region \(r) outside \(pixelSize)")
+        device.makeCurrent()
+        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), framebuffer.name)
+        glPixelStorei(GLenum(GL_PACK_ALIGNMENT), 4)
+        let glY = bottomRowFirst ? pixelSize.height - r.y - r.height : r.y
+        var bytes = [UInt8](repeating: 0, count: r.area * 4)
+        glReadPixels(GLint(r.x), GLint(glY), GLsizei(r.width), GLsizei(r.height), GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), &bytes)
+        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), 0)
+        device.checkGLError("glReadPixels(\(r))")
+        var image = RGBAImage(width: r.width, height: r.height, bytes: bytes)
+        if bottomRowFirst { image = image.flippedVertically() }
+        return image
+    }
+
+    /// Frees the target's framebuffer and texture (and buffer, for GBM targets).
+    public func release() {
+        framebuffer.release()
+        framebuffer.colorTexture.release()
+    }
+}
+
+extension RGBAImage {
+    func flippedVertically() -> RGBAImage {
+        var out = bytes
+        let row = width * 4
+        for y in 0..<height {
+            out.replaceSubrange(y * row..<(y + 1) * row, with: bytes[(height - 1 - y) * row..<(height - y) * row])
+        }
+        return RGBAImage(width: width, height: height, bytes: out)
+    }
+}
+
+/// An offscreen target: a texture-backed framebuffer.
+public final class OffscreenTarget: RenderTarget {
+    /// A target covering `size` points at `scale` pixels per point. Throws when the pixel
+    /// size is zero or beyond the device's maximum render-target size.
+    public convenience init(device: GPUDevice, size: Size, scale: Double = 1) throws {
+        guard scale > 0, scale.isFinite else { throw GPUError.invalidSize(what: "render target at scale \(scale)", size: PixelSize(width: 0, height: 0)) }
+        try self.init(device: device, pixelSize: PixelSize(covering: size, scale: scale), scale: scale)
+    }
+
+    public init(device: GPUDevice, pixelSize: PixelSize, scale: Double = 1) throws {
+        guard !device.isClosed else { throw GPUError.deviceClosed(operation: "OffscreenTarget") }
+        try device.validate(pixelSize, what: "render target", maximum: device.capabilities.maxRenderTargetSize)
+        let texture = try device.makeTexture(pixelSize: pixelSize)
+        let fb: Framebuffer
+        do { fb = try Framebuffer(device: device, colorTexture: texture) } catch { texture.release(); throw error }
+        super.init(device: device, pixelSize: pixelSize, scale: scale, framebuffer: fb)
+    }
+}
+
+/// A dma-buf: one plane of a GPU buffer as a file descriptor, with its layout. Owns `fd`
+/// (closed by `close()` or when dropped); hand another process a `dup` of it.
+public final class DMABuf: @unchecked Sendable {
+    public private(set) var fd: Int32
+    public let width: Int
+    public let height: Int
+    /// DRM fourcc (`AR24` = ARGB8888: bytes B, G, R, A on little-endian).
+    public let fourcc: UInt32
+    public let stride: Int
+    public let offset: Int
+    /// DRM format modifier (`0` = linear; `0x00ffffffffffffff` = invalid/implicit).
+    public let modifier: UInt64
+
+    public init(fd: Int32, width: Int, height: Int, fourcc: UInt32, stride: Int, offset: Int, modifier: UInt64) {
+        self.fd = fd; self.width = width; self.height = height; self.fourcc = fourcc
+        self.stride = stride; self.offset = offset; self.modifier = modifier
+    }
+
+    /// The fourcc as text, e.g. "AR24".
+    public var fourccString: String {
+        String(decoding: (0..<4).map { UInt8((fourcc >> ($0 * 8)) & 0xff) }, as: UTF8.self)
+    }
+
+    public func close() {
+        if fd >= 0 { Glibc.close(fd); fd = -1 }
+    }
+
+    deinit { close() }
+}
+
+extension GPUDevice {
+    /// Imports a dma-buf as a texture (`EGL_LINUX_DMA_BUF_EXT` + `glEGLImageTargetTexture2DOES`).
+    /// The texture shares the buffer's memory; the fd may be closed afterwards.
+    public func importDMABuf(_ buf: DMABuf) throws -> Texture {
+        guard !isClosed else { throw GPUError.deviceClosed(operation: "importDMABuf") }
+        guard capabilities.dmaBufImport else {
+            throw GPUError.eglFailure(call: "importDMABuf", error: "no EGL_EXT_image_dma_buf_import", hint: "this driver cannot import dma-bufs")
+        }
+        guard let target = eglImageTargetTexture else {
+            throw GPUError.eglFailure(call: "eglGetProcAddress(glEGLImageTargetTexture2DOES)", error: "not found", hint: "this driver lacks GL_OES_EGL_image")
+        }
+        try validate(PixelSize(width: buf.width, height: buf.height), what: "dma-buf texture", maximum: capabilities.maxTextureSize)
+        makeCurrent()
+        var attrs: [EGLAttrib] = [
+            EGLAttrib(EGL_WIDTH), buf.width, EGLAttrib(EGL_HEIGHT), buf.height,
+            EGLAttrib(EGL_LINUX_DRM_FOURCC_EXT), EGLAttrib(buf.fourcc),
+            EGLAttrib(EGL_DMA_BUF_PLANE0_FD_EXT), EGLAttrib(buf.fd),
+            EGLAttrib(EGL_DMA_BUF_PLANE0_OFFSET_EXT), buf.offset,
+            EGLAttrib(EGL_DMA_BUF_PLANE0_PITCH_EXT), buf.stride,
+        ]
+        if buf.modifier != LAMINA_DRM_FORMAT_MOD_INVALID && capabilities.dmaBufImportModifiers {
+            attrs += [EGLAttrib(EGL_DMA_BUF_PLANE0_MODIFIER_LO_EXT), EGLAttrib(buf.modifier & 0xffff_ffff),
+                      EGLAttrib(EGL_DMA_BUF_PLANE0_MODIFIER_HI_EXT), EGLAttrib(buf.modifier >> 32)]
+        }
+        attrs.append(EGLAttrib(EGL_NONE))
+        guard let image = eglCreateImage(display, nil, EGLenum(EGL_LINUX_DMA_BUF_EXT), nil, attrs) else {
+            throw GPUError.eglFailure(call: "eglCreateImage(EGL_LINUX_DMA_BUF_EXT, \(buf.fourccString) \(buf.width)×\(buf.height) stride \(buf.stride))",
+                                      error: lastEGLError(), hint: "the driver refused this buffer layout")
+        }
+        var t: GLuint = 0
+        glGenTextures(1, &t)
+        let texture = Texture(device: self, name: t, pixelSize: PixelSize(width: buf.width, height: buf.height), byteOrder: .rgba)
+        texture.eglImage = image
+        glBindTexture(GLenum(GL_TEXTURE_2D), t)
+        _ = glGetError()
+        target(GLenum(GL_TEXTURE_2D), image)
+        let e = glGetError()
+        guard e == GLenum(GL_NO_ERROR) else {
+            texture.release()
+            throw GPUError.eglFailure(call: "glEGLImageTargetTexture2DOES", error: glErrorName(e), hint: "the driver cannot texture from this dma-buf")
+        }
+        configure(texture)
+        return texture
+    }
+
+    var eglImageTargetTexture: PFNGLEGLIMAGETARGETTEXTURE2DOESPROC? {
+        eglProcedure("glEGLImageTargetTexture2DOES", as: PFNGLEGLIMAGETARGETTEXTURE2DOESPROC.self)
+    }
+}
+
+/// A target backed by a GBM buffer object (GBM backend only): what Lamina renders lands
+/// in a dma-buf that another process or API (KMS, a video encoder, Vulkan) can import.
+public final class GBMTarget: RenderTarget {
+    private var bo: OpaquePointer?
+    /// DRM fourcc of the buffer (ARGB8888).
+    public let fourcc: UInt32
+
+    public convenience init(device: GPUDevice, size: Size, scale: Double = 1) throws {
+        try self.init(device: device, pixelSize: PixelSize(covering: size, scale: scale), scale: scale)
+    }
+
+    public init(device: GPUDevice, pixelSize: PixelSize, scale: Double = 1) throws {
+        guard device.backend == .gbm, let gbm = device.gbm else {
+            throw GPUError.wrongBackend(operation: "a GBM-backed render target", required: .gbm, actual: device.backend)
+        }
+        try device.validate(pixelSize, what: "GBM render target", maximum: device.capabilities.maxRenderTargetSize)
+        let format = LAMINA_GBM_FORMAT_ARGB8888
+        guard let bo = gbm.createBuffer(width: pixelSize.width, height: pixelSize.height, format: format) else {
+            throw GPUError.gbmFailure(call: "gbm_bo_create(\(pixelSize), ARGB8888, RENDERING)", reason: String(cString: strerror(errno)))
+        }
+        self.bo = bo
+        self.fourcc = format
+        let texture: Texture
+        let fb: Framebuffer
+        do {
+            let buf = try GBMTarget.export(bo)
+            defer { buf.close() }
+            texture = try device.importDMABuf(buf)
+            do { fb = try Framebuffer(device: device, colorTexture: texture) } catch { texture.release(); throw error }
+        } catch {
+            gbm_bo_destroy(bo)
+            self.bo = nil
+            throw error
+        }
+        super.init(device: device, pixelSize: pixelSize, scale: scale, framebuffer: fb)
+    }
+
+    private static func export(_ bo: OpaquePointer) throws -> DMABuf {
+        let fd = gbm_bo_get_fd(bo)
+        guard fd >= 0 else { throw GPUError.gbmFailure(call: "gbm_bo_get_fd", reason: String(cString: strerror(errno))) }
+        return DMABuf(fd: fd, width: Int(gbm_bo_get_width(bo)), height: Int(gbm_bo_get_height(bo)),
+                      fourcc: gbm_bo_get_format(bo), stride: Int(gbm_bo_get_stride_for_plane(bo, 0)),
+                      offset: Int(gbm_bo_get_offset(bo, 0)), modifier: gbm_bo_get_modifier(bo))
+    }
+
+    /// A new dma-buf of this target's buffer (a fresh fd the caller owns). Rendering
+    /// is finished (`glFinish`) before it is handed out.
+    public func exportDMABuf() throws -> DMABuf {
+        guard let bo else { throw GPUError.gbmFailure(call: "exportDMABuf", reason: "the target was released") }
+        device.makeCurrent()
+        glFinish()
+        return try GBMTarget.export(bo)
+    }
+
+    /// Reads the buffer through the CPU mapping of the GBM buffer (`gbm_bo_map`), not
+    /// through GL: what another process importing the dma-buf sees. RGBA, top row first.
+    public func readMappedPixels() throws -> RGBAImage {
+        guard let bo else { throw GPUError.gbmFailure(call: "gbm_bo_map", reason: "the target was released") }
+        device.makeCurrent()
+        glFinish()
+        var stride: UInt32 = 0
+        var mapData: UnsafeMutableRawPointer?
+        guard let p = gbm_bo_map(bo, 0, 0, UInt32(pixelSize.width), UInt32(pixelSize.height),
+                                 GBM_BO_TRANSFER_READ.rawValue, &stride, &mapData) else {
+            throw GPUError.gbmFailure(call: "gbm_bo_map(READ)", reason: String(cString: strerror(errno)))
+        }
+        defer { gbm_bo_unmap(bo, mapData) }
+        let src = p.assumingMemoryBound(to: UInt8.self)
+        var out = [UInt8](repeating: 0, count: pixelSize.width * pixelSize.height * 4)
+        for y in 0..<pixelSize.height {
+            let row = src + y * Int(stride)
+            for x in 0..<pixelSize.width {
+                let i = (y * pixelSize.width + x) * 4
+                // ARGB8888 is B, G, R, A in memory.
+                out[i] = row[x * 4 + 2]; out[i + 1] = row[x * 4 + 1]; out[i + 2] = row[x * 4]; out[i + 3] = row[x * 4 + 3]
+            }
+        }
+        return RGBAImage(width: pixelSize.width, height: pixelSize.height, bytes: out)
+    }
+
+    public override func release() {
+        super.release()
+        if let bo { gbm_bo_destroy(bo) }
+        bo = nil
+    }
+
+    deinit {
+        // The buffer object is CPU/kernel memory, not a GL name: freeing it here is safe.
+        if let bo { gbm_bo_destroy(bo) }
+    }
+}

@@ -1,0 +1,101 @@
+import CGLES
+
+/// The GLSL ES 3.00 sources of `Shaders/`, embedded in the binary at build time by the
+/// ShaderEmbedder plugin, and the programs compiled from them (cached per device).
+public enum Shaders {
+    /// File names of every embedded shader (`quad.vert`, `solid.frag`, …).
+    public static var names: [String] { EmbeddedShaders.sources.keys.sorted() }
+
+    /// The source of one embedded shader.
+    public static func source(named name: String) throws -> String {
+        guard let s = EmbeddedShaders.sources[name] else {
+            throw GPUError.shaderNotFound(name: name, available: names)
+        }
+        return s
+    }
+}
+
+final class ShaderLibrary {
+    private unowned let device: GPUDevice
+    private var programs: [String: Program] = [:]
+
+    init(device: GPUDevice) { self.device = device }
+
+    /// The linked program of two embedded shaders, compiled on first use.
+    func program(vertex: String, fragment: String) throws -> Program {
+        let key = vertex + "+" + fragment
+        if let p = programs[key], !p.isReleased { return p }
+        let p = try device.makeProgram(vertexSource: try Shaders.source(named: vertex), vertexName: vertex,
+                                       fragmentSource: try Shaders.source(named: fragment), fragmentName: fragment)
+        programs[key] = p
+        return p
+    }
+
+    func releaseAll() {
+        for p in programs.values { p.release() }
+        programs = [:]
+    }
+}
+
+extension GPUDevice {
+    /// Compiles and links a program from GLSL ES sources. Throws with the driver's log
+    /// when a stage fails to compile or the program fails to link.
+    public func makeProgram(vertexSource: String, vertexName: String = "vertex",
+                            fragmentSource: String, fragmentName: String = "fragment") throws -> Program {
+        guard !isClosed else { throw GPUError.deviceClosed(operation: "makeProgram") }
+        makeCurrent()
+        let vs = try compile(vertexSource, stage: GLenum(GL_VERTEX_SHADER), name: vertexName)
+        defer { glDeleteShader(vs) }
+        let fs = try compile(fragmentSource, stage: GLenum(GL_FRAGMENT_SHADER), name: fragmentName)
+        defer { glDeleteShader(fs) }
+        let p = glCreateProgram()
+        glAttachShader(p, vs)
+        glAttachShader(p, fs)
+        glBindAttribLocation(p, 0, "a_position")
+        glLinkProgram(p)
+        var ok: GLint = 0
+        glGetProgramiv(p, GLenum(GL_LINK_STATUS), &ok)
+        guard ok == GL_TRUE else {
+            let log = infoLog(p, isProgram: true)
+            glDeleteProgram(p)
+            throw GPUError.programLink(vertex: vertexName, fragment: fragmentName, log: log)
+        }
+        checkGLError("glLinkProgram(\(vertexName)+\(fragmentName))")
+        return Program(device: self, name: p, label: vertexName + "+" + fragmentName)
+    }
+
+    private func compile(_ source: String, stage: GLenum, name: String) throws -> GLuint {
+        let shader = glCreateShader(stage)
+        source.withCString { cs in
+            var ptr: UnsafePointer<GLchar>? = cs
+            var len = GLint(source.utf8.count)
+            glShaderSource(shader, 1, &ptr, &len)
+        }
+        glCompileShader(shader)
+        var ok: GLint = 0
+        glGetShaderiv(shader, GLenum(GL_COMPILE_STATUS), &ok)
+        guard ok == GL_TRUE else {
+            let log = infoLog(shader, isProgram: false)
+            glDeleteShader(shader)
+            throw GPUError.shaderCompile(name: name, log: log)
+        }
+        return shader
+    }
+
+    private func infoLog(_ object: GLuint, isProgram: Bool) -> String {
+        var length: GLint = 0
+        if isProgram { glGetProgramiv(object, GLenum(GL_INFO_LOG_LENGTH), &length) } else { glGetShaderiv(object, GLenum(GL_INFO_LOG_LENGTH), &length) }
+        guard length > 1 else { return "(the driver gave no log)" }
+        var buffer = [CChar](repeating: 0, count: Int(length))
+        var written: GLsizei = 0
+        if isProgram { glGetProgramInfoLog(object, length, &written, &buffer) } else { glGetShaderInfoLog(object, length, &written, &buffer) }
+        return String(decoding: buffer.prefix(Int(written)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// A program built from two shaders of `Shaders/`, cached for the device's lifetime
+    /// (or until `purgeCaches()`).
+    public func program(vertex: String, fragment: String) throws -> Program {
+        guard !isClosed else { throw GPUError.deviceClosed(operation: "program") }
+        return try shaders.program(vertex: vertex, fragment: fragment)
+    }
+}

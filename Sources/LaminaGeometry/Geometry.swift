@@ -1,0 +1,98 @@
+/// Points, sizes and rectangles in UIKit's coordinate space: points, origin top-left, y down.
+
+public struct Point: Hashable, Sendable, CustomStringConvertible {
+    public var x: Double
+    public var y: Double
+    public init(x: Double, y: Double) { self.x = x; self.y = y }
+    public static let zero = Point(x: 0, y: 0)
+    public var description: String { "(\(x), \(y))" }
+}
+
+public struct Size: Hashable, Sendable, CustomStringConvertible {
+    public var width: Double
+    public var height: Double
+    public init(width: Double, height: Double) { self.width = width; self.height = height }
+    public static let zero = Size(width: 0, height: 0)
+    public var description: String { "\(width)×\(height)" }
+}
+
+public struct Rect: Hashable, Sendable, CustomStringConvertible {
+    public var origin: Point
+    public var size: Size
+
+    public init(origin: Point, size: Size) { self.origin = origin; self.size = size }
+    public init(x: Double, y: Double, width: Double, height: Double) {
+        self.init(origin: Point(x: x, y: y), size: Size(width: width, height: height))
+    }
+    public static let zero = Rect(x: 0, y: 0, width: 0, height: 0)
+
+    public var minX: Double { min(origin.x, origin.x + size.width) }
+    public var minY: Double { min(origin.y, origin.y + size.height) }
+    public var maxX: Double { max(origin.x, origin.x + size.width) }
+    public var maxY: Double { max(origin.y, origin.y + size.height) }
+    public var midX: Double { origin.x + size.width / 2 }
+    public var midY: Double { origin.y + size.height / 2 }
+    public var width: Double { abs(size.width) }
+    public var height: Double { abs(size.height) }
+    public var isEmpty: Bool { size.width == 0 || size.height == 0 }
+
+    /// The same rectangle with a non-negative width and height.
+    public var standardized: Rect { Rect(x: minX, y: minY, width: width, height: height) }
+
+    public func contains(_ p: Point) -> Bool { p.x >= minX && p.x < maxX && p.y >= minY && p.y < maxY }
+
+    public func intersection(_ other: Rect) -> Rect {
+        let x0 = max(minX, other.minX), y0 = max(minY, other.minY)
+        let x1 = min(maxX, other.maxX), y1 = min(maxY, other.maxY)
+        guard x1 > x0, y1 > y0 else { return .zero }
+        return Rect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+    }
+
+    public func union(_ other: Rect) -> Rect {
+        if isEmpty { return other.standardized }
+        if other.isEmpty { return standardized }
+        let x0 = min(minX, other.minX), y0 = min(minY, other.minY)
+        return Rect(x: x0, y: y0, width: max(maxX, other.maxX) - x0, height: max(maxY, other.maxY) - y0)
+    }
+
+    public func insetBy(dx: Double, dy: Double) -> Rect {
+        Rect(x: minX + dx, y: minY + dy, width: width - 2 * dx, height: height - 2 * dy)
+    }
+
+    public var description: String { "(\(origin.x), \(origin.y), \(size.width), \(size.height))" }
+}
+
+/// A size in whole device pixels (a texture's or a render target's).
+public struct PixelSize: Hashable, Sendable, CustomStringConvertible {
+    public var width: Int
+    public var height: Int
+    public init(width: Int, height: Int) { self.width = width; self.height = height }
+    public var description: String { "\(width)×\(height) px" }
+
+    /// The pixel size that covers `size` points at `scale` pixels per point
+    /// (rounded up, so that no point is left without a pixel).
+    public init(covering size: Size, scale: Double) {
+        // Round away float noise first (100.0000001 × 2 must stay 200 px, not 201).
+        func pixels(_ v: Double) -> Int {
+            let p = v * scale
+            let r = p.rounded()
+            return abs(p - r) < 1e-6 ? Int(r) : Int(p.rounded(.up))
+        }
+        self.init(width: pixels(size.width), height: pixels(size.height))
+    }
+}
+
+/// A rectangle of whole pixels in an image or texture, origin at its top-left pixel.
+public struct PixelRect: Hashable, Sendable, CustomStringConvertible {
+    public var x: Int, y: Int, width: Int, height: Int
+    public init(x: Int, y: Int, width: Int, height: Int) { self.x = x; self.y = y; self.width = width; self.height = height }
+    public init(size: PixelSize) { self.init(x: 0, y: 0, width: size.width, height: size.height) }
+    public var size: PixelSize { PixelSize(width: width, height: height) }
+    public var area: Int { width * height }
+    public var isEmpty: Bool { width <= 0 || height <= 0 }
+    public func contains(x px: Int, y py: Int) -> Bool { px >= x && px < x + width && py >= y && py < y + height }
+    public func contains(_ r: PixelRect) -> Bool {
+        r.x >= x && r.y >= y && r.x + r.width <= x + width && r.y + r.height <= y + height
+    }
+    public var description: String { "(\(x), \(y), \(width)×\(height) px)" }
+}

@@ -1,0 +1,101 @@
+import ArgumentParser
+import Foundation
+import LaminaGeometry
+import LaminaGPU
+import LaminaGraphics
+
+@main
+struct Lamina: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "lamina",
+        abstract: "Lamina: a GPU layer compositor. Device info, test renders (and, later, scenes, reftests, benchmarks).",
+        subcommands: [Info.self, SelfTest.self]
+    )
+}
+
+/// Options every GPU command takes.
+struct DeviceOptions: ParsableArguments {
+    @Option(help: "Backend: auto, gbm, device or surfaceless (default: $LAMINA_BACKEND, else auto).")
+    var backend: String?
+
+    @Option(name: .customLong("drm-device"), help: "DRM node for the gbm backend, e.g. /dev/dri/card0 (default: $LAMINA_DRM_DEVICE, else every node).")
+    var drmDevice: String?
+
+    func open() throws -> GPUDevice {
+        try GPUDevice(backend: try backend.map(BackendSelection.init(parsing:)), drmDevice: drmDevice)
+    }
+}
+
+/// A size given as WIDTHxHEIGHT in points.
+struct SizeArgument: ExpressibleByArgument {
+    var size: Size
+    init?(argument: String) {
+        let parts = argument.lowercased().split(separator: "x")
+        guard parts.count == 2, let w = Double(parts[0]), let h = Double(parts[1]), w > 0, h > 0 else { return nil }
+        size = Size(width: w, height: h)
+    }
+}
+
+struct Info: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Print the backend chosen, EGL and GL versions and capabilities.")
+    @OptionGroup var device: DeviceOptions
+    @Flag(help: "Also list every EGL and GL extension.") var extensions = false
+
+    func run() throws {
+        let d = try device.open()
+        defer { d.close() }
+        let c = d.capabilities
+        func yes(_ b: Bool) -> String { b ? "yes" : "no" }
+        print("backend:            \(d.backend) (\(d.backendDetail))")
+        print("EGL:                \(c.eglVendor) \(c.eglVersion)")
+        print("GL renderer:        \(c.glRenderer) (\(c.glVendor))")
+        print("GL version:         \(c.glVersion)")
+        print("GLSL version:       \(c.glslVersion)")
+        print("max texture size:   \(c.maxTextureSize)")
+        print("max target size:    \(c.maxRenderTargetSize) (renderbuffer \(c.maxRenderbufferSize), viewport \(c.maxViewportSize.width)×\(c.maxViewportSize.height))")
+        print("dma-buf import:     \(yes(c.dmaBufImport)) (modifiers: \(yes(c.dmaBufImportModifiers)))")
+        print("dma-buf export:     \(yes(c.dmaBufExport))")
+        print("timer queries:      \(yes(c.timerQueries))")
+        print("KHR_debug:          \(yes(c.khrDebug))")
+        print("EGL image textures: \(yes(c.eglImageTextures))")
+        print("shaders embedded:   \(Shaders.names.joined(separator: ", "))")
+        if extensions {
+            print("EGL client extensions: \(c.eglClientExtensions.sorted().joined(separator: " "))")
+            print("EGL display extensions: \(c.eglExtensions.sorted().joined(separator: " "))")
+            print("GL extensions: \(c.glExtensions.sorted().joined(separator: " "))")
+        }
+    }
+}
+
+struct SelfTest: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "selftest",
+        abstract: "Render the test pattern with the shader pipeline and write it as a PNG.")
+    @OptionGroup var device: DeviceOptions
+    @Option(name: .shortAndLong, help: "Output PNG path.") var output: String = "selftest.png"
+    @Option(help: "Size in points, WIDTHxHEIGHT.") var size: SizeArgument = SizeArgument(argument: "480x320")!
+    @Option(help: "Pixels per point.") var scale: Double = 1
+    @Flag(help: "Render into a GBM buffer (gbm backend) and read it back through its dma-buf mapping.") var gbm = false
+
+    func run() throws {
+        let d = try device.open()
+        defer { d.close() }
+        let image: RGBAImage
+        let drawCalls: Int
+        let start = Date()
+        if gbm {
+            let target = try GBMTarget(device: d, size: size.size, scale: scale)
+            defer { target.release() }
+            drawCalls = try TestPattern.draw(on: target)
+            image = try target.readMappedPixels()
+        } else {
+            let target = try OffscreenTarget(device: d, size: size.size, scale: scale)
+            defer { target.release() }
+            drawCalls = try TestPattern.draw(on: target)
+            image = try target.readPixels()
+        }
+        let elapsed = Date().timeIntervalSince(start)
+        try image.writePNG(to: output)
+        print("wrote \(output): \(image.width)×\(image.height) px, \(drawCalls) draw calls, backend \(d.backend) (\(d.backendDetail)), \(d.capabilities.glRenderer), \(String(format: "%.1f", elapsed * 1000)) ms")
+    }
+}
