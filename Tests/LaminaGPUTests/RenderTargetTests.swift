@@ -1,0 +1,202 @@
+import Foundation
+import LaminaGeometry
+import Testing
+@testable import LaminaGPU
+
+@Suite("Render targets, draws and readback")
+struct RenderTargetTests {
+    @Test("clearing a target gives exact pixels everywhere")
+    func clear() throws {
+        let d = try openDevice()
+        let t = try OffscreenTarget(device: d, size: Size(width: 33, height: 17))
+        try d.beginRenderPass(on: t, clear: Color(r8: 10, g8: 200, b8: 30)).submit()
+        let image = try t.readPixels()
+        #expect(image.width == 33 && image.height == 17)
+        #expect(image.mismatches { _, _ in px(10, 200, 30) }.isEmpty)
+    }
+
+    @Test("a translucent clear reads back premultiplied")
+    func premultipliedClear() throws {
+        let d = try openDevice()
+        let t = try OffscreenTarget(device: d, pixelSize: PixelSize(width: 4, height: 4))
+        try d.beginRenderPass(on: t, clear: Color(red: 1, green: 0.5, blue: 0, alpha: 0.5)).submit()
+        #expect(try t.readPixels()[2, 2].maxChannelDifference(px(128, 64, 0, 128)) <= 1)
+    }
+
+    /// 100×80 px blue, with a red quad at points (20, 10, 40×30) at scale `scale`.
+    private func quadScene(scale: Double) throws -> RGBAImage {
+        let d = try openDevice()
+        let t = try OffscreenTarget(device: d, size: Size(width: 100 / scale, height: 80 / scale), scale: scale)
+        #expect(t.pixelSize == PixelSize(width: 100, height: 80))
+        let pass = try d.beginRenderPass(on: t, clear: .blue)
+        try pass.fill(Rect(x: 20 / scale, y: 10 / scale, width: 40 / scale, height: 30 / scale), color: .red)
+        pass.submit()
+        #expect(pass.drawCalls == 1)
+        return try t.readPixels()
+    }
+
+    @Test("a quad drawn with the embedded shaders covers exactly its pixels (inside, outside, edges)", arguments: [1.0, 2.0])
+    func quadPixels(scale: Double) throws {
+        let image = try quadScene(scale: scale)
+        let red = px(255, 0, 0), blue = px(0, 0, 255)
+        // Every pixel: red iff its centre is inside the quad (pixels 20..<60 × 10..<40).
+        let wrong = image.mismatches { x, y in (20..<60).contains(x) && (10..<40).contains(y) ? red : blue }
+        #expect(wrong.isEmpty, "\(wrong)")
+        // The edges, spelled out: first and last pixel inside, first pixel outside.
+        #expect(image[20, 10] == red && image[59, 39] == red)
+        #expect(image[19, 10] == blue && image[60, 10] == blue && image[20, 9] == blue && image[20, 40] == blue)
+    }
+
+    @Test("a texture is drawn upright: its top-left texel lands top-left (nearest filtering)")
+    func textureOrientation() throws {
+        let d = try openDevice()
+        var source = RGBAImage(width: 2, height: 2)
+        source[0, 0] = px(255, 0, 0); source[1, 0] = px(0, 255, 0)
+        source[0, 1] = px(0, 0, 255); source[1, 1] = px(255, 255, 255)
+        let texture = try d.makeTexture(pixelSize: source.pixelSize, pixels: source)
+        let t = try OffscreenTarget(device: d, pixelSize: PixelSize(width: 40, height: 40))
+        let pass = try d.beginRenderPass(on: t, clear: .black)
+        try pass.draw(texture, in: Rect(x: 0, y: 0, width: 40, height: 40), minFilter: .nearest, magFilter: .nearest)
+        pass.submit()
+        let image = try t.readPixels()
+        let wrong = image.mismatches { x, y in source[x / 20, y / 20] }
+        #expect(wrong.isEmpty, "\(wrong)")
+    }
+
+    @Test("a source rectangle selects part of the texture")
+    func sourceRect() throws {
+        let d = try openDevice()
+        var source = RGBAImage(width: 2, height: 2, fill: px(0, 0, 0))
+        source[1, 1] = px(0, 255, 0)
+        let texture = try d.makeTexture(pixelSize: source.pixelSize, pixels: source)
+        let t = try OffscreenTarget(device: d, pixelSize: PixelSize(width: 8, height: 8))
+        let pass = try d.beginRenderPass(on: t, clear: .black)
+        try pass.draw(texture, in: Rect(x: 0, y: 0, width: 8, height: 8),
+                      sourceRect: Rect(x: 0.5, y: 0.5, width: 0.5, height: 0.5), minFilter: .nearest, magFilter: .nearest)
+        pass.submit()
+        #expect(try t.readPixels().mismatches { _, _ in px(0, 255, 0) }.isEmpty)
+    }
+
+    @Test("a BGRA texture (Cairo's byte order) is swizzled by the GPU, not converted")
+    func bgraTexture() throws {
+        let d = try openDevice()
+        let texture = try d.makeTexture(pixelSize: PixelSize(width: 1, height: 1), byteOrder: .bgra)
+        let bgra: [UInt8] = [200, 100, 50, 255]   // B, G, R, A
+        bgra.withUnsafeBytes { _ = texture.upload($0, bytesPerRow: 4) }
+        let t = try OffscreenTarget(device: d, pixelSize: PixelSize(width: 3, height: 3))
+        let pass = try d.beginRenderPass(on: t, clear: .black)
+        try pass.draw(texture, in: Rect(x: 0, y: 0, width: 3, height: 3))
+        pass.submit()
+        #expect(try t.readPixels()[1, 1] == px(50, 100, 200))
+    }
+
+    @Test("blending is premultiplied source-over; alpha fades textures")
+    func blending() throws {
+        let d = try openDevice()
+        let white = try d.makeTexture(pixelSize: PixelSize(width: 1, height: 1), pixels: RGBAImage(width: 1, height: 1, fill: px(255, 255, 255)))
+        let t = try OffscreenTarget(device: d, pixelSize: PixelSize(width: 4, height: 2))
+        let pass = try d.beginRenderPass(on: t, clear: .black)
+        try pass.draw(white, in: Rect(x: 0, y: 0, width: 2, height: 2), alpha: 0.5)
+        try pass.fill(Rect(x: 2, y: 0, width: 2, height: 2), color: Color(red: 1, green: 0, blue: 0, alpha: 0.25))
+        pass.submit()
+        let image = try t.readPixels()
+        #expect(image[0, 0].maxChannelDifference(px(128, 128, 128)) <= 1)
+        #expect(image[3, 1].maxChannelDifference(px(64, 0, 0)) <= 1)
+    }
+
+    @Test("a transform rotates a quad about a point (90° clockwise on screen)")
+    func transform() throws {
+        let d = try openDevice()
+        let t = try OffscreenTarget(device: d, pixelSize: PixelSize(width: 40, height: 40))
+        // A 20×4 bar centred at (20, 20), rotated 90° about its centre: becomes 4×20.
+        let spin = Transform3D(translationX: -20, y: -20)
+            .concatenating(Transform3D(rotationAngle: .pi / 2, x: 0, y: 0, z: 1))
+            .concatenating(Transform3D(translationX: 20, y: 20))
+        let pass = try d.beginRenderPass(on: t, clear: .black)
+        try pass.fill(Rect(x: 10, y: 18, width: 20, height: 4), color: .white, transform: spin)
+        pass.submit()
+        let image = try t.readPixels()
+        let wrong = image.mismatches({ x, y in
+            (18..<22).contains(x) && (10..<30).contains(y) ? px(255, 255, 255) : px(0, 0, 0)
+        })
+        #expect(wrong.isEmpty, "\(wrong)")
+    }
+
+    @Test("readPixels of a region equals that part of the full readback")
+    func regionReadback() throws {
+        let d = try openDevice()
+        let t = try OffscreenTarget(device: d, pixelSize: PixelSize(width: 64, height: 48))
+        try TestPattern.draw(on: t)
+        let full = try t.readPixels()
+        let region = PixelRect(x: 5, y: 30, width: 20, height: 11)
+        let part = try t.readPixels(region)
+        #expect(part.mismatches { x, y in full[x + region.x, y + region.y] }.isEmpty)
+    }
+
+    @Test("a partial upload changes only its rectangle and counts only its bytes")
+    func partialUpload() throws {
+        let d = try openDevice()
+        let texture = try d.makeTexture(pixelSize: PixelSize(width: 16, height: 16), pixels: RGBAImage(width: 16, height: 16, fill: px(0, 0, 255)))
+        let before = d.uploadedBytes
+        let patch = RGBAImage(width: 5, height: 3, fill: px(255, 255, 0))
+        let n = patch.bytes.withUnsafeBytes { texture.upload($0, bytesPerRow: 20, region: PixelRect(x: 4, y: 6, width: 5, height: 3)) }
+        #expect(n == 5 * 3 * 4)
+        #expect(d.uploadedBytes - before == 60)
+        let t = try OffscreenTarget(device: d, pixelSize: PixelSize(width: 16, height: 16))
+        let pass = try d.beginRenderPass(on: t, clear: .black)
+        try pass.draw(texture, in: Rect(x: 0, y: 0, width: 16, height: 16), minFilter: .nearest, magFilter: .nearest)
+        pass.submit()
+        let wrong = try t.readPixels().mismatches { x, y in
+            (4..<9).contains(x) && (6..<9).contains(y) ? px(255, 255, 0) : px(0, 0, 255)
+        }
+        #expect(wrong.isEmpty, "\(wrong)")
+    }
+
+    @Test("the test pattern shows its markers and bars where documented")
+    func testPattern() throws {
+        let d = try openDevice()
+        let t = try OffscreenTarget(device: d, size: Size(width: 160, height: 96), scale: 2)
+        let calls = try TestPattern.draw(on: t)
+        #expect(calls == 15)
+        let image = try t.readPixels()
+        #expect(image.width == 320 && image.height == 192)
+        #expect(image[1, 1] == px(255, 0, 0))            // top-left marker
+        #expect(image[318, 1] == px(0, 255, 0))          // top-right
+        #expect(image[1, 190] == px(0, 0, 255))          // bottom-left
+        #expect(image[318, 190] == px(255, 255, 255))    // bottom-right
+        // Bars: 8 across 320 px, top two thirds; sample each bar's centre.
+        for (i, color) in TestPattern.barColors.enumerated() {
+            #expect(image[i * 40 + 20, 60] == color.premultipliedPixel, "bar \(i)")
+        }
+    }
+
+    @Test("targets larger than the device maximum, or empty, throw clear errors")
+    func sizeLimits() throws {
+        let d = try openDevice()
+        let maximum = d.capabilities.maxRenderTargetSize
+        #expect(throws: GPUError.tooLarge(what: "render target", size: PixelSize(width: maximum + 1, height: 8), maximum: maximum)) {
+            _ = try OffscreenTarget(device: d, pixelSize: PixelSize(width: maximum + 1, height: 8))
+        }
+        // Points × scale is what counts.
+        #expect(throws: GPUError.self) {
+            _ = try OffscreenTarget(device: d, size: Size(width: Double(maximum), height: 10), scale: 2)
+        }
+        #expect(throws: GPUError.invalidSize(what: "render target", size: PixelSize(width: 0, height: 10))) {
+            _ = try OffscreenTarget(device: d, pixelSize: PixelSize(width: 0, height: 10))
+        }
+        #expect(throws: GPUError.tooLarge(what: "texture", size: PixelSize(width: 1, height: d.capabilities.maxTextureSize + 1), maximum: d.capabilities.maxTextureSize)) {
+            _ = try d.makeTexture(pixelSize: PixelSize(width: 1, height: d.capabilities.maxTextureSize + 1))
+        }
+        let message = GPUError.tooLarge(what: "render target", size: PixelSize(width: maximum + 1, height: 8), maximum: maximum).description
+        #expect(message.contains("\(maximum)") && message.contains("smaller"))
+        #expect(d.liveObjectCounts.total == 0, "failed creations leak nothing: \(d.liveObjectCounts)")
+    }
+
+    @Test("a GBM target on a device of another backend throws naming both backends")
+    func gbmTargetNeedsGBM() throws {
+        let d = try openDevice(.only(.surfaceless))
+        #expect(throws: GPUError.wrongBackend(operation: "a GBM-backed render target", required: .gbm, actual: .surfaceless)) {
+            _ = try GBMTarget(device: d, pixelSize: PixelSize(width: 8, height: 8))
+        }
+    }
+}

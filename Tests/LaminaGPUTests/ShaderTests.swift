@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+@testable import LaminaGPU
+
+@Suite("Shaders")
+struct ShaderTests {
+    @Test("every shader of Shaders/ is embedded, byte for byte")
+    func embeddedMatchesSourceTree() throws {
+        let dir = repositoryRoot.appendingPathComponent("Shaders")
+        let files = try FileManager.default.contentsOfDirectory(atPath: dir.path)
+            .filter { $0.hasSuffix(".vert") || $0.hasSuffix(".frag") }.sorted()
+        #expect(!files.isEmpty)
+        #expect(Shaders.names == files)
+        for name in files {
+            let onDisk = try String(contentsOf: dir.appendingPathComponent(name), encoding: .utf8)
+            #expect(try Shaders.source(named: name) == onDisk, "\(name) differs from its embedded copy")
+        }
+        #expect(throws: GPUError.self) { try Shaders.source(named: "missing.frag") }
+    }
+
+    @Test("every fragment shader links with the shared vertex shader on the driver")
+    func allCompile() throws {
+        let d = try openDevice()
+        for fragment in Shaders.names where fragment.hasSuffix(".frag") {
+            let p = try d.program(vertex: "quad.vert", fragment: fragment)
+            #expect(p.uniformLocation("u_transform") >= 0, "\(fragment)")
+        }
+    }
+
+    @Test("a shader with a syntax error throws with the driver's log")
+    func syntaxError() throws {
+        let d = try openDevice()
+        let broken = "#version 300 es\nprecision mediump float;\nout vec4 c;\nvoid main() { c = vec4(1.0) +; }\n"
+        do {
+            _ = try d.makeProgram(vertexSource: try Shaders.source(named: "quad.vert"), vertexName: "quad.vert",
+                                  fragmentSource: broken, fragmentName: "broken.frag")
+            Issue.record("a broken shader compiled")
+        } catch let GPUError.shaderCompile(name, log) {
+            #expect(name == "broken.frag")
+            #expect(log.contains("error"), "driver log: \(log)")
+            #expect(GPUError.shaderCompile(name: name, log: log).description.contains("broken.frag"))
+        }
+        #expect(d.liveObjectCounts[.program] == 0)
+    }
+
+    @Test("mismatched stages fail to link, with the driver's log")
+    func linkError() throws {
+        let d = try openDevice()
+        let vs = "#version 300 es\nin vec2 a_position;\nvoid main() { gl_Position = vec4(a_position, 0.0, 1.0); }\n"
+        let fs = "#version 300 es\nprecision mediump float;\nin vec2 v_missing;\nout vec4 c;\nvoid main() { c = vec4(v_missing, 0.0, 1.0); }\n"
+        #expect {
+            _ = try d.makeProgram(vertexSource: vs, fragmentSource: fs)
+        } throws: { error in
+            guard case let GPUError.programLink(_, _, log) = error else { return false }
+            return !log.isEmpty
+        }
+    }
+
+    /// Runs glslangValidator on one shader text; returns (exit status, output).
+    private func validate(_ name: String, _ source: String) throws -> (Int32, String) {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("lamina-glslang-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent(name)
+        try source.write(to: file, atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/glslangValidator")
+        process.arguments = [file.path]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, output)
+    }
+
+    @Test("glslangValidator accepts every embedded shader (and rejects a broken one)")
+    func glslang() throws {
+        // glslang-tools is installed by Tools/setup.sh; its absence is a failure, not a skip.
+        #expect(FileManager.default.isExecutableFile(atPath: "/usr/bin/glslangValidator"),
+                "glslangValidator missing: apt-get install glslang-tools (Tools/setup.sh does)")
+        for name in Shaders.names {
+            let (status, output) = try validate(name, try Shaders.source(named: name))
+            #expect(status == 0, "\(name): \(output)")
+        }
+        let (status, _) = try validate("broken.frag", "#version 300 es\nvoid main() { undefined_call(); }\n")
+        #expect(status != 0)
+    }
+}

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Tools/setup.sh [--vm]
+# Installs, idempotently, the Debian 12 packages Lamina builds and tests with: EGL,
+# OpenGL ES, GBM and Cairo headers, Mesa's drivers (llvmpipe works without a GPU),
+# glslang-tools (shader validation in the tests); with --vm also qemu and busybox for the
+# GBM test VM (Tools/vm/run-in-vm.sh). Nothing is done when everything is present.
+# Sourced or run; needs root (or sudo) only when something is missing.
+set -euo pipefail
+
+lamina_packages=(pkg-config libegl-dev libgles-dev libgbm-dev libegl-mesa0 libgl1-mesa-dri libgbm1
+                 libcairo2-dev glslang-tools)
+if [ "${1:-}" = "--vm" ]; then
+  lamina_packages+=(qemu-system-x86 busybox-static xz-utils)
+fi
+
+lamina_missing=()
+for p in "${lamina_packages[@]}"; do
+  dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q "install ok installed" || lamina_missing+=("$p")
+done
+if [ ${#lamina_missing[@]} -gt 0 ]; then
+  echo "setup: installing ${lamina_missing[*]}" >&2
+  sudo_cmd=()
+  if [ "$(id -u)" != 0 ]; then
+    command -v sudo >/dev/null || { echo "setup: need root to apt-get install ${lamina_missing[*]}" >&2; exit 1; }
+    sudo_cmd=(sudo)
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  # Install from the current lists if they have the packages; refresh them otherwise.
+  "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${lamina_missing[@]}" >/dev/null 2>&1 || {
+    "${sudo_cmd[@]}" apt-get update -qq
+    "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${lamina_missing[@]}" >/dev/null
+  }
+fi
+
+command -v swift >/dev/null || { echo "setup: no 'swift' on PATH: install the Swift 6 toolchain (swift.org) first" >&2; exit 1; }

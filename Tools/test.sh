@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The test command: installs what is missing, builds with warnings treated as failures,
+# runs the whole test suite on this machine (llvmpipe through EGL), then runs the GBM
+# suite with the same test binary inside a VM that has a DRM device (Tools/vm/).
+# Exits non-zero when anything fails; ends with one line "tests: N passed, N failed".
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash Tools/setup.sh --vm
+export NO_COLOR=1
+
+log=$(mktemp -d /tmp/lamina-test.XXXXXX)
+trap 'rm -rf "$log"' EXIT
+strip() { sed -e 's/\x1b\[[0-9;]*m//g'; }
+
+echo "== build"
+swift build --build-tests 2>&1 | tee "$log/build.txt" | grep -vE '^\[[0-9]+/[0-9]+\]' || true
+[ "${PIPESTATUS[0]}" = 0 ] || { echo "build failed" >&2; exit 1; }
+# Swift 6 mode with no warnings: any warning in our own code fails the run.
+if grep -E "^$PWD/(Sources|Tools|Tests|Plugins)/.*warning:" "$log/build.txt"; then
+  echo "tests: the build has warnings (above); fix them" >&2; exit 1
+fi
+
+echo "== tests on this machine"
+set +e
+swift test --skip-build 2>&1 | strip | tee "$log/host.txt" | grep -vE '^◇'
+host_status=${PIPESTATUS[0]}
+set -e
+
+echo "== GBM tests inside the VM (Tools/vm/run-in-vm.sh, vgem, /dev/dri/card0)"
+set +e
+LAMINA_GBM_TESTS=1 GBM_ALWAYS_SOFTWARE=1 Tools/vm/run-in-vm.sh \
+  .build/debug/LaminaPackageTests.xctest --testing-library swift-testing --filter GBMTests 2>&1 \
+  | strip | tee "$log/vm.txt" | grep -vE '^◇|DRM_IOCTL_MODE_CREATE_DUMB'
+vm_status=${PIPESTATUS[0]}
+set -e
+
+count() { grep -cE "$1" "$2" || true; }
+host_passed=$(count '^✔ Test "' "$log/host.txt")
+host_failed=$(count '^✘ Test "' "$log/host.txt")
+host_skipped=$(count '^➜ Test "' "$log/host.txt")
+vm_passed=$(count '^✔ Test "' "$log/vm.txt")
+vm_failed=$(count '^✘ Test "' "$log/vm.txt")
+vm_skipped=$(count '^➜ Test "' "$log/vm.txt")
+
+echo "host: $host_passed passed, $host_failed failed, $host_skipped skipped (the GBM suite, run in the VM)"
+echo "VM:   $vm_passed passed, $vm_failed failed, $vm_skipped skipped"
+status=0
+[ "$host_status" = 0 ] || { echo "host tests failed (status $host_status)" >&2; status=1; }
+[ "$vm_status" = 0 ] || { echo "GBM tests in the VM failed (status $vm_status)" >&2; status=1; }
+# Every test skipped on the host must have run in the VM, and nothing may skip there.
+[ "$vm_skipped" = 0 ] || { echo "GBM tests were skipped inside the VM" >&2; status=1; }
+[ "$vm_passed" -ge "$host_skipped" ] || { echo "only $vm_passed GBM tests passed in the VM, $host_skipped were left to it" >&2; status=1; }
+[ "$host_passed" -gt 0 ] || { echo "no host test ran" >&2; status=1; }
+failed=$((host_failed + vm_failed))
+[ "$status" = 0 ] || [ "$failed" -gt 0 ] || failed=1
+echo "tests: $((host_passed + vm_passed)) passed, $failed failed"
+exit "$status"
