@@ -1,0 +1,63 @@
+import Foundation
+import LaminaGeometry
+import LaminaGraphics
+import Testing
+
+/// The `lamina` executable built next to this test binary (`swift build --build-tests`
+/// builds every product).
+private func runLamina(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, output: String) {
+    let directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+    let executable = directory.appendingPathComponent("lamina")
+    try #require(FileManager.default.isExecutableFile(atPath: executable.path), "no lamina at \(executable.path)")
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = arguments
+    var env = ProcessInfo.processInfo.environment
+    env.removeValue(forKey: "LAMINA_BACKEND")
+    for (k, v) in environment { env[k] = v }
+    process.environment = env
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    try process.run()
+    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return (process.terminationStatus, output)
+}
+
+@Suite("lamina CLI")
+struct CLITests {
+    @Test("LAMINA_BACKEND forces the backend; --backend wins over it")
+    func environmentAndFlag() throws {
+        let viaEnv = try runLamina(["info"], environment: ["LAMINA_BACKEND": "surfaceless"])
+        #expect(viaEnv.status == 0, "\(viaEnv.output)")
+        #expect(viaEnv.output.contains("backend:            surfaceless"))
+        #expect(viaEnv.output.contains("GL version:         OpenGL ES 3"))
+        let viaFlag = try runLamina(["info", "--backend", "device"], environment: ["LAMINA_BACKEND": "surfaceless"])
+        #expect(viaFlag.output.contains("backend:            device"), "\(viaFlag.output)")
+    }
+
+    @Test("a bad backend name and an unavailable backend fail with the documented messages")
+    func errors() throws {
+        let bad = try runLamina(["info"], environment: ["LAMINA_BACKEND": "vulkan"])
+        #expect(bad.status != 0)
+        #expect(bad.output.contains("unknown backend 'vulkan'"))
+        let missing = try runLamina(["info", "--backend", "gbm", "--drm-device", "/dev/dri/card-missing"])
+        #expect(missing.status != 0)
+        #expect(missing.output.contains("could not open a GPU device (backend gbm)"))
+        #expect(missing.output.contains("/dev/dri/card-missing"))
+    }
+
+    @Test("selftest writes the test pattern as a PNG of the requested size and scale")
+    func selftest() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("lamina-cli-\(UUID().uuidString).png").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let run = try runLamina(["selftest", "-o", path, "--size", "120x80", "--scale", "2", "--backend", "surfaceless"])
+        #expect(run.status == 0, "\(run.output)")
+        #expect(run.output.contains("240×160 px, 15 draw calls"))
+        let image = try RGBAImage(contentsOfPNG: path)
+        #expect(image.width == 240 && image.height == 160)
+        #expect(image[0, 0] == RGBAPixel(r: 255, g: 0, b: 0, a: 255))
+        #expect(image[239, 159] == RGBAPixel(r: 255, g: 255, b: 255, a: 255))
+    }
+}
