@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .library(name: "LaminaGPU", targets: ["LaminaGPU"]),
         .library(name: "LaminaGraphics", targets: ["LaminaGraphics"]),
+        .library(name: "LaminaCore", targets: ["LaminaCore"]),
         .executable(name: "lamina", targets: ["lamina"]),
     ],
     dependencies: [
@@ -25,6 +26,7 @@ let package = Package(
             plugins: ["ShaderEmbedder"]
         ),
         .target(name: "LaminaGraphics", dependencies: ["CCairo", "LaminaGeometry"]),
+        .target(name: "LaminaCore", dependencies: ["LaminaGeometry", "LaminaGPU", "LaminaGraphics"]),
 
         // Build-time tool + plugin that embed Shaders/*.vert|*.frag into LaminaGPU.
         .executableTarget(name: "EmbedShaders", path: "Tools/EmbedShaders"),
@@ -37,6 +39,10 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Tools/lamina"
+        ),
+        .testTarget(
+            name: "LaminaCoreTests",
+            dependencies: ["LaminaCore", "LaminaGPU", "LaminaGraphics", "LaminaGeometry"]
         ),
         .testTarget(
             name: "LaminaGPUTests",

@@ -119,6 +119,28 @@ public final class Texture: GPUObject {
 public final class Framebuffer: GPUObject {
     /// The colour attachment, kept alive as long as the framebuffer.
     public let colorTexture: Texture
+    /// Depth/stencil storage, attached on first need (`attachStencil()`).
+    public private(set) var stencil: Renderbuffer?
+
+    /// Attaches a depth/stencil renderbuffer of the colour texture's size, once.
+    func attachStencil() throws {
+        guard stencil == nil else { return }
+        let rb = try Renderbuffer(device: device, depthStencilSize: colorTexture.pixelSize)
+        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), name)
+        glFramebufferRenderbuffer(GLenum(GL_FRAMEBUFFER), GLenum(GL_DEPTH_STENCIL_ATTACHMENT), GLenum(GL_RENDERBUFFER), rb.name)
+        let status = glCheckFramebufferStatus(GLenum(GL_FRAMEBUFFER))
+        guard status == GLenum(GL_FRAMEBUFFER_COMPLETE) else {
+            glFramebufferRenderbuffer(GLenum(GL_FRAMEBUFFER), GLenum(GL_DEPTH_STENCIL_ATTACHMENT), GLenum(GL_RENDERBUFFER), 0)
+            rb.release()
+            throw GPUError.incompleteFramebuffer(status: "0x" + String(status, radix: 16) + " with a depth/stencil attachment")
+        }
+        stencil = rb
+    }
+
+    override func willRelease() {
+        stencil?.release()
+        stencil = nil
+    }
 
     init(device: GPUDevice, colorTexture: Texture) throws {
         device.makeCurrent()
@@ -134,6 +156,24 @@ public final class Framebuffer: GPUObject {
             release()
             throw GPUError.incompleteFramebuffer(status: "0x" + String(status, radix: 16))
         }
+    }
+}
+
+/// A renderbuffer: here the depth/stencil storage that stencil clipping needs.
+public final class Renderbuffer: GPUObject {
+    public let pixelSize: PixelSize
+
+    init(device: GPUDevice, depthStencilSize size: PixelSize) throws {
+        device.makeCurrent()
+        var rb: GLuint = 0
+        glGenRenderbuffers(1, &rb)
+        self.pixelSize = size
+        super.init(device: device, kind: .renderbuffer, name: rb)
+        glBindRenderbuffer(GLenum(GL_RENDERBUFFER), rb)
+        _ = glGetError()
+        glRenderbufferStorage(GLenum(GL_RENDERBUFFER), GLenum(GL_DEPTH24_STENCIL8), GLsizei(size.width), GLsizei(size.height))
+        glBindRenderbuffer(GLenum(GL_RENDERBUFFER), 0)
+        do { try device.throwIfOutOfMemory("a \(size) stencil buffer") } catch { release(); throw error }
     }
 }
 

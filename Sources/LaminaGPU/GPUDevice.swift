@@ -107,8 +107,14 @@ public final class GPUDevice {
     /// Bytes uploaded to textures since the device opened (all uploads, full or partial).
     public internal(set) var uploadedBytes = 0
 
+    /// Draw calls issued on this device since it opened (all passes).
+    public internal(set) var drawCalls = 0
+
     lazy var shaders = ShaderLibrary(device: self)
     var quadGeometry: QuadGeometry?
+    /// The pass whose GL state is current, and the program in use.
+    weak var activePass: RenderPass?
+    var currentProgram: GLuint = 0
 
     /// Opens a device. `backend` wins over `LAMINA_BACKEND`; nil means "use the
     /// environment, else auto". `drmDevice` (or `LAMINA_DRM_DEVICE`) picks the DRM node for GBM.
@@ -195,6 +201,8 @@ public final class GPUDevice {
     public func purgeCaches() {
         guard !isClosed else { return }
         shaders.releaseAll()
+        currentProgram = 0
+        activePass = nil
         quadGeometry?.release()
         quadGeometry = nil
         collectGarbage()

@@ -1,16 +1,21 @@
 import CGLES
 import LaminaGeometry
 
-/// One pass of drawing into a target: begin, add quads, submit. The only code that
-/// issues draw calls. Coordinates are the target's points; `transform` (if any) is
-/// applied to a quad after it is placed at its rectangle.
+/// One pass of drawing into a target: begin, add quads (and clips), submit. The only
+/// code that issues draw calls. Coordinates are the target's points; `transform` (if
+/// any) maps a quad's rectangle, once placed, to the target's points.
+///
+/// Passes may interleave (a compositor renders a group into a second target while the
+/// first pass is open): each pass restores its own GL state before it draws again.
 public final class RenderPass {
     public let target: RenderTarget
     public private(set) var drawCalls = 0
     public private(set) var isSubmitted = false
+    /// How many clips are pushed (the stencil value inside the innermost clip).
+    public private(set) var clipDepth = 0
     private let device: GPUDevice
     private let quad: QuadGeometry
-    private var currentProgram: GLuint = 0
+    private var stencilCleared = false
 
     init(target: RenderTarget, clear color: Color?) {
         self.target = target
@@ -18,6 +23,16 @@ public final class RenderPass {
         device.makeCurrent()
         device.collectGarbage()
         quad = device.unitQuad()
+        restoreState()
+        if let color { clear(color) }
+        device.checkGLError("begin render pass")
+    }
+
+    /// Makes this pass's framebuffer and state current (if another pass ran meanwhile).
+    private func restoreState() {
+        guard device.activePass !== self else { return }
+        device.activePass = self
+        device.currentProgram = 0
         glBindFramebuffer(GLenum(GL_FRAMEBUFFER), target.framebuffer.name)
         glViewport(0, 0, GLsizei(target.pixelSize.width), GLsizei(target.pixelSize.height))
         glDisable(GLenum(GL_DEPTH_TEST))
@@ -26,14 +41,20 @@ public final class RenderPass {
         glEnable(GLenum(GL_BLEND))
         // Premultiplied alpha: source over.
         glBlendFunc(GLenum(GL_ONE), GLenum(GL_ONE_MINUS_SRC_ALPHA))
+        glColorMask(GLboolean(GL_TRUE), GLboolean(GL_TRUE), GLboolean(GL_TRUE), GLboolean(GL_TRUE))
         glBindVertexArray(quad.vertexArray.name)
-        if let color { clear(color) }
-        device.checkGLError("begin render pass")
+        applyStencilTest()
     }
 
-    /// Fills the whole target with `color` (replacing, not blending).
-    public func clear(_ color: Color) {
+    private func prepare() {
         precondition(!isSubmitted, "RenderPass used after submit()")
+        device.makeCurrent()
+        restoreState()
+    }
+
+    /// Fills the whole target with `color` (replacing, not blending), ignoring clips.
+    public func clear(_ color: Color) {
+        prepare()
         let p = color.premultiplied
         glClearColor(GLfloat(p.r), GLfloat(p.g), GLfloat(p.b), GLfloat(p.a))
         glClear(GLbitfield(GL_COLOR_BUFFER_BIT))
@@ -44,6 +65,17 @@ public final class RenderPass {
         let program = try use(vertex: "quad.vert", fragment: "solid.frag")
         let p = color.premultiplied
         glUniform4f(program.uniformLocation("u_color"), GLfloat(p.r), GLfloat(p.g), GLfloat(p.b), GLfloat(p.a))
+        draw(program, rect: rect, transform: transform, textureRect: Rect(x: 0, y: 0, width: 1, height: 1))
+    }
+
+    /// Blends a rounded rectangle with antialiased edges: filled when `borderWidth` is 0,
+    /// else a ring of that width inside the rectangle's edge.
+    public func fillRoundedRect(_ rect: Rect, cornerRadius: Double, borderWidth: Double = 0, color: Color,
+                                transform: Transform3D = .identity) throws {
+        let program = try use(vertex: "quad.vert", fragment: "rrect.frag")
+        let p = color.premultiplied
+        glUniform4f(program.uniformLocation("u_color"), GLfloat(p.r), GLfloat(p.g), GLfloat(p.b), GLfloat(p.a))
+        setShape(program, rect: rect, cornerRadius: cornerRadius, borderWidth: borderWidth, clip: false)
         draw(program, rect: rect, transform: transform, textureRect: Rect(x: 0, y: 0, width: 1, height: 1))
     }
 
@@ -66,34 +98,98 @@ public final class RenderPass {
     /// `u_texRect` set; `setUniforms` sets the rest.
     public func draw(with program: Program, in rect: Rect, transform: Transform3D = .identity,
                      setUniforms: (Program) -> Void = { _ in }) {
-        precondition(!isSubmitted, "RenderPass used after submit()")
+        prepare()
         bind(program)
         setUniforms(program)
         draw(program, rect: rect, transform: transform, textureRect: Rect(x: 0, y: 0, width: 1, height: 1))
     }
 
+    /// Restricts later drawing to a (rounded) rectangle under `transform`, intersected with
+    /// the clips already pushed. Exact under rotation and perspective (a stencil, not a
+    /// scissor). Each push needs the matching `popClip` with the same shape.
+    public func pushClip(_ rect: Rect, cornerRadius: Double = 0, transform: Transform3D = .identity) throws {
+        prepare()
+        try target.framebuffer.attachStencil()
+        if !stencilCleared {
+            // Bound again: attaching may have rebound the framebuffer.
+            glBindFramebuffer(GLenum(GL_FRAMEBUFFER), target.framebuffer.name)
+            glClearStencil(0)
+            glClear(GLbitfield(GL_STENCIL_BUFFER_BIT))
+            stencilCleared = true
+        }
+        try drawClipShape(rect, cornerRadius: cornerRadius, transform: transform, operation: GLenum(GL_INCR))
+        clipDepth += 1
+        applyStencilTest()
+    }
+
+    /// Removes the innermost clip; pass the shape given to `pushClip`.
+    public func popClip(_ rect: Rect, cornerRadius: Double = 0, transform: Transform3D = .identity) throws {
+        precondition(clipDepth > 0, "popClip without pushClip")
+        prepare()
+        try drawClipShape(rect, cornerRadius: cornerRadius, transform: transform, operation: GLenum(GL_DECR))
+        clipDepth -= 1
+        applyStencilTest()
+    }
+
+    /// Draws the shape into the stencil only, where the stencil equals the current depth.
+    private func drawClipShape(_ rect: Rect, cornerRadius: Double, transform: Transform3D, operation: GLenum) throws {
+        let program = try use(vertex: "quad.vert", fragment: "rrect.frag")
+        glEnable(GLenum(GL_STENCIL_TEST))
+        glStencilFunc(GLenum(GL_EQUAL), GLint(clipDepth), 0xff)
+        glStencilOp(GLenum(GL_KEEP), GLenum(GL_KEEP), operation)
+        glColorMask(GLboolean(GL_FALSE), GLboolean(GL_FALSE), GLboolean(GL_FALSE), GLboolean(GL_FALSE))
+        setShape(program, rect: rect, cornerRadius: cornerRadius, borderWidth: 0, clip: true)
+        draw(program, rect: rect, transform: transform, textureRect: Rect(x: 0, y: 0, width: 1, height: 1))
+        glColorMask(GLboolean(GL_TRUE), GLboolean(GL_TRUE), GLboolean(GL_TRUE), GLboolean(GL_TRUE))
+        glStencilOp(GLenum(GL_KEEP), GLenum(GL_KEEP), GLenum(GL_KEEP))
+    }
+
+    /// Inside clips, draw only where the stencil equals the depth; outside, no test.
+    private func applyStencilTest() {
+        if clipDepth > 0 {
+            glEnable(GLenum(GL_STENCIL_TEST))
+            glStencilFunc(GLenum(GL_EQUAL), GLint(clipDepth), 0xff)
+            glStencilOp(GLenum(GL_KEEP), GLenum(GL_KEEP), GLenum(GL_KEEP))
+        } else {
+            glDisable(GLenum(GL_STENCIL_TEST))
+        }
+    }
+
     /// Finishes the pass. The target's contents are complete for readback or export.
     public func submit() {
         guard !isSubmitted else { return }
+        precondition(clipDepth == 0, "RenderPass submitted with \(clipDepth) clips still pushed")
+        device.makeCurrent()
         isSubmitted = true
-        glBindVertexArray(0)
-        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), 0)
+        if device.activePass === self {
+            device.activePass = nil
+            glBindVertexArray(0)
+            glBindFramebuffer(GLenum(GL_FRAMEBUFFER), 0)
+            glDisable(GLenum(GL_STENCIL_TEST))
+        }
         glFlush()
         device.checkGLError("submit render pass")
     }
 
     private func use(vertex: String, fragment: String) throws -> Program {
-        precondition(!isSubmitted, "RenderPass used after submit()")
+        prepare()
         let program = try device.program(vertex: vertex, fragment: fragment)
         bind(program)
         return program
     }
 
     private func bind(_ program: Program) {
-        if currentProgram != program.name {
+        if device.currentProgram != program.name {
             glUseProgram(program.name)
-            currentProgram = program.name
+            device.currentProgram = program.name
         }
+    }
+
+    private func setShape(_ program: Program, rect: Rect, cornerRadius: Double, borderWidth: Double, clip: Bool) {
+        glUniform2f(program.uniformLocation("u_size"), GLfloat(abs(rect.size.width)), GLfloat(abs(rect.size.height)))
+        glUniform1f(program.uniformLocation("u_radius"), GLfloat(max(0, cornerRadius)))
+        glUniform1f(program.uniformLocation("u_borderWidth"), GLfloat(max(0, borderWidth)))
+        glUniform1i(program.uniformLocation("u_clip"), clip ? 1 : 0)
     }
 
     private func draw(_ program: Program, rect: Rect, transform: Transform3D, textureRect: Rect) {
@@ -106,6 +202,7 @@ public final class RenderPass {
                     GLfloat(textureRect.size.width), GLfloat(textureRect.size.height))
         glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
         drawCalls += 1
+        device.drawCalls += 1
         device.checkGLError("glDrawArrays (\(program.label))")
     }
 }

@@ -59,7 +59,7 @@ public class RenderTarget {
         return image
     }
 
-    /// Frees the target's framebuffer and texture (and buffer, for GBM targets).
+    /// Frees the target's framebuffer, texture and stencil (and buffer, for GBM targets).
     public func release() {
         framebuffer.release()
         framebuffer.colorTexture.release()

@@ -1,0 +1,79 @@
+import LaminaGeometry
+import LaminaGPU
+import LaminaGraphics
+
+/// An immutable image used as layer contents (like `CGImage`): premultiplied RGBA8
+/// pixels. A reference type, so that the compositor uploads each image once and shares
+/// the texture between every layer showing it.
+public final class ContentImage: Sendable {
+    public let pixels: RGBAImage
+    public init(_ pixels: RGBAImage) { self.pixels = pixels }
+
+    /// Loads a PNG file.
+    public convenience init(contentsOfPNG path: String) throws {
+        self.init(try RGBAImage(contentsOfPNG: path))
+    }
+
+    public var pixelSize: PixelSize { pixels.pixelSize }
+}
+
+/// What a layer shows inside its bounds.
+public enum LayerContents {
+    /// A CPU image, uploaded to a texture by the compositor when first shown.
+    case image(ContentImage)
+    /// A texture that already holds premultiplied pixels (e.g. drawn content). Borrowed:
+    /// the compositor never releases it.
+    case texture(Texture)
+
+    var pixelSize: PixelSize {
+        switch self {
+        case .image(let i): return i.pixelSize
+        case .texture(let t): return t.pixelSize
+        }
+    }
+
+    func isSame(as other: LayerContents?) -> Bool {
+        switch (self, other) {
+        case let (.image(a), .image(b)?): return a === b
+        case let (.texture(a), .texture(b)?): return a === b
+        default: return false
+        }
+    }
+}
+
+/// How contents are placed in the bounds when their sizes differ (`CALayer.contentsGravity`).
+/// Positional gravities use UIKit's y-down sense: `.top` pins to the visual top edge
+/// (Core Animation on iOS, whose layers are y-up, swaps top and bottom).
+public enum ContentsGravity: String, CaseIterable, Sendable {
+    case center, top, bottom, left, right, topLeft, topRight, bottomLeft, bottomRight
+    case resize, resizeAspect, resizeAspectFill
+
+    /// The rectangle (in the same space as `bounds`) where contents of `contentSize`
+    /// points are drawn. It may extend past the bounds (clipped only by `masksToBounds`).
+    public func contentRect(contentSize c: Size, in bounds: Rect) -> Rect {
+        let b = bounds.standardized
+        switch self {
+        case .resize:
+            return b
+        case .resizeAspect, .resizeAspectFill:
+            guard c.width > 0, c.height > 0 else { return b }
+            let sx = b.width / c.width, sy = b.height / c.height
+            let s = self == .resizeAspect ? min(sx, sy) : max(sx, sy)
+            let w = c.width * s, h = c.height * s
+            return Rect(x: b.minX + (b.width - w) / 2, y: b.minY + (b.height - h) / 2, width: w, height: h)
+        default:
+            let x: Double, y: Double
+            switch self {
+            case .left, .topLeft, .bottomLeft: x = b.minX
+            case .right, .topRight, .bottomRight: x = b.maxX - c.width
+            default: x = b.minX + (b.width - c.width) / 2
+            }
+            switch self {
+            case .top, .topLeft, .topRight: y = b.minY
+            case .bottom, .bottomLeft, .bottomRight: y = b.maxY - c.height
+            default: y = b.minY + (b.height - c.height) / 2
+            }
+            return Rect(x: x, y: y, width: c.width, height: c.height)
+        }
+    }
+}

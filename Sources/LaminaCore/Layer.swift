@@ -1,0 +1,182 @@
+import LaminaGeometry
+import LaminaGPU
+
+/// A Core-Animation-style layer: a rectangle with geometry, appearance and contents,
+/// in a tree. Coordinates are UIKit's: points, origin top-left, y down.
+///
+/// Every property setter goes through one funnel (`changed()`): equal values return
+/// early; otherwise the layer and its ancestors are marked so that the next composite
+/// knows something changed (and an unchanged tree costs no GPU work).
+@MainActor
+open class Layer {
+    public init() {}
+
+    /// A name for diagnostics and scene files.
+    public var name: String?
+
+    // MARK: Tree
+
+    public private(set) var sublayers: [Layer] = []
+    public private(set) weak var superlayer: Layer?
+
+    /// Appends `layer` (removing it from its current superlayer first). Adding the layer
+    /// itself or one of its ancestors would make a cycle: the call is refused (returns
+    /// false) and the tree is left unchanged.
+    @discardableResult
+    public func addSublayer(_ layer: Layer) -> Bool {
+        insertSublayer(layer, at: sublayers.count)
+    }
+
+    /// Inserts `layer` at `index` of `sublayers` (clamped to the valid range).
+    @discardableResult
+    public func insertSublayer(_ layer: Layer, at index: Int) -> Bool {
+        guard !isDescendant(of: layer) else { return false }
+        var i = max(0, min(index, sublayers.count))
+        if layer.superlayer === self, let old = sublayers.firstIndex(where: { $0 === layer }), old < i { i -= 1 }
+        layer.removeFromSuperlayer()
+        sublayers.insert(layer, at: min(i, sublayers.count))
+        layer.superlayer = self
+        layer.changed()
+        return true
+    }
+
+    /// Inserts `layer` just above `sibling` (at the top when `sibling` is not a sublayer).
+    @discardableResult
+    public func insertSublayer(_ layer: Layer, above sibling: Layer?) -> Bool {
+        guard let sibling, layer !== sibling, let i = sublayers.firstIndex(where: { $0 === sibling }) else {
+            return addSublayer(layer)
+        }
+        return insertSublayer(layer, at: i + 1)
+    }
+
+    /// Inserts `layer` just below `sibling` (at the bottom when `sibling` is not a sublayer).
+    @discardableResult
+    public func insertSublayer(_ layer: Layer, below sibling: Layer?) -> Bool {
+        guard let sibling, layer !== sibling, let i = sublayers.firstIndex(where: { $0 === sibling }) else {
+            return insertSublayer(layer, at: 0)
+        }
+        return insertSublayer(layer, at: i)
+    }
+
+    /// Replaces `old` (a sublayer) with `new`.
+    public func replaceSublayer(_ old: Layer, with new: Layer) {
+        guard let i = sublayers.firstIndex(where: { $0 === old }), old !== new else { return }
+        old.removeFromSuperlayer()
+        insertSublayer(new, at: i)
+    }
+
+    public func removeFromSuperlayer() {
+        guard let parent = superlayer else { return }
+        parent.sublayers.removeAll { $0 === self }
+        superlayer = nil
+        parent.changed()
+    }
+
+    /// True when `self` is `layer` or lies below it.
+    public func isDescendant(of layer: Layer) -> Bool {
+        var l: Layer? = self
+        while let current = l {
+            if current === layer { return true }
+            l = current.superlayer
+        }
+        return false
+    }
+
+    /// The top of this layer's tree.
+    public var rootLayer: Layer {
+        var l = self
+        while let s = l.superlayer { l = s }
+        return l
+    }
+
+    // MARK: Change tracking
+
+    /// Something in this layer's subtree changed since the last composite.
+    public internal(set) var needsComposite = true
+
+    /// The one funnel for change: marks this layer and its ancestors. (A marked layer's
+    /// ancestors are always marked, so the walk stops at the first marked one.)
+    func changed() {
+        needsComposite = true
+        var a = superlayer
+        while let current = a, !current.needsComposite {
+            current.needsComposite = true
+            a = current.superlayer
+        }
+    }
+
+    /// Clears the marks of the whole subtree (after a composite).
+    func clearNeedsComposite() {
+        guard needsComposite else { return }
+        needsComposite = false
+        for s in sublayers { s.clearNeedsComposite() }
+    }
+
+    // MARK: Geometry
+
+    public var bounds = Rect.zero { didSet { if bounds != oldValue { changed() } } }
+    public var position = Point.zero { didSet { if position != oldValue { changed() } } }
+    /// The point of the bounds (unit coordinates) placed at `position`, and the centre of `transform`.
+    public var anchorPoint = Point(x: 0.5, y: 0.5) { didSet { if anchorPoint != oldValue { changed() } } }
+    public var anchorPointZ = 0.0 { didSet { if anchorPointZ != oldValue { changed() } } }
+    /// The layer's z in its superlayer; siblings are drawn in increasing zPosition.
+    public var zPosition = 0.0 { didSet { if zPosition != oldValue { changed() } } }
+    public var transform = Transform3D.identity { didSet { if transform != oldValue { changed() } } }
+    /// Applied to the sublayers, about this layer's anchor point (e.g. perspective via m34).
+    public var sublayerTransform = Transform3D.identity { didSet { if sublayerTransform != oldValue { changed() } } }
+    /// When false, the layer (with its sublayers) is not drawn while it faces away.
+    public var isDoubleSided = true { didSet { if isDoubleSided != oldValue { changed() } } }
+
+    // MARK: Appearance
+
+    public var backgroundColor: Color? { didSet { if backgroundColor != oldValue { changed() } } }
+    /// 0…1. With `allowsGroupOpacity`, the layer and its sublayers fade as one image.
+    public var opacity = 1.0 { didSet { if opacity != oldValue { changed() } } }
+    public var allowsGroupOpacity = true { didSet { if allowsGroupOpacity != oldValue { changed() } } }
+    public var isHidden = false { didSet { if isHidden != oldValue { changed() } } }
+    /// Drawn inside the bounds, above contents and sublayers.
+    public var borderWidth = 0.0 { didSet { if borderWidth != oldValue { changed() } } }
+    public var borderColor = Color.black { didSet { if borderColor != oldValue { changed() } } }
+    /// Rounds the background and border; with `masksToBounds`, clips contents and sublayers too.
+    public var cornerRadius = 0.0 { didSet { if cornerRadius != oldValue { changed() } } }
+    /// Clips contents and sublayers to the (rounded) bounds, exactly under any transform.
+    public var masksToBounds = false { didSet { if masksToBounds != oldValue { changed() } } }
+    /// A promise that the layer's contents fill its bounds opaquely.
+    public var isOpaque = false { didSet { if isOpaque != oldValue { changed() } } }
+
+    // MARK: Contents
+
+    public var contents: LayerContents? { didSet { if !(contents?.isSame(as: oldValue) ?? (oldValue == nil)) { changed() } } }
+    /// The part of the contents shown, in unit coordinates of the image (y down).
+    public var contentsRect = Rect(x: 0, y: 0, width: 1, height: 1) { didSet { if contentsRect != oldValue { changed() } } }
+    public var contentsGravity = ContentsGravity.resize { didSet { if contentsGravity != oldValue { changed() } } }
+    /// Pixels of the contents per point.
+    public var contentsScale = 1.0 { didSet { if contentsScale != oldValue { changed() } } }
+    public var minificationFilter = TextureFilter.linear { didSet { if minificationFilter != oldValue { changed() } } }
+    public var magnificationFilter = TextureFilter.linear { didSet { if magnificationFilter != oldValue { changed() } } }
+
+    /// The contents' size in points: the pixels of `contentsRect` over `contentsScale`.
+    public var contentsSize: Size? {
+        guard let contents else { return nil }
+        let px = contents.pixelSize
+        let s = contentsScale > 0 ? contentsScale : 1
+        return Size(width: Double(px.width) * contentsRect.width / s, height: Double(px.height) * contentsRect.height / s)
+    }
+
+    /// Where the contents are drawn, in bounds coordinates (per `contentsGravity`).
+    public var contentsFrame: Rect? {
+        guard let size = contentsSize else { return nil }
+        return contentsGravity.contentRect(contentSize: size, in: bounds)
+    }
+
+    /// True for layers that keep a shared 3D space for their sublayers (TransformLayer).
+    open var preservesDepth: Bool { false }
+}
+
+/// Like `CATransformLayer`: its sublayers share one 3D space (they are not flattened
+/// into its plane) and are drawn back to front by depth. It draws nothing itself:
+/// background, contents, border and masking are ignored.
+@MainActor
+public final class TransformLayer: Layer {
+    public override var preservesDepth: Bool { true }
+}

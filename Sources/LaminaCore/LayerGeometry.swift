@@ -1,0 +1,166 @@
+import LaminaGeometry
+
+extension Transform3D {
+    /// Drops z (a plain layer flattens its sublayers into its own plane); w is kept, so
+    /// perspective applied before survives.
+    static let flatten: Transform3D = {
+        var t = Transform3D.identity
+        t.m33 = 0
+        return t
+    }()
+
+    /// Whether the transform is a 2D affine one (no z, no perspective).
+    var isAffine2D: Bool {
+        m13 == 0 && m23 == 0 && m31 == 0 && m32 == 0 && m14 == 0 && m24 == 0 && m34 == 0 && m43 == 0 && m44 == 1 && m33 == 1
+    }
+
+    /// The map of the z = 0 plane to 2D (z dropped) as a 3×3 homography acting on row
+    /// vectors (x, y, 1).
+    var planeHomography: Homography {
+        Homography(m: [m11, m12, m14, m21, m22, m24, m41, m42, m44])
+    }
+}
+
+/// A projective map of the plane, row-vector convention: (x, y, 1) · H.
+struct Homography {
+    var m: [Double]   // row-major 3×3
+
+    func apply(_ p: Point) -> Point? {
+        let x = p.x * m[0] + p.y * m[3] + m[6]
+        let y = p.x * m[1] + p.y * m[4] + m[7]
+        let w = p.x * m[2] + p.y * m[5] + m[8]
+        guard abs(w) > 1e-12 else { return nil }
+        return Point(x: x / w, y: y / w)
+    }
+
+    var inverse: Homography? {
+        let a = m
+        let c00 = a[4] * a[8] - a[5] * a[7], c01 = a[5] * a[6] - a[3] * a[8], c02 = a[3] * a[7] - a[4] * a[6]
+        let det = a[0] * c00 + a[1] * c01 + a[2] * c02
+        guard abs(det) > 1e-12 else { return nil }
+        let inv = [
+            c00, a[2] * a[7] - a[1] * a[8], a[1] * a[5] - a[2] * a[4],
+            c01, a[0] * a[8] - a[2] * a[6], a[2] * a[3] - a[0] * a[5],
+            c02, a[1] * a[6] - a[0] * a[7], a[0] * a[4] - a[1] * a[3],
+        ]
+        return Homography(m: inv.map { $0 / det })
+    }
+}
+
+extension Layer {
+    /// The anchor point in bounds coordinates.
+    var anchorInBounds: Point {
+        Point(x: bounds.origin.x + anchorPoint.x * bounds.size.width, y: bounds.origin.y + anchorPoint.y * bounds.size.height)
+    }
+
+    /// Maps this layer's bounds coordinates (3D) to its superlayer's bounds coordinates,
+    /// before the superlayer's `sublayerTransform`: the anchor point goes to `position`
+    /// (at `zPosition`), with `transform` applied about it.
+    public var transformToSuperlayer: Transform3D {
+        let a = anchorInBounds
+        return Transform3D(translationX: -a.x, y: -a.y, z: -anchorPointZ)
+            .concatenating(transform)
+            .concatenating(Transform3D(translationX: position.x, y: position.y, z: zPosition))
+    }
+
+    /// `sublayerTransform`, applied about the anchor point, followed by flattening into
+    /// this layer's plane unless the layer preserves depth.
+    public var transformForSublayers: Transform3D {
+        var t = Transform3D.identity
+        if !sublayerTransform.isIdentity {
+            let a = anchorInBounds
+            t = Transform3D(translationX: -a.x, y: -a.y, z: -anchorPointZ)
+                .concatenating(sublayerTransform)
+                .concatenating(Transform3D(translationX: a.x, y: a.y, z: anchorPointZ))
+        }
+        return preservesDepth ? t : t.concatenating(.flatten)
+    }
+
+    /// Maps this layer's bounds coordinates to the space its root layer is placed in
+    /// (the render target's points when the root is composited).
+    public var transformToRoot: Transform3D {
+        var t = transformToSuperlayer
+        var child = self
+        while let parent = child.superlayer {
+            t = t.concatenating(parent.transformForSublayers).concatenating(parent.transformToSuperlayer)
+            child = parent
+        }
+        return t.concatenating(.flatten)
+    }
+
+    /// The layer's rectangle in its superlayer's coordinates: the bounding box of its
+    /// bounds under `transformToSuperlayer` (perspective included). Setting it sets
+    /// `bounds.size` so that the box has the new size (when the transform allows: a 2D
+    /// transform whose box is solvable; otherwise the size is kept) and moves `position`
+    /// so that the box has the new origin. So `frame` reads back what was set.
+    public var frame: Rect {
+        get { boundingBox(of: bounds, size: bounds.size) }
+        set {
+            let target = newValue.standardized
+            var size = bounds.size
+            if transform.isIdentity {
+                size = target.size
+            } else if transform.isAffine2D {
+                // Box width = |m11|·w + |m21|·h, height = |m12|·w + |m22|·h: solve for w, h.
+                let a = abs(transform.m11), c = abs(transform.m21), b = abs(transform.m12), d = abs(transform.m22)
+                let det = a * d - b * c
+                if abs(det) > 1e-9 {
+                    let w = (target.width * d - c * target.height) / det
+                    let h = (a * target.height - b * target.width) / det
+                    if w >= -1e-9 && h >= -1e-9 { size = Size(width: max(0, w), height: max(0, h)) }
+                }
+            }
+            bounds.size = size
+            let box = boundingBox(of: bounds, size: size)
+            position = Point(x: position.x + target.minX - box.minX, y: position.y + target.minY - box.minY)
+        }
+    }
+
+    private func boundingBox(of rect: Rect, size: Size) -> Rect {
+        let t = transformToSuperlayer.planeHomography
+        let corners = [Point(x: rect.minX, y: rect.minY), Point(x: rect.maxX, y: rect.minY),
+                       Point(x: rect.minX, y: rect.maxY), Point(x: rect.maxX, y: rect.maxY)].compactMap(t.apply)
+        guard let first = corners.first else { return .zero }
+        var x0 = first.x, y0 = first.y, x1 = first.x, y1 = first.y
+        for p in corners { x0 = min(x0, p.x); y0 = min(y0, p.y); x1 = max(x1, p.x); y1 = max(y1, p.y) }
+        return Rect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+    }
+
+    /// Converts a point from `layer`'s coordinates (nil: the root's placement space,
+    /// i.e. target points) to this layer's. Through perspective, the point is projected
+    /// onto this layer's plane. Nil when the point has no image (behind the eye, or a
+    /// layer seen edge-on).
+    public func convert(_ point: Point, from layer: Layer?) -> Point? {
+        let world = layer.map { $0.transformToRoot.planeHomography.apply(point) } ?? point
+        guard let world, let inverse = transformToRoot.planeHomography.inverse else { return nil }
+        return inverse.apply(world)
+    }
+
+    /// Converts a point from this layer's coordinates to `layer`'s (nil: target points).
+    public func convert(_ point: Point, to layer: Layer?) -> Point? {
+        guard let world = transformToRoot.planeHomography.apply(point) else { return nil }
+        guard let layer else { return world }
+        return layer.convert(world, from: nil)
+    }
+
+    /// Converts a rectangle to `layer`'s coordinates: the bounding box of its corners.
+    public func convert(_ rect: Rect, to layer: Layer?) -> Rect? {
+        boxOfCorners(rect) { self.convert($0, to: layer) }
+    }
+
+    /// Converts a rectangle from `layer`'s coordinates: the bounding box of its corners.
+    public func convert(_ rect: Rect, from layer: Layer?) -> Rect? {
+        boxOfCorners(rect) { self.convert($0, from: layer) }
+    }
+
+    private func boxOfCorners(_ rect: Rect, _ map: (Point) -> Point?) -> Rect? {
+        let r = rect.standardized
+        var ps: [Point] = []
+        for c in [Point(x: r.minX, y: r.minY), Point(x: r.maxX, y: r.minY), Point(x: r.minX, y: r.maxY), Point(x: r.maxX, y: r.maxY)] {
+            guard let p = map(c) else { return nil }
+            ps.append(p)
+        }
+        let xs = ps.map(\.x), ys = ps.map(\.y)
+        return Rect(x: xs.min()!, y: ys.min()!, width: xs.max()! - xs.min()!, height: ys.max()! - ys.min()!)
+    }
+}

@@ -1,0 +1,312 @@
+import Foundation
+import LaminaGeometry
+import LaminaGPU
+import Testing
+@testable import LaminaCore
+
+@MainActor
+@Suite("Layer appearance (pixels)")
+struct AppearanceTests {
+    /// A parent at opacity 0.5 with two overlapping opaque children.
+    private func overlapScene(group: Bool) -> Layer {
+        let root = rootLayer()
+        let parent = Layer()
+        parent.frame = Rect(x: 0, y: 0, width: 200, height: 200)
+        parent.opacity = 0.5
+        parent.allowsGroupOpacity = group
+        parent.addSublayer(solid(Rect(x: 20, y: 20, width: 100, height: 100), .blue))
+        parent.addSublayer(solid(Rect(x: 80, y: 80, width: 100, height: 100), .blue))
+        root.addSublayer(parent)
+        return root
+    }
+
+    @Test("group opacity: a parent at 0.5 fades its subtree as one image (no darker overlap)")
+    func groupOpacity() throws {
+        let (image, stats) = try render(overlapScene(group: true))
+        let single = image[50, 50], overlap = image[100, 100], other = image[150, 150]
+        #expect(single.maxChannelDifference(px(127, 127, 255)) <= 1, "\(single)")
+        #expect(overlap == single, "overlap \(overlap) vs single \(single)")
+        #expect(other == single)
+        #expect(stats.offscreenPasses == 1)
+    }
+
+    @Test("without group opacity each child fades separately, and the overlap is darker")
+    func nestedOpacity() throws {
+        let (image, stats) = try render(overlapScene(group: false))
+        let single = image[50, 50], overlap = image[100, 100]
+        #expect(single.maxChannelDifference(px(127, 127, 255)) <= 1)
+        #expect(overlap.maxChannelDifference(px(64, 64, 255)) <= 1, "\(overlap)")
+        #expect(stats.offscreenPasses == 0)
+    }
+
+    @Test("masksToBounds clips exactly to rotated bounds: nothing outside the rotated square")
+    func masksUnderRotation() throws {
+        let root = rootLayer()
+        let clip = Layer()
+        clip.frame = Rect(x: 50, y: 50, width: 100, height: 100)
+        clip.transform = Transform3D(rotationAngle: .pi / 6, x: 0, y: 0, z: 1)
+        clip.masksToBounds = true
+        // A child much larger than the clip.
+        clip.addSublayer(solid(Rect(x: -100, y: -100, width: 300, height: 300), .red))
+        root.addSublayer(clip)
+        let (image, _) = try render(root)
+        // Inside test: rotate the pixel centre back by -30° about (100, 100).
+        let angle = -Double.pi / 6
+        func local(_ x: Int, _ y: Int) -> (Double, Double) {
+            let dx = Double(x) + 0.5 - 100, dy = Double(y) + 0.5 - 100
+            return (dx * cos(angle) - dy * sin(angle), dx * sin(angle) + dy * cos(angle))
+        }
+        let wrong = image.mismatches { x, y in
+            let (u, v) = local(x, y)
+            if abs(u) < 49 && abs(v) < 49 { return red }
+            if abs(u) > 51 || abs(v) > 51 { return white }   // outside the rotated bounds: untouched
+            return nil                                       // the 1-px edge band
+        }
+        #expect(wrong.isEmpty, "\(wrong)")
+    }
+
+    @Test("cornerRadius with masksToBounds clips a sublayer to the rounded rectangle")
+    func cornerRadiusClipsSublayer() throws {
+        let root = rootLayer()
+        let card = Layer()
+        card.frame = Rect(x: 50, y: 50, width: 100, height: 100)
+        card.cornerRadius = 30
+        card.masksToBounds = true
+        card.addSublayer(solid(Rect(x: 0, y: 0, width: 100, height: 100), .green))
+        root.addSublayer(card)
+        let (image, _) = try render(root)
+        #expect(image[52, 52] == white, "the corner is cut")
+        #expect(image[147, 147] == white)
+        #expect(image[100, 52] == green, "the edge middle stays")
+        #expect(image[100, 100] == green)
+        // Just inside the arc at 45°: centre (80, 80), radius 30 → (80 - 28·0.707).
+        #expect(image[61, 61] == green)
+        #expect(image[57, 57] == white)
+    }
+
+    @Test("cornerRadius rounds the background and the border with antialiased edges")
+    func roundedBackground() throws {
+        let root = rootLayer()
+        let l = solid(Rect(x: 50, y: 50, width: 100, height: 100), .blue)
+        l.cornerRadius = 20
+        root.addSublayer(l)
+        let (image, _) = try render(root)
+        #expect(image[51, 51] == white)
+        #expect(image[100, 100] == blue && image[50, 100] == blue)
+        // Along the arc some pixels are partly covered (antialiasing), not only 0 or 1.
+        let partial = (50..<70).contains { x in
+            let p = image[x, 50 + (70 - x) / 3]
+            return p.r > 10 && p.r < 245
+        }
+        #expect(partial)
+    }
+
+    @Test("the border is drawn inside the bounds, above contents and sublayers")
+    func borderOverContents() throws {
+        let root = rootLayer()
+        let l = Layer()
+        l.frame = Rect(x: 50, y: 50, width: 100, height: 100)
+        l.contents = .image(ContentImage(RGBAImage(width: 4, height: 4, fill: green)))
+        l.addSublayer(solid(Rect(x: 0, y: 40, width: 100, height: 20), .blue))
+        l.borderWidth = 10
+        l.borderColor = .red
+        root.addSublayer(l)
+        let (image, _) = try render(root)
+        let wrong = image.mismatches { x, y in
+            guard (50..<150).contains(x) && (50..<150).contains(y) else { return white }
+            if x < 60 || x >= 140 || y < 60 || y >= 140 { return red }      // border over everything
+            if (90..<110).contains(y) { return blue }                         // sublayer over contents
+            return green
+        }
+        #expect(wrong.isEmpty, "\(wrong)")
+    }
+
+    @Test("every contentsGravity places a 40×20 image analytically in a 100×80 layer", arguments: ContentsGravity.allCases)
+    func gravity(_ gravity: ContentsGravity) throws {
+        let root = rootLayer()
+        let l = Layer()
+        l.frame = Rect(x: 50, y: 60, width: 100, height: 80)
+        l.backgroundColor = .black
+        l.contents = .image(ContentImage(RGBAImage(width: 40, height: 20, fill: green)))
+        l.contentsGravity = gravity
+        l.magnificationFilter = .nearest
+        root.addSublayer(l)
+        let (image, _) = try render(root)
+        let expected: Rect
+        switch gravity {
+        case .resize: expected = Rect(x: 50, y: 60, width: 100, height: 80)
+        case .resizeAspect: expected = Rect(x: 50, y: 75, width: 100, height: 50)        // scale 2.5
+        case .resizeAspectFill: expected = Rect(x: 20, y: 60, width: 160, height: 80)    // scale 4, overflows
+        case .center: expected = Rect(x: 80, y: 90, width: 40, height: 20)
+        case .top: expected = Rect(x: 80, y: 60, width: 40, height: 20)
+        case .bottom: expected = Rect(x: 80, y: 120, width: 40, height: 20)
+        case .left: expected = Rect(x: 50, y: 90, width: 40, height: 20)
+        case .right: expected = Rect(x: 110, y: 90, width: 40, height: 20)
+        case .topLeft: expected = Rect(x: 50, y: 60, width: 40, height: 20)
+        case .topRight: expected = Rect(x: 110, y: 60, width: 40, height: 20)
+        case .bottomLeft: expected = Rect(x: 50, y: 120, width: 40, height: 20)
+        case .bottomRight: expected = Rect(x: 110, y: 120, width: 40, height: 20)
+        }
+        let wrong = image.mismatches { x, y in
+            let cx = Double(x) + 0.5, cy = Double(y) + 0.5
+            if expected.contains(Point(x: cx, y: cy)) { return green }
+            if (50..<150).contains(x) && (60..<140).contains(y) { return black }
+            return white
+        }
+        #expect(wrong.isEmpty, "\(gravity): \(wrong)")
+    }
+
+    @Test("contentsRect shows a unit sub-rectangle of the image: the top-right quadrant fills the layer")
+    func contentsRect() throws {
+        let root = rootLayer()
+        let l = Layer()
+        l.frame = Rect(x: 40, y: 40, width: 120, height: 120)
+        l.contents = .image(ContentImage(quadrantImage(size: 8)))
+        l.contentsRect = Rect(x: 0.5, y: 0, width: 0.5, height: 0.5)
+        l.magnificationFilter = .nearest
+        root.addSublayer(l)
+        let (image, _) = try render(root)
+        let wrong = image.mismatches { x, y in (40..<160).contains(x) && (40..<160).contains(y) ? green : white }
+        #expect(wrong.isEmpty, "\(wrong)")
+    }
+
+    @Test("contentsScale 2 halves the points an image covers (center gravity)")
+    func contentsScale() throws {
+        for scale in [1.0, 2.0] {
+            let root = rootLayer()
+            let l = Layer()
+            l.frame = Rect(x: 0, y: 0, width: 200, height: 200)
+            l.contents = .image(ContentImage(quadrantImage(size: 80)))
+            l.contentsGravity = .center
+            l.contentsScale = scale
+            root.addSublayer(l)
+            let (image, _) = try render(root)
+            let side = 80 / scale
+            let rect = Rect(x: 100 - side / 2, y: 100 - side / 2, width: side, height: side)
+            let wrong = image.mismatches { x, y in
+                let c = Point(x: Double(x) + 0.5, y: Double(y) + 0.5)
+                if !rect.insetBy(dx: -1, dy: -1).contains(c) { return white }
+                return quadrantColor(x, y, in: rect)
+            }
+            #expect(wrong.isEmpty, "contentsScale \(scale): \(wrong)")
+        }
+    }
+
+    @Test("a 2× target renders the same scene at twice the pixels")
+    func targetScale() throws {
+        let root = rootLayer(width: 100, height: 100)
+        root.addSublayer(solid(Rect(x: 10, y: 20, width: 30, height: 40), .red))
+        let (image, _) = try render(root, width: 100, height: 100, scale: 2)
+        #expect(image.width == 200)
+        let wrong = image.mismatches { x, y in (20..<80).contains(x) && (40..<120).contains(y) ? red : white }
+        #expect(wrong.isEmpty, "\(wrong)")
+    }
+}
+
+@MainActor
+@Suite("Compositor behaviour")
+struct CompositorBehaviourTests {
+    @Test("an unchanged frame does no GPU work: zero draw calls; a change draws again")
+    func unchangedFrame() throws {
+        let device = try GPUDevice()
+        let compositor = Compositor(device: device)
+        let target = try OffscreenTarget(device: device, size: Size(width: 64, height: 64))
+        let root = rootLayer(width: 64, height: 64)
+        let child = solid(Rect(x: 0, y: 0, width: 10, height: 10), .red)
+        root.addSublayer(child)
+        let first = try compositor.render(root, to: target)
+        #expect(first.drawCalls == 1 && first.quadsDrawn == 1 && !first.skipped)
+        let callsBefore = device.drawCalls
+        for _ in 0..<10 {
+            let s = try compositor.render(root, to: target)
+            #expect(s.skipped && s.drawCalls == 0 && s.quadsDrawn == 0 && s.damagedRect == .zero)
+        }
+        #expect(device.drawCalls == callsBefore)
+        child.position = Point(x: 30, y: 30)
+        let moved = try compositor.render(root, to: target)
+        #expect(!moved.skipped && moved.drawCalls == 1)
+        #expect(try target.readPixels()[30, 30] == red)
+        // Setting a property to its current value is not a change.
+        child.position = Point(x: 30, y: 30)
+        #expect(try compositor.render(root, to: target).skipped)
+        // Removing a layer is a change.
+        child.removeFromSuperlayer()
+        #expect(try compositor.render(root, to: target).drawCalls == 0)   // nothing left to draw, but not skipped
+        #expect(!compositor.lastFrame.skipped)
+        #expect(try target.readPixels()[30, 30] == px(0, 0, 0, 0))
+    }
+
+    @Test("statistics count layers, quads, draw calls, offscreen passes and uploads")
+    func statistics() throws {
+        let root = rootLayer()
+        let group = Layer()
+        group.frame = Rect(x: 0, y: 0, width: 100, height: 100)
+        group.opacity = 0.5
+        group.addSublayer(solid(Rect(x: 0, y: 0, width: 50, height: 50), .red))
+        let image = Layer()
+        image.frame = Rect(x: 0, y: 0, width: 30, height: 30)
+        image.contents = .image(ContentImage(RGBAImage(width: 8, height: 4, fill: green)))
+        group.addSublayer(image)
+        root.addSublayer(group)
+        let (_, stats) = try render(root)
+        #expect(stats.layersVisited == 4)
+        #expect(stats.quadsDrawn == 2)
+        #expect(stats.offscreenPasses == 1)
+        #expect(stats.drawCalls == 3)                 // two quads + the group composite
+        #expect(stats.textureBytesUploaded == 8 * 4 * 4)
+        #expect(stats.damagedRect == Rect(x: 0, y: 0, width: 200, height: 200))
+    }
+
+    @Test("image textures are shared, uploaded once, and freed when their layers leave the tree")
+    func textureLifetime() throws {
+        let device = try GPUDevice()
+        let compositor = Compositor(device: device)
+        let target = try OffscreenTarget(device: device, size: Size(width: 64, height: 64))
+        let root = rootLayer(width: 64, height: 64)
+        let shared = ContentImage(RGBAImage(width: 16, height: 16, fill: blue))
+        let subtree = Layer()
+        for i in 0..<3 {
+            let l = Layer()
+            l.frame = Rect(x: Double(i) * 20, y: 0, width: 16, height: 16)
+            l.contents = .image(shared)
+            subtree.addSublayer(l)
+        }
+        root.addSublayer(subtree)
+        let s = try compositor.render(root, to: target)
+        #expect(s.textureBytesUploaded == 16 * 16 * 4)
+        #expect(compositor.cachedTextureCount == 1)
+        let texturesWithImage = device.liveObjectCounts[.texture]
+        subtree.removeFromSuperlayer()
+        try compositor.render(root, to: target)
+        #expect(compositor.cachedTextureCount == 0)
+        #expect(device.liveObjectCounts[.texture] == texturesWithImage - 1)
+        compositor.release()
+        target.release()
+        device.purgeCaches()
+        #expect(device.liveObjectCounts.total == 0, "\(device.liveObjectCounts)")
+    }
+
+    @Test("the render list is built without a GPU: order, clips and groups")
+    func renderList() {
+        let root = rootLayer()
+        let parent = solid(Rect(x: 0, y: 0, width: 100, height: 100), .red)
+        parent.masksToBounds = true
+        parent.borderWidth = 2
+        parent.opacity = 0.5
+        parent.addSublayer(solid(Rect(x: 10, y: 10, width: 10, height: 10), .blue))
+        root.addSublayer(parent)
+        let list = RenderList.build(root)
+        let kinds = list.commands.map { c -> String in
+            switch c {
+            case .fill(_, _, _, let border, _, _): return border > 0 ? "border" : "fill"
+            case .contents: return "contents"
+            case .pushClip: return "push"
+            case .popClip: return "pop"
+            case .beginGroup: return "group"
+            case .endGroup: return "end"
+            }
+        }
+        #expect(kinds == ["group", "fill", "push", "fill", "pop", "border", "end"])
+        #expect(list.layersVisited == 3)
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import LaminaGeometry
+import LaminaGPU
+@testable import LaminaCore
+
+/// Renders `root` (placed in target points) into a fresh target of `width`×`height`
+/// points and returns the pixels (and the statistics of the frame).
+@MainActor
+func render(_ root: Layer, width: Double = 200, height: Double = 200, scale: Double = 1,
+            background: Color = .white) throws -> (image: RGBAImage, stats: FrameStatistics) {
+    let device = try GPUDevice()
+    let compositor = Compositor(device: device)
+    let target = try OffscreenTarget(device: device, size: Size(width: width, height: height), scale: scale)
+    let stats = try compositor.render(root, to: target, background: background)
+    return (try target.readPixels(), stats)
+}
+
+/// A layer with a frame and a background colour.
+@MainActor
+func solid(_ frame: Rect, _ color: Color) -> Layer {
+    let l = Layer()
+    l.frame = frame
+    l.backgroundColor = color
+    return l
+}
+
+/// A root layer covering the target, transparent.
+@MainActor
+func rootLayer(width: Double = 200, height: Double = 200) -> Layer {
+    let l = Layer()
+    l.frame = Rect(x: 0, y: 0, width: width, height: height)
+    return l
+}
+
+func px(_ r: UInt8, _ g: UInt8, _ b: UInt8, _ a: UInt8 = 255) -> RGBAPixel { RGBAPixel(r: r, g: g, b: b, a: a) }
+let white = px(255, 255, 255), red = px(255, 0, 0), green = px(0, 255, 0), blue = px(0, 0, 255), black = px(0, 0, 0)
+
+extension RGBAImage {
+    /// Pixels that differ from `expected` by more than `tolerance`, as "(x,y) got/expected" lines.
+    func mismatches(tolerance: Int = 0, limit: Int = 8, _ expected: (Int, Int) -> RGBAPixel?) -> [String] {
+        var out: [String] = []
+        var count = 0
+        for y in 0..<height {
+            for x in 0..<width {
+                guard let e = expected(x, y) else { continue }
+                let got = self[x, y]
+                if got.maxChannelDifference(e) > tolerance {
+                    count += 1
+                    if out.count < limit { out.append("(\(x),\(y)) got \(got) expected \(e)") }
+                }
+            }
+        }
+        if count > limit { out.append("… \(count) in all") }
+        return out
+    }
+
+    /// Bounding box of pixels matching `predicate` (nil when none).
+    func boundingBox(where predicate: (RGBAPixel) -> Bool) -> PixelRect? {
+        var x0 = Int.max, y0 = Int.max, x1 = -1, y1 = -1
+        for y in 0..<height { for x in 0..<width where predicate(self[x, y]) {
+            x0 = min(x0, x); y0 = min(y0, y); x1 = max(x1, x); y1 = max(y1, y)
+        } }
+        return x1 < 0 ? nil : PixelRect(x: x0, y: y0, width: x1 - x0 + 1, height: y1 - y0 + 1)
+    }
+}
+
+/// A small image with four coloured quadrants (red TL, green TR, blue BL, white BR).
+func quadrantImage(size: Int) -> RGBAImage {
+    var image = RGBAImage(width: size, height: size)
+    for y in 0..<size { for x in 0..<size {
+        image[x, y] = y < size / 2 ? (x < size / 2 ? red : green) : (x < size / 2 ? blue : white)
+    } }
+    return image
+}
+
+/// Expected colour of the quadrant image drawn into `rect` (in pixels), or nil near its
+/// seams/edges (within `margin` px) or outside.
+func quadrantColor(_ x: Int, _ y: Int, in rect: Rect, margin: Double = 1) -> RGBAPixel? {
+    let cx = Double(x) + 0.5, cy = Double(y) + 0.5
+    guard cx > rect.minX + margin, cx < rect.maxX - margin, cy > rect.minY + margin, cy < rect.maxY - margin else { return nil }
+    guard abs(cx - rect.midX) > margin, abs(cy - rect.midY) > margin else { return nil }
+    return cy < rect.midY ? (cx < rect.midX ? red : green) : (cx < rect.midX ? blue : white)
+}
