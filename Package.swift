@@ -1,5 +1,9 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.2
 import PackageDescription
+
+/// Lamina's own targets build without warnings: any warning is an error.
+/// (Warning settings apply to this package only, never to dependencies.)
+let strict: [SwiftSetting] = [.treatAllWarnings(as: .error)]
 
 let package = Package(
     name: "Lamina",
@@ -19,17 +23,18 @@ let package = Package(
         .systemLibrary(name: "CGBM", pkgConfig: "gbm", providers: [.apt(["libgbm-dev"])]),
         .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
 
-        .target(name: "LaminaGeometry"),
+        .target(name: "LaminaGeometry", swiftSettings: strict),
         .target(
             name: "LaminaGPU",
             dependencies: ["CEGL", "CGLES", "CGBM", "LaminaGeometry"],
+            swiftSettings: strict,
             plugins: ["ShaderEmbedder"]
         ),
-        .target(name: "LaminaGraphics", dependencies: ["CCairo", "LaminaGeometry"]),
-        .target(name: "LaminaCore", dependencies: ["LaminaGeometry", "LaminaGPU", "LaminaGraphics"]),
+        .target(name: "LaminaGraphics", dependencies: ["CCairo", "LaminaGeometry"], swiftSettings: strict),
+        .target(name: "LaminaCore", dependencies: ["LaminaGeometry", "LaminaGPU", "LaminaGraphics"], swiftSettings: strict),
 
         // Build-time tool + plugin that embed Shaders/*.vert|*.frag into LaminaGPU.
-        .executableTarget(name: "EmbedShaders", path: "Tools/EmbedShaders"),
+        .executableTarget(name: "EmbedShaders", path: "Tools/EmbedShaders", swiftSettings: strict),
         .plugin(name: "ShaderEmbedder", capability: .buildTool(), dependencies: ["EmbedShaders"]),
 
         .executableTarget(
@@ -38,15 +43,18 @@ let package = Package(
                 "LaminaGPU", "LaminaGraphics", "LaminaGeometry",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            path: "Tools/lamina"
+            path: "Tools/lamina",
+            swiftSettings: strict
         ),
         .testTarget(
             name: "LaminaCoreTests",
-            dependencies: ["LaminaCore", "LaminaGPU", "LaminaGraphics", "LaminaGeometry"]
+            dependencies: ["LaminaCore", "LaminaGPU", "LaminaGraphics", "LaminaGeometry"],
+            swiftSettings: strict
         ),
         .testTarget(
             name: "LaminaGPUTests",
-            dependencies: ["LaminaGPU", "LaminaGraphics", "LaminaGeometry", "CGLES", "CGBM"]
+            dependencies: ["LaminaGPU", "LaminaGraphics", "LaminaGeometry", "CGLES", "CGBM"],
+            swiftSettings: strict
         ),
     ],
     swiftLanguageModes: [.v6]

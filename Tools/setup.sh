@@ -4,7 +4,7 @@
 # OpenGL ES, GBM and Cairo headers, Mesa's drivers (llvmpipe works without a GPU),
 # glslang-tools (shader validation in the tests); with --vm also qemu and busybox for the
 # GBM test VM (Tools/vm/run-in-vm.sh). Nothing is done when everything is present.
-# Sourced or run; needs root (or sudo) only when something is missing.
+# Run it (bash Tools/setup.sh); it needs root (or sudo) only when something is missing.
 set -euo pipefail
 
 lamina_packages=(pkg-config libegl-dev libgles-dev libgbm-dev libegl-mesa0 libgl1-mesa-dri libgbm1

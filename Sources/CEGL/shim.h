@@ -1,7 +1,7 @@
 // EGL for Swift. Headers only; no X11 (we never open a window system display).
+// Extension functions are loaded with eglGetProcAddress (libEGL exports none of them).
 #define EGL_NO_X11 1
 #define MESA_EGL_NO_X11_HEADERS 1
-#define EGL_EGLEXT_PROTOTYPES 0
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
 

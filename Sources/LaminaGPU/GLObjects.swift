@@ -7,30 +7,34 @@ import LaminaGeometry
 /// any thread), and `GPUDevice.collectGarbage()` frees it on the device's thread.
 public class GPUObject {
     public let kind: GPUObjectKind
-    public let device: GPUDevice
+    /// The context the name belongs to (shared with the device, which it does not keep alive).
+    let gl: GLContext
     let name: GLuint
     public private(set) var isReleased = false
 
-    init(device: GPUDevice, kind: GPUObjectKind, name: GLuint) {
-        self.device = device; self.kind = kind; self.name = name
-        device.ledger.created(kind)
+    init(gl: GLContext, kind: GPUObjectKind, name: GLuint) {
+        self.gl = gl; self.kind = kind; self.name = name
+        gl.ledger.created(kind)
     }
+
+    /// Whether the object belongs to `device`.
+    public func belongs(to device: GPUDevice) -> Bool { gl === device.gl }
 
     /// Frees the GL object now. Safe to call twice, and after the device closed.
     public func release() {
         guard !isReleased else { return }
         isReleased = true
         willRelease()
-        guard !device.isClosed else { return }
-        device.makeCurrent()
-        device.deleteName(kind, name)
+        guard !gl.isClosed else { return }
+        gl.makeCurrent()
+        gl.deleteName(kind, name)
     }
 
     /// Subclasses free what they own besides the GL name (EGL images, attachments).
     func willRelease() {}
 
     deinit {
-        if !isReleased && !device.isClosed { device.ledger.enqueue(kind, name) }
+        if !isReleased { gl.ledger.enqueue(kind, name) }
     }
 }
 
@@ -56,18 +60,19 @@ public final class Texture: GPUObject {
     /// An EGL image backing this texture (imported dma-buf or GBM buffer), destroyed with it.
     var eglImage: EGLImage?
 
-    init(device: GPUDevice, name: GLuint, pixelSize: PixelSize, byteOrder: PixelByteOrder) {
+    init(gl: GLContext, name: GLuint, pixelSize: PixelSize, byteOrder: PixelByteOrder) {
         self.pixelSize = pixelSize; self.byteOrder = byteOrder
-        super.init(device: device, kind: .texture, name: name)
+        super.init(gl: gl, kind: .texture, name: name)
     }
 
     override func willRelease() {
-        if let image = eglImage, !device.isClosed { eglDestroyImage(device.display, image) }
+        if let image = eglImage { gl.destroyImage(image) }
         eglImage = nil
     }
 
     deinit {
-        if let image = eglImage, !device.isClosed { eglDestroyImage(device.display, image) }
+        // EGL (not GL) and thread-safe; skipped when the device's close() destroyed it.
+        if let image = eglImage { gl.destroyImage(image) }
     }
 
     /// Binds the texture to unit 0 and sets its filters if they changed.
@@ -94,16 +99,16 @@ public final class Texture: GPUObject {
         precondition(bytesPerRow % 4 == 0 && bytesPerRow >= r.width * 4, "bytesPerRow \(bytesPerRow) too small for \(r.width) pixels")
         precondition(bytes.count >= (r.height - 1) * bytesPerRow + r.width * 4, "upload: \(bytes.count) bytes do not cover \(r)")
         guard !r.isEmpty else { return 0 }
-        device.makeCurrent()
+        gl.makeCurrent()
         glBindTexture(GLenum(GL_TEXTURE_2D), name)
         glPixelStorei(GLenum(GL_UNPACK_ALIGNMENT), 4)
         glPixelStorei(GLenum(GL_UNPACK_ROW_LENGTH), GLint(bytesPerRow / 4))
         glTexSubImage2D(GLenum(GL_TEXTURE_2D), 0, GLint(r.x), GLint(r.y), GLsizei(r.width), GLsizei(r.height),
                         GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), bytes.baseAddress)
         glPixelStorei(GLenum(GL_UNPACK_ROW_LENGTH), 0)
-        device.checkGLError("glTexSubImage2D(\(r))")
+        gl.checkGLError("glTexSubImage2D(\(r))")
         let n = r.area * 4
-        device.uploadedBytes += n
+        gl.uploadedBytes += n
         return n
     }
 
@@ -125,7 +130,7 @@ public final class Framebuffer: GPUObject {
     /// Attaches a depth/stencil renderbuffer of the colour texture's size, once.
     func attachStencil() throws {
         guard stencil == nil else { return }
-        let rb = try Renderbuffer(device: device, depthStencilSize: colorTexture.pixelSize)
+        let rb = try Renderbuffer(gl: gl, depthStencilSize: colorTexture.pixelSize)
         glBindFramebuffer(GLenum(GL_FRAMEBUFFER), name)
         glFramebufferRenderbuffer(GLenum(GL_FRAMEBUFFER), GLenum(GL_DEPTH_STENCIL_ATTACHMENT), GLenum(GL_RENDERBUFFER), rb.name)
         let status = glCheckFramebufferStatus(GLenum(GL_FRAMEBUFFER))
@@ -142,12 +147,13 @@ public final class Framebuffer: GPUObject {
         stencil = nil
     }
 
-    init(device: GPUDevice, colorTexture: Texture) throws {
-        device.makeCurrent()
+    init(colorTexture: Texture) throws {
+        let gl = colorTexture.gl
+        gl.makeCurrent()
         var fbo: GLuint = 0
         glGenFramebuffers(1, &fbo)
         self.colorTexture = colorTexture
-        super.init(device: device, kind: .framebuffer, name: fbo)
+        super.init(gl: gl, kind: .framebuffer, name: fbo)
         glBindFramebuffer(GLenum(GL_FRAMEBUFFER), fbo)
         glFramebufferTexture2D(GLenum(GL_FRAMEBUFFER), GLenum(GL_COLOR_ATTACHMENT0), GLenum(GL_TEXTURE_2D), colorTexture.name, 0)
         let status = glCheckFramebufferStatus(GLenum(GL_FRAMEBUFFER))
@@ -163,17 +169,17 @@ public final class Framebuffer: GPUObject {
 public final class Renderbuffer: GPUObject {
     public let pixelSize: PixelSize
 
-    init(device: GPUDevice, depthStencilSize size: PixelSize) throws {
-        device.makeCurrent()
+    init(gl: GLContext, depthStencilSize size: PixelSize) throws {
+        gl.makeCurrent()
         var rb: GLuint = 0
         glGenRenderbuffers(1, &rb)
         self.pixelSize = size
-        super.init(device: device, kind: .renderbuffer, name: rb)
+        super.init(gl: gl, kind: .renderbuffer, name: rb)
         glBindRenderbuffer(GLenum(GL_RENDERBUFFER), rb)
         _ = glGetError()
         glRenderbufferStorage(GLenum(GL_RENDERBUFFER), GLenum(GL_DEPTH24_STENCIL8), GLsizei(size.width), GLsizei(size.height))
         glBindRenderbuffer(GLenum(GL_RENDERBUFFER), 0)
-        do { try device.throwIfOutOfMemory("a \(size) stencil buffer") } catch { release(); throw error }
+        do { try gl.throwIfOutOfMemory("a \(size) stencil buffer") } catch { release(); throw error }
     }
 }
 
@@ -182,7 +188,7 @@ public final class Program: GPUObject {
     public let label: String
     private let uniforms: [String: GLint]
 
-    init(device: GPUDevice, name: GLuint, label: String) {
+    init(gl: GLContext, name: GLuint, label: String) {
         var table: [String: GLint] = [:]
         var count: GLint = 0
         glGetProgramiv(name, GLenum(GL_ACTIVE_UNIFORMS), &count)
@@ -195,7 +201,7 @@ public final class Program: GPUObject {
         }
         self.label = label
         self.uniforms = table
-        super.init(device: device, kind: .program, name: name)
+        super.init(gl: gl, kind: .program, name: name)
     }
 
     /// The location of an active uniform, looked up once at link time; -1 if the
@@ -206,24 +212,24 @@ public final class Program: GPUObject {
 
 public final class Buffer: GPUObject {
     public let byteCount: Int
-    init(device: GPUDevice, bytes: UnsafeRawBufferPointer) {
-        device.makeCurrent()
+    init(gl: GLContext, bytes: UnsafeRawBufferPointer) {
+        gl.makeCurrent()
         var b: GLuint = 0
         glGenBuffers(1, &b)
         glBindBuffer(GLenum(GL_ARRAY_BUFFER), b)
         glBufferData(GLenum(GL_ARRAY_BUFFER), bytes.count, bytes.baseAddress, GLenum(GL_STATIC_DRAW))
         byteCount = bytes.count
-        super.init(device: device, kind: .buffer, name: b)
-        device.checkGLError("glBufferData")
+        super.init(gl: gl, kind: .buffer, name: b)
+        gl.checkGLError("glBufferData")
     }
 }
 
 public final class VertexArray: GPUObject {
-    init(device: GPUDevice) {
-        device.makeCurrent()
+    init(gl: GLContext) {
+        gl.makeCurrent()
         var v: GLuint = 0
         glGenVertexArrays(1, &v)
-        super.init(device: device, kind: .vertexArray, name: v)
+        super.init(gl: gl, kind: .vertexArray, name: v)
     }
 }
 
@@ -232,16 +238,16 @@ struct QuadGeometry {
     let buffer: Buffer
     let vertexArray: VertexArray
 
-    init(device: GPUDevice) {
+    init(gl: GLContext) {
         let corners: [Float] = [0, 0, 1, 0, 0, 1, 1, 1]
-        buffer = corners.withUnsafeBytes { Buffer(device: device, bytes: $0) }
-        vertexArray = VertexArray(device: device)
+        buffer = corners.withUnsafeBytes { Buffer(gl: gl, bytes: $0) }
+        vertexArray = VertexArray(gl: gl)
         glBindVertexArray(vertexArray.name)
         glBindBuffer(GLenum(GL_ARRAY_BUFFER), buffer.name)
         glEnableVertexAttribArray(0)
         glVertexAttribPointer(0, 2, GLenum(GL_FLOAT), GLboolean(GL_FALSE), 8, nil)
         glBindVertexArray(0)
-        device.checkGLError("quad vertex array setup")
+        gl.checkGLError("quad vertex array setup")
     }
 
     func release() { vertexArray.release(); buffer.release() }
@@ -256,12 +262,12 @@ extension GPUDevice {
         makeCurrent()
         var t: GLuint = 0
         glGenTextures(1, &t)
-        let texture = Texture(device: self, name: t, pixelSize: pixelSize, byteOrder: byteOrder)
+        let texture = Texture(gl: gl, name: t, pixelSize: pixelSize, byteOrder: byteOrder)
         glBindTexture(GLenum(GL_TEXTURE_2D), t)
         _ = glGetError()
         glTexImage2D(GLenum(GL_TEXTURE_2D), 0, GL_RGBA8, GLsizei(pixelSize.width), GLsizei(pixelSize.height), 0,
                      GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), nil)
-        do { try throwIfOutOfMemory("a \(pixelSize) texture") } catch { texture.release(); throw error }
+        do { try gl.throwIfOutOfMemory("a \(pixelSize) texture") } catch { texture.release(); throw error }
         configure(texture)
         if let pixels {
             precondition(byteOrder == .rgba, "initial pixels are RGBA")
@@ -294,7 +300,7 @@ extension GPUDevice {
 
     func unitQuad() -> QuadGeometry {
         if let q = quadGeometry { return q }
-        let q = QuadGeometry(device: self)
+        let q = QuadGeometry(gl: gl)
         quadGeometry = q
         return q
     }

@@ -63,22 +63,133 @@ public struct GLErrorReport: Sendable, CustomStringConvertible {
     public var description: String { "\(name) (0x\(String(code, radix: 16))) after \(call)" }
 }
 
-/// Counts of live GL objects and names waiting to be deleted. Shared with the
-/// objects' `deinit`, which may run on any thread: it only queues, never calls GL.
+/// Counts of live GL objects, names waiting to be deleted, and EGL images. Shared with
+/// the objects' `deinit`, which may run on any thread: it only queues, never calls GL.
 final class ObjectLedger: Sendable {
     private struct State {
         var live: [GPUObjectKind: Int] = [:]
         var pending: [(GPUObjectKind, GLuint)] = []
+        var images: Set<UInt> = []
+        var closed = false
     }
     private let state = Mutex(State())
 
     func created(_ kind: GPUObjectKind) { state.withLock { $0.live[kind, default: 0] += 1 } }
     func deleted(_ kind: GPUObjectKind) { state.withLock { $0.live[kind, default: 0] -= 1 } }
-    func enqueue(_ kind: GPUObjectKind, _ name: GLuint) { state.withLock { $0.pending.append((kind, name)) } }
+    /// Queues a name for deletion; false when the context is gone (nothing to delete).
+    func enqueue(_ kind: GPUObjectKind, _ name: GLuint) {
+        state.withLock { s in if !s.closed { s.pending.append((kind, name)) } }
+    }
     func takePending() -> [(GPUObjectKind, GLuint)] { state.withLock { s in defer { s.pending = [] }; return s.pending } }
     var pendingCount: Int { state.withLock { $0.pending.count } }
+    var isClosed: Bool { state.withLock { $0.closed } }
     func counts() -> GPUObjectCounts { state.withLock { GPUObjectCounts(counts: $0.live.filter { $0.value != 0 }) } }
-    func reset() { state.withLock { $0 = State() } }
+
+    func imageCreated(_ image: EGLImage) { state.withLock { _ = $0.images.insert(UInt(bitPattern: image)) } }
+    /// True (once) when the image is still registered: the caller destroys it.
+    func takeImage(_ image: EGLImage) -> Bool { state.withLock { $0.images.remove(UInt(bitPattern: image)) != nil } }
+
+    /// Marks the context closed; returns the EGL images still alive, to destroy.
+    func close() -> [EGLImage] {
+        state.withLock { s in
+            let images = s.images.compactMap { EGLImage(bitPattern: $0) }
+            s = State()
+            s.closed = true
+            return images
+        }
+    }
+}
+
+/// The EGL display and context that GL objects belong to. Objects hold this (not the
+/// `GPUDevice`), so the device's own caches never keep the device alive.
+final class GLContext {
+    let display: EGLDisplay
+    let context: EGLContext
+    let ledger = ObjectLedger()
+    var glErrorHandler: (GLErrorReport) -> Void = { report in
+        assertionFailure("Lamina GL error: \(report)")
+    }
+    var uploadedBytes = 0
+    var drawCalls = 0
+
+    init(display: EGLDisplay, context: EGLContext) { self.display = display; self.context = context }
+
+    var isClosed: Bool { ledger.isClosed }
+
+    /// Makes the context current on this thread. Using one device from two threads at
+    /// once is a programmer error and stops here.
+    func makeCurrent() {
+        precondition(!isClosed, "Lamina: GPUDevice used after close()")
+        if eglGetCurrentContext() != context {
+            guard eglMakeCurrent(display, nil, nil, context) == EGL_TRUE else {
+                preconditionFailure("Lamina: eglMakeCurrent failed with \(lastEGLError()): is this GPUDevice in use on another thread?")
+            }
+        }
+    }
+
+    func deleteName(_ kind: GPUObjectKind, _ name: GLuint) {
+        var n = name
+        switch kind {
+        case .texture: glDeleteTextures(1, &n)
+        case .framebuffer: glDeleteFramebuffers(1, &n)
+        case .renderbuffer: glDeleteRenderbuffers(1, &n)
+        case .program: glDeleteProgram(n)
+        case .buffer: glDeleteBuffers(1, &n)
+        case .vertexArray: glDeleteVertexArrays(1, &n)
+        }
+        ledger.deleted(kind)
+    }
+
+    func collectGarbage() {
+        guard !isClosed else { return }
+        let pending = ledger.takePending()
+        guard !pending.isEmpty else { return }
+        makeCurrent()
+        for (kind, name) in pending { deleteName(kind, name) }
+    }
+
+    /// Destroys an EGL image unless `close()` already did.
+    func destroyImage(_ image: EGLImage) {
+        if ledger.takeImage(image) { eglDestroyImage(display, image) }
+    }
+
+    /// Destroys the context (which frees all its GL names) and every EGL image left.
+    func close() {
+        guard !isClosed else { return }
+        if eglGetCurrentContext() == context { eglMakeCurrent(display, nil, nil, nil) }
+        for image in ledger.close() { eglDestroyImage(display, image) }
+        eglDestroyContext(display, context)
+        DisplayRegistry.release(display)
+    }
+
+    /// In debug builds: reports any GL error raised by the call just made, by name.
+    @inline(__always)
+    func checkGLError(_ call: @autoclosure () -> String) {
+        #if DEBUG
+        reportGLErrors(call())
+        #endif
+    }
+
+    @discardableResult
+    func reportGLErrors(_ call: String) -> Int {
+        var count = 0
+        while true {
+            let e = glGetError()
+            if e == GLenum(GL_NO_ERROR) || count > 16 { break }
+            count += 1
+            glErrorHandler(GLErrorReport(call: call, code: e, name: glErrorName(e)))
+        }
+        return count
+    }
+
+    /// Environmental GL failure check (any build): out-of-memory becomes a thrown error.
+    func throwIfOutOfMemory(_ what: String) throws {
+        let e = glGetError()
+        if e == GLenum(GL_OUT_OF_MEMORY) { throw GPUError.outOfMemory(what: what) }
+        if e != GLenum(GL_NO_ERROR) {
+            glErrorHandler(GLErrorReport(call: what, code: e, name: glErrorName(e)))
+        }
+    }
 }
 
 /// An EGL display plus an OpenGL ES 3 context on one backend, and everything created
@@ -92,25 +203,11 @@ public final class GPUDevice {
     public let backendDetail: String
     public let capabilities: GPUCapabilities
 
-    let display: EGLDisplay
-    let context: EGLContext
+    let gl: GLContext
     let gbm: GBMDevice?
-    let ledger = ObjectLedger()
-    public private(set) var isClosed = false
+    var display: EGLDisplay { gl.display }
 
-    /// Called for GL errors caught after Lamina's own calls in debug builds. The default
-    /// stops in the debugger (`assertionFailure`) naming the call and the error.
-    public var glErrorHandler: (GLErrorReport) -> Void = { report in
-        assertionFailure("Lamina GL error: \(report)")
-    }
-
-    /// Bytes uploaded to textures since the device opened (all uploads, full or partial).
-    public internal(set) var uploadedBytes = 0
-
-    /// Draw calls issued on this device since it opened (all passes).
-    public internal(set) var drawCalls = 0
-
-    lazy var shaders = ShaderLibrary(device: self)
+    lazy var shaders = ShaderLibrary(gl: gl)
     var quadGeometry: QuadGeometry?
     /// The pass whose GL state is current, and the program in use.
     weak var activePass: RenderPass?
@@ -123,13 +220,11 @@ public final class GPUDevice {
         let opened = try BackendOpener.open(selection, drmDevice: drmDevice)
         self.backend = opened.backend
         self.backendDetail = opened.detail
-        self.display = opened.display
-        self.context = opened.context
+        self.gl = GLContext(display: opened.display, context: opened.context)
         self.gbm = opened.gbm
         guard eglMakeCurrent(opened.display, nil, nil, opened.context) == EGL_TRUE else {
             let err = lastEGLError()
-            eglDestroyContext(opened.display, opened.context)
-            DisplayRegistry.release(opened.display)
+            gl.close()
             throw GPUError.eglFailure(call: "eglMakeCurrent (no surface)", error: err, hint: "the driver cannot make a surfaceless context current")
         }
         self.capabilities = GPUDevice.detectCapabilities(display: opened.display)
@@ -156,45 +251,42 @@ public final class GPUDevice {
 
     deinit { close() }
 
-    /// Frees every GL object of this device and its context. Objects released later are no-ops.
+    public var isClosed: Bool { gl.isClosed }
+
+    /// Destroys the context, which frees every GL object of this device, and the EGL images
+    /// of imported buffers. Objects released later are no-ops; new work throws.
     public func close() {
-        guard !isClosed else { return }
-        if eglGetCurrentContext() == context {
-            eglMakeCurrent(display, nil, nil, nil)
-        }
-        eglDestroyContext(display, context)   // frees all its GL names
-        DisplayRegistry.release(display)
-        ledger.reset()
+        guard !gl.isClosed else { return }
+        gl.close()
         quadGeometry = nil
-        isClosed = true
+        shaders.forgetAll()
+        activePass = nil
     }
 
-    /// Makes the context current on this thread. Using one device from two threads at
-    /// once is a programmer error and stops here.
-    func makeCurrent() {
-        precondition(!isClosed, "Lamina: GPUDevice used after close()")
-        if eglGetCurrentContext() != context {
-            guard eglMakeCurrent(display, nil, nil, context) == EGL_TRUE else {
-                preconditionFailure("Lamina: eglMakeCurrent failed with \(lastEGLError()): is this GPUDevice in use on another thread?")
-            }
-        }
+    /// Called for GL errors caught after Lamina's own calls in debug builds. The default
+    /// stops in the debugger (`assertionFailure`) naming the call and the error.
+    public var glErrorHandler: (GLErrorReport) -> Void {
+        get { gl.glErrorHandler }
+        set { gl.glErrorHandler = newValue }
     }
+
+    /// Bytes uploaded to textures since the device opened (all uploads, full or partial).
+    public var uploadedBytes: Int { gl.uploadedBytes }
+
+    /// Draw calls issued on this device since it opened (all passes).
+    public var drawCalls: Int { gl.drawCalls }
+
+    func makeCurrent() { gl.makeCurrent() }
 
     /// Live GL objects per kind (including those dropped but not yet collected).
-    public var liveObjectCounts: GPUObjectCounts { ledger.counts() }
+    public var liveObjectCounts: GPUObjectCounts { gl.ledger.counts() }
 
     /// Names of dropped-but-unreleased wrappers waiting for `collectGarbage()`.
-    public var pendingDeletions: Int { ledger.pendingCount }
+    public var pendingDeletions: Int { gl.ledger.pendingCount }
 
     /// Deletes GL names queued by wrappers that were dropped without `release()`.
     /// Runs at the start of every render pass too.
-    public func collectGarbage() {
-        guard !isClosed else { return }
-        let pending = ledger.takePending()
-        guard !pending.isEmpty else { return }
-        makeCurrent()
-        for (kind, name) in pending { deleteName(kind, name) }
-    }
+    public func collectGarbage() { gl.collectGarbage() }
 
     /// Frees objects the device caches for itself (compiled programs, the unit quad),
     /// so that live counts reflect only what callers hold.
@@ -208,48 +300,17 @@ public final class GPUDevice {
         collectGarbage()
     }
 
-    func deleteName(_ kind: GPUObjectKind, _ name: GLuint) {
-        var n = name
-        switch kind {
-        case .texture: glDeleteTextures(1, &n)
-        case .framebuffer: glDeleteFramebuffers(1, &n)
-        case .renderbuffer: glDeleteRenderbuffers(1, &n)
-        case .program: glDeleteProgram(n)
-        case .buffer: glDeleteBuffers(1, &n)
-        case .vertexArray: glDeleteVertexArrays(1, &n)
-        }
-        ledger.deleted(kind)
-    }
-
     /// In debug builds: reports any GL error raised by the call just made, by name.
     @inline(__always)
     func checkGLError(_ call: @autoclosure () -> String) {
         #if DEBUG
-        reportGLErrors(call())
+        gl.reportGLErrors(call())
         #endif
     }
 
     /// Reports every pending GL error to `glErrorHandler`; returns how many there were.
     @discardableResult
-    public func reportGLErrors(_ call: String) -> Int {
-        var count = 0
-        while true {
-            let e = glGetError()
-            if e == GLenum(GL_NO_ERROR) || count > 16 { break }
-            count += 1
-            glErrorHandler(GLErrorReport(call: call, code: e, name: glErrorName(e)))
-        }
-        return count
-    }
-
-    /// Environmental GL failure check (any build): out-of-memory becomes a thrown error.
-    func throwIfOutOfMemory(_ what: String) throws {
-        let e = glGetError()
-        if e == GLenum(GL_OUT_OF_MEMORY) { throw GPUError.outOfMemory(what: what) }
-        if e != GLenum(GL_NO_ERROR) {
-            glErrorHandler(GLErrorReport(call: what, code: e, name: glErrorName(e)))
-        }
-    }
+    public func reportGLErrors(_ call: String) -> Int { gl.reportGLErrors(call) }
 }
 
 func glErrorName(_ e: GLenum) -> String {

@@ -84,7 +84,7 @@ public final class RenderPass {
     public func draw(_ texture: Texture, in rect: Rect, sourceRect: Rect = Rect(x: 0, y: 0, width: 1, height: 1),
                      alpha: Double = 1, minFilter: TextureFilter = .linear, magFilter: TextureFilter = .linear,
                      transform: Transform3D = .identity) throws {
-        precondition(texture.device === device, "texture of another device")
+        precondition(texture.belongs(to: device), "texture of another device")
         precondition(!texture.isReleased, "drawing a released texture")
         let program = try use(vertex: "quad.vert", fragment: "texture.frag")
         texture.bind(minFilter: minFilter, magFilter: magFilter)
@@ -202,7 +202,7 @@ public final class RenderPass {
                     GLfloat(textureRect.size.width), GLfloat(textureRect.size.height))
         glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
         drawCalls += 1
-        device.drawCalls += 1
+        device.gl.drawCalls += 1
         device.checkGLError("glDrawArrays (\(program.label))")
     }
 }

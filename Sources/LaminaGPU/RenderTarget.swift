@@ -82,8 +82,7 @@ public final class OffscreenTarget: RenderTarget {
     /// A target covering `size` points at `scale` pixels per point. Throws when the pixel
     /// size is zero or beyond the device's maximum render-target size.
     public convenience init(device: GPUDevice, size: Size, scale: Double = 1) throws {
-        guard scale > 0, scale.isFinite else { throw GPUError.invalidSize(what: "render target at scale \(scale)", size: PixelSize(width: 0, height: 0)) }
-        try self.init(device: device, pixelSize: PixelSize(covering: size, scale: scale), scale: scale)
+        try self.init(device: device, pixelSize: try device.targetPixelSize(size, scale: scale, what: "render target"), scale: scale)
     }
 
     public init(device: GPUDevice, pixelSize: PixelSize, scale: Double = 1) throws {
@@ -91,14 +90,15 @@ public final class OffscreenTarget: RenderTarget {
         try device.validate(pixelSize, what: "render target", maximum: device.capabilities.maxRenderTargetSize)
         let texture = try device.makeTexture(pixelSize: pixelSize)
         let fb: Framebuffer
-        do { fb = try Framebuffer(device: device, colorTexture: texture) } catch { texture.release(); throw error }
+        do { fb = try Framebuffer(colorTexture: texture) } catch { texture.release(); throw error }
         super.init(device: device, pixelSize: pixelSize, scale: scale, framebuffer: fb)
     }
 }
 
 /// A dma-buf: one plane of a GPU buffer as a file descriptor, with its layout. Owns `fd`
-/// (closed by `close()` or when dropped); hand another process a `dup` of it.
-public final class DMABuf: @unchecked Sendable {
+/// (closed by `close()` or when dropped); hand another process a `dup` of it. Not
+/// thread-safe: keep it on one thread (send the fd, not the object).
+public final class DMABuf {
     public private(set) var fd: Int32
     public let width: Int
     public let height: Int
@@ -127,6 +127,21 @@ public final class DMABuf: @unchecked Sendable {
 }
 
 extension GPUDevice {
+    /// The pixel size of a target of `size` points at `scale`, or a thrown error for sizes
+    /// and scales that are not finite and positive, or beyond the device's maximum.
+    func targetPixelSize(_ size: Size, scale: Double, what: String) throws -> PixelSize {
+        let maximum = capabilities.maxRenderTargetSize
+        guard scale.isFinite, scale > 0, size.width.isFinite, size.height.isFinite, size.width > 0, size.height > 0 else {
+            throw GPUError.invalidSize(what: "\(what) of \(size.width)×\(size.height) pt at scale \(scale)", size: PixelSize(width: 0, height: 0))
+        }
+        let w = size.width * scale, h = size.height * scale
+        guard w <= Double(maximum) + 1, h <= Double(maximum) + 1 else {
+            throw GPUError.tooLarge(what: "\(what) of \(size.width)×\(size.height) pt at scale \(scale)",
+                                    size: PixelSize(width: Int(min(w, 1e9)), height: Int(min(h, 1e9))), maximum: maximum)
+        }
+        return PixelSize(covering: size, scale: scale)
+    }
+
     /// Imports a dma-buf as a texture (`EGL_LINUX_DMA_BUF_EXT` + `glEGLImageTargetTexture2DOES`).
     /// The texture shares the buffer's memory; the fd may be closed afterwards.
     public func importDMABuf(_ buf: DMABuf) throws -> Texture {
@@ -157,7 +172,8 @@ extension GPUDevice {
         }
         var t: GLuint = 0
         glGenTextures(1, &t)
-        let texture = Texture(device: self, name: t, pixelSize: PixelSize(width: buf.width, height: buf.height), byteOrder: .rgba)
+        gl.ledger.imageCreated(image)
+        let texture = Texture(gl: gl, name: t, pixelSize: PixelSize(width: buf.width, height: buf.height), byteOrder: .rgba)
         texture.eglImage = image
         glBindTexture(GLenum(GL_TEXTURE_2D), t)
         _ = glGetError()
@@ -184,10 +200,11 @@ public final class GBMTarget: RenderTarget {
     public let fourcc: UInt32
 
     public convenience init(device: GPUDevice, size: Size, scale: Double = 1) throws {
-        try self.init(device: device, pixelSize: PixelSize(covering: size, scale: scale), scale: scale)
+        try self.init(device: device, pixelSize: try device.targetPixelSize(size, scale: scale, what: "GBM render target"), scale: scale)
     }
 
     public init(device: GPUDevice, pixelSize: PixelSize, scale: Double = 1) throws {
+        guard !device.isClosed else { throw GPUError.deviceClosed(operation: "GBMTarget") }
         guard device.backend == .gbm, let gbm = device.gbm else {
             throw GPUError.wrongBackend(operation: "a GBM-backed render target", required: .gbm, actual: device.backend)
         }
@@ -204,7 +221,7 @@ public final class GBMTarget: RenderTarget {
             let buf = try GBMTarget.export(bo)
             defer { buf.close() }
             texture = try device.importDMABuf(buf)
-            do { fb = try Framebuffer(device: device, colorTexture: texture) } catch { texture.release(); throw error }
+            do { fb = try Framebuffer(colorTexture: texture) } catch { texture.release(); throw error }
         } catch {
             gbm_bo_destroy(bo)
             self.bo = nil
@@ -225,6 +242,7 @@ public final class GBMTarget: RenderTarget {
     /// is finished (`glFinish`) before it is handed out.
     public func exportDMABuf() throws -> DMABuf {
         guard let bo else { throw GPUError.gbmFailure(call: "exportDMABuf", reason: "the target was released") }
+        guard !device.isClosed else { throw GPUError.deviceClosed(operation: "exportDMABuf") }
         device.makeCurrent()
         glFinish()
         return try GBMTarget.export(bo)
@@ -234,6 +252,7 @@ public final class GBMTarget: RenderTarget {
     /// through GL: what another process importing the dma-buf sees. RGBA, top row first.
     public func readMappedPixels() throws -> RGBAImage {
         guard let bo else { throw GPUError.gbmFailure(call: "gbm_bo_map", reason: "the target was released") }
+        guard !device.isClosed else { throw GPUError.deviceClosed(operation: "readMappedPixels") }
         device.makeCurrent()
         glFinish()
         var stride: UInt32 = 0

@@ -16,17 +16,17 @@ public enum Shaders {
 }
 
 final class ShaderLibrary {
-    private unowned let device: GPUDevice
+    private let gl: GLContext
     private var programs: [String: Program] = [:]
 
-    init(device: GPUDevice) { self.device = device }
+    init(gl: GLContext) { self.gl = gl }
 
     /// The linked program of two embedded shaders, compiled on first use.
     func program(vertex: String, fragment: String) throws -> Program {
         let key = vertex + "+" + fragment
         if let p = programs[key], !p.isReleased { return p }
-        let p = try device.makeProgram(vertexSource: try Shaders.source(named: vertex), vertexName: vertex,
-                                       fragmentSource: try Shaders.source(named: fragment), fragmentName: fragment)
+        let p = try GPUDevice.makeProgram(gl, vertexSource: try Shaders.source(named: vertex), vertexName: vertex,
+                                          fragmentSource: try Shaders.source(named: fragment), fragmentName: fragment)
         programs[key] = p
         return p
     }
@@ -35,6 +35,9 @@ final class ShaderLibrary {
         for p in programs.values { p.release() }
         programs = [:]
     }
+
+    /// Drops the wrappers without GL calls (the context is gone).
+    func forgetAll() { programs = [:] }
 }
 
 extension GPUDevice {
@@ -43,7 +46,13 @@ extension GPUDevice {
     public func makeProgram(vertexSource: String, vertexName: String = "vertex",
                             fragmentSource: String, fragmentName: String = "fragment") throws -> Program {
         guard !isClosed else { throw GPUError.deviceClosed(operation: "makeProgram") }
-        makeCurrent()
+        return try GPUDevice.makeProgram(gl, vertexSource: vertexSource, vertexName: vertexName,
+                                         fragmentSource: fragmentSource, fragmentName: fragmentName)
+    }
+
+    static func makeProgram(_ gl: GLContext, vertexSource: String, vertexName: String,
+                            fragmentSource: String, fragmentName: String) throws -> Program {
+        gl.makeCurrent()
         let vs = try compile(vertexSource, stage: GLenum(GL_VERTEX_SHADER), name: vertexName)
         defer { glDeleteShader(vs) }
         let fs = try compile(fragmentSource, stage: GLenum(GL_FRAGMENT_SHADER), name: fragmentName)
@@ -60,11 +69,11 @@ extension GPUDevice {
             glDeleteProgram(p)
             throw GPUError.programLink(vertex: vertexName, fragment: fragmentName, log: log)
         }
-        checkGLError("glLinkProgram(\(vertexName)+\(fragmentName))")
-        return Program(device: self, name: p, label: vertexName + "+" + fragmentName)
+        gl.checkGLError("glLinkProgram(\(vertexName)+\(fragmentName))")
+        return Program(gl: gl, name: p, label: vertexName + "+" + fragmentName)
     }
 
-    private func compile(_ source: String, stage: GLenum, name: String) throws -> GLuint {
+    private static func compile(_ source: String, stage: GLenum, name: String) throws -> GLuint {
         let shader = glCreateShader(stage)
         source.withCString { cs in
             var ptr: UnsafePointer<GLchar>? = cs
@@ -82,7 +91,7 @@ extension GPUDevice {
         return shader
     }
 
-    private func infoLog(_ object: GLuint, isProgram: Bool) -> String {
+    private static func infoLog(_ object: GLuint, isProgram: Bool) -> String {
         var length: GLint = 0
         if isProgram { glGetProgramiv(object, GLenum(GL_INFO_LOG_LENGTH), &length) } else { glGetShaderiv(object, GLenum(GL_INFO_LOG_LENGTH), &length) }
         guard length > 1 else { return "(the driver gave no log)" }

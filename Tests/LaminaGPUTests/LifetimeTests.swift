@@ -54,13 +54,15 @@ struct LifetimeTests {
         #expect(d.liveObjectCounts[.texture] == 1 && d.liveObjectCounts[.framebuffer] == 1)
     }
 
-    @Test("closing the device frees everything; later releases are no-ops and new work throws")
+    @Test("closing the device destroys its context (freeing every name) and resets the counts; later releases are no-ops and new work throws")
     func close() throws {
         let d = try openDevice()
         let target = try OffscreenTarget(device: d, pixelSize: PixelSize(width: 4, height: 4))
+        #expect(d.liveObjectCounts.total == 2)
         d.close()
         #expect(d.isClosed)
         #expect(d.liveObjectCounts.total == 0)
+        #expect(d.pendingDeletions == 0)
         target.release()
         #expect(throws: GPUError.deviceClosed(operation: "makeTexture")) {
             _ = try d.makeTexture(pixelSize: PixelSize(width: 1, height: 1))

@@ -189,7 +189,12 @@ struct RenderTargetTests {
         }
         let message = GPUError.tooLarge(what: "render target", size: PixelSize(width: maximum + 1, height: 8), maximum: maximum).description
         #expect(message.contains("\(maximum)") && message.contains("smaller"))
-        #expect(d.liveObjectCounts.total == 0, "failed creations leak nothing: \(d.liveObjectCounts)")
+        // Sizes and scales that are not finite and positive throw too, never trap.
+        for (size, scale) in [(Size(width: .infinity, height: 10), 1.0), (Size(width: 10, height: .nan), 1.0),
+                              (Size(width: 1e300, height: 1), 1e10), (Size(width: 10, height: 10), 0.0),
+                              (Size(width: -5, height: 10), 1.0)] {
+            #expect(throws: GPUError.self) { _ = try OffscreenTarget(device: d, size: size, scale: scale) }
+        }
     }
 
     @Test("a GBM target on a device of another backend throws naming both backends")

@@ -31,7 +31,7 @@ struct SizeArgument: ExpressibleByArgument {
     var size: Size
     init?(argument: String) {
         let parts = argument.lowercased().split(separator: "x")
-        guard parts.count == 2, let w = Double(parts[0]), let h = Double(parts[1]), w > 0, h > 0 else { return nil }
+        guard parts.count == 2, let w = Double(parts[0]), let h = Double(parts[1]), w > 0, h > 0, w.isFinite, h.isFinite else { return nil }
         size = Size(width: w, height: h)
     }
 }

@@ -150,6 +150,9 @@ timeout -k 5 "$TIMEOUT" qemu-system-x86_64 -machine pc -accel tcg,thread=multi,t
   -device virtio-serial-pci -chardev pipe,id=out,path="$IO/out" -device virtserialport,chardev=out,name=out \
   "${shares[@]}" </dev/null 2>"$IO/qemu.err"
 qemu_status=$?
+# If qemu never opened the pipe (it failed to start), the reader is still blocked in
+# open(): open the writing end once to release it (bounded, in case it just finished).
+if kill -0 "$reader" 2>/dev/null; then timeout 5 sh -c ': >"$1"' _ "$IO/out.out" || true; fi
 wait "$reader"
 set -e
 if [ "$VERBOSE" = 1 ]; then sed 's/^/[guest] /' "$IO/console.log" "$IO/qemu.err" >&2; fi
@@ -158,5 +161,5 @@ if [ "$qemu_status" = 124 ] || [ "$qemu_status" = 137 ]; then
   echo "run-in-vm: the VM was stopped after ${TIMEOUT}s" >&2; exit 124
 fi
 echo "run-in-vm: the VM ended (qemu status $qemu_status) without reporting a status; console:" >&2
-cat "$IO/console.log" "$IO/qemu.err" >&2
+cat "$IO/console.log" "$IO/qemu.err" >&2 2>/dev/null || true
 exit 125
