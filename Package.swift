@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "LaminaGPU", targets: ["LaminaGPU"]),
         .library(name: "LaminaGraphics", targets: ["LaminaGraphics"]),
         .library(name: "LaminaCore", targets: ["LaminaCore"]),
+        .library(name: "LaminaScene", targets: ["LaminaScene"]),
         .executable(name: "lamina", targets: ["lamina"]),
     ],
     dependencies: [
@@ -32,6 +33,7 @@ let package = Package(
         ),
         .target(name: "LaminaGraphics", dependencies: ["CCairo", "LaminaGeometry"], swiftSettings: strict),
         .target(name: "LaminaCore", dependencies: ["LaminaGeometry", "LaminaGPU", "LaminaGraphics"], swiftSettings: strict),
+        .target(name: "LaminaScene", dependencies: ["LaminaCore", "LaminaGeometry", "LaminaGPU", "LaminaGraphics"], swiftSettings: strict),
 
         // Build-time tool + plugin that embed Shaders/*.vert|*.frag into LaminaGPU.
         .executableTarget(name: "EmbedShaders", path: "Tools/EmbedShaders", swiftSettings: strict),
@@ -40,7 +42,7 @@ let package = Package(
         .executableTarget(
             name: "lamina",
             dependencies: [
-                "LaminaGPU", "LaminaGraphics", "LaminaGeometry",
+                "LaminaGPU", "LaminaGraphics", "LaminaGeometry", "LaminaCore", "LaminaScene",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Tools/lamina",
@@ -49,6 +51,11 @@ let package = Package(
         .testTarget(
             name: "LaminaCoreTests",
             dependencies: ["LaminaCore", "LaminaGPU", "LaminaGraphics", "LaminaGeometry"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "LaminaSceneTests",
+            dependencies: ["LaminaScene", "LaminaCore", "LaminaGPU", "LaminaGraphics", "LaminaGeometry"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# The main job: builds Lamina and renders the showcase to out/showcase.png, printing the
-# GPU device it used. (Until the layer tree lands, the showcase is the GPU test pattern.)
-# Extra arguments go to `lamina selftest` (e.g. --backend surfaceless --scale 2).
+# The main job: builds Lamina and renders the showcase scene (Examples/showcase.json) to
+# out/showcase.png, printing the GPU device and the frame's statistics.
+# Extra arguments go to `lamina render` (e.g. --backend surfaceless --scale 2).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash Tools/setup.sh
-swift build --product lamina 2>&1 | grep -vE '^\[[0-9]+/[0-9]+\]' || true
-test -x .build/debug/lamina || { echo "showcase: build failed" >&2; exit 1; }
+set +e
+swift build --product lamina 2>&1 | grep -vE '^\[[0-9]+/[0-9]+\]'
+status=${PIPESTATUS[0]}
+set -e
+[ "$status" = 0 ] || { echo "showcase: the build failed" >&2; exit 1; }
 mkdir -p out
 .build/debug/lamina info
-.build/debug/lamina selftest -o out/showcase.png "$@"
+.build/debug/lamina render Examples/showcase.json -o out/showcase.png --stats "$@"

@@ -3,13 +3,14 @@ import Foundation
 import LaminaGeometry
 import LaminaGPU
 import LaminaGraphics
+import LaminaScene
 
 @main
 struct Lamina: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "lamina",
         abstract: "Lamina: a GPU layer compositor. Device info, test renders (and, later, scenes, reftests, benchmarks).",
-        subcommands: [Info.self, SelfTest.self]
+        subcommands: [Info.self, Render.self, RefTest.self, SelfTest.self]
     )
 }
 
@@ -97,5 +98,56 @@ struct SelfTest: ParsableCommand {
         let elapsed = Date().timeIntervalSince(start)
         try image.writePNG(to: output)
         print("wrote \(output): \(image.width)×\(image.height) px, \(drawCalls) draw calls, backend \(d.backend) (\(d.backendDetail)), \(d.capabilities.glRenderer), \(String(format: "%.1f", elapsed * 1000)) ms")
+    }
+}
+
+struct Render: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Render a scene file (docs/scene-format.md) offscreen to a PNG.")
+    @OptionGroup var device: DeviceOptions
+    @Argument(help: "The scene file (JSON).") var scene: String
+    @Option(name: .shortAndLong, help: "Output PNG path.") var output: String
+    @Option(help: "Size in points, WIDTHxHEIGHT (default: the scene's).") var size: SizeArgument?
+    @Option(help: "Pixels per point (default: the scene's).") var scale: Double?
+    @Flag(help: "Print the frame's statistics.") var stats = false
+
+    func run() throws {
+        try MainActor.assumeIsolated {
+            let s = try Scene.load(contentsOf: scene)
+            let d = try device.open()
+            defer { d.close() }
+            let (image, frame) = try s.render(device: d, size: size?.size, scale: scale)
+            try image.writePNG(to: output)
+            print("wrote \(output): \(image.width)×\(image.height) px (backend \(d.backend))")
+            if stats { print("frame: \(frame)") }
+        }
+    }
+}
+
+struct RefTest: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "reftest",
+        abstract: "Run a reftest manifest: render both sides of each line and compare pixels.",
+        discussion: "Manifest lines: [fuzzy(maxDiff,count)] == test.json ref.json|ref.png, or != a.json b.json. Failures print one line each and write actual/expected/diff PNGs.")
+    @OptionGroup var device: DeviceOptions
+    @Argument(help: "The manifest file.") var manifest: String
+    @Option(name: .shortAndLong, help: "Folder for actual/expected/diff images of failures.") var output: String = "out/reftest"
+    @Flag(help: "Print passing tests too.") var verbose = false
+
+    func run() throws {
+        let failed = try MainActor.assumeIsolated { () throws -> Int in
+            let m = try ReftestManifest(contentsOf: manifest)
+            let d = try device.open()
+            defer { d.close() }
+            let results = ReftestRunner(device: d, outputDirectory: output).run(m)
+            var failed = 0
+            for r in results where verbose || !r.passed {
+                print(r)
+                if !r.images.isEmpty { print("    images: \(r.images.joined(separator: " "))") }
+                if !r.passed { failed += 1 }
+            }
+            print("reftest: \(results.count - failed) passed, \(failed) failed")
+            return failed
+        }
+        if failed > 0 { throw ExitCode.failure }
     }
 }

@@ -1,0 +1,152 @@
+import Foundation
+import LaminaGeometry
+import LaminaGPU
+import LaminaGraphics
+
+/// A reftest manifest: lines of `[fuzzy(maxDiff,count)] == test.json ref.json|ref.png`
+/// or `[fuzzy(…)] != a.json b.json`; `#` starts a comment. Paths are relative to the
+/// manifest. `include other.list` reads another manifest.
+public struct ReftestManifest {
+    public enum Relation: String, Sendable { case equal = "==", notEqual = "!=" }
+
+    public struct Entry: Sendable {
+        public var relation: Relation
+        public var test: String
+        public var reference: String
+        /// Largest allowed channel difference, and how many pixels may differ by up to it.
+        public var maxDifference: Int
+        public var maxDifferingPixels: Int
+        /// "file:line", for messages.
+        public var location: String
+    }
+
+    public var entries: [Entry] = []
+
+    public init(contentsOf path: String) throws {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw SceneError(file: path, path: "line 0", problem: "cannot read the manifest")
+        }
+        let base = URL(fileURLWithPath: path).deletingLastPathComponent()
+        for (i, raw) in String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+            var words = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+            guard !words.isEmpty else { continue }
+            let location = "\(path):\(i + 1)"
+            func fail(_ problem: String) -> SceneError { SceneError(file: path, path: "line \(i + 1)", problem: problem) }
+            if words[0] == "include" {
+                guard words.count == 2 else { throw fail("'include' takes one manifest path") }
+                let included = words[1].hasPrefix("/") ? words[1] : base.appendingPathComponent(words[1]).path
+                entries += try ReftestManifest(contentsOf: included).entries
+                continue
+            }
+            var maxDiff = 0, count = 0
+            if words[0].hasPrefix("fuzzy(") {
+                let inside = words[0].dropFirst(6).dropLast()
+                let parts = inside.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+                guard words[0].hasSuffix(")"), parts.count == 2, let m = parts[0], let c = parts[1], m >= 0, c >= 0 else {
+                    throw fail("'\(words[0])' is not fuzzy(maxDiff,count) with two non-negative integers")
+                }
+                (maxDiff, count) = (m, c)
+                words.removeFirst()
+            }
+            guard words.count == 3, let relation = Relation(rawValue: words[0]) else {
+                throw fail("expected '== test ref' or '!= a b' (optionally after fuzzy(maxDiff,count)), found '\(line.trimmingCharacters(in: .whitespaces))'")
+            }
+            func resolve(_ p: String) -> String { p.hasPrefix("/") ? p : base.appendingPathComponent(p).path }
+            entries.append(Entry(relation: relation, test: resolve(words[1]), reference: resolve(words[2]),
+                                 maxDifference: maxDiff, maxDifferingPixels: count, location: location))
+        }
+    }
+}
+
+/// The outcome of one reftest.
+public struct ReftestResult: Sendable, CustomStringConvertible {
+    public var entry: ReftestManifest.Entry
+    public var passed: Bool
+    /// Pixels that differ at all, and the largest channel difference.
+    public var differingPixels: Int
+    public var maxDifference: Int
+    public var message: String
+    /// actual/expected/diff PNGs written for a failure.
+    public var images: [String]
+
+    public var description: String {
+        "\(passed ? "PASS" : "FAIL") \(entry.location) \(entry.relation.rawValue) \((entry.test as NSString).lastPathComponent) \((entry.reference as NSString).lastPathComponent): \(message)"
+    }
+}
+
+/// Renders both sides of each manifest entry and compares decoded pixels.
+@MainActor
+public struct ReftestRunner {
+    public let device: GPUDevice
+    /// Where failures write `NAME-actual.png`, `NAME-expected.png`, `NAME-diff.png`.
+    public var outputDirectory: String
+
+    public init(device: GPUDevice, outputDirectory: String) {
+        self.device = device
+        self.outputDirectory = outputDirectory
+    }
+
+    public func run(_ manifest: ReftestManifest) -> [ReftestResult] {
+        manifest.entries.map(run)
+    }
+
+    public func run(_ entry: ReftestManifest.Entry) -> ReftestResult {
+        var result = ReftestResult(entry: entry, passed: false, differingPixels: 0, maxDifference: 0, message: "", images: [])
+        do {
+            let actual = try image(of: entry.test)
+            let expected = try image(of: entry.reference)
+            guard actual.width == expected.width, actual.height == expected.height else {
+                result.message = "sizes differ: \(actual.width)×\(actual.height) px vs \(expected.width)×\(expected.height) px"
+                result.images = try writeImages(entry, actual: actual, expected: expected)
+                return result
+            }
+            let d = actual.difference(from: expected, tolerance: 0)
+            result.differingPixels = d.differing
+            result.maxDifference = d.maxDifference
+            let withinFuzz = d.maxDifference <= entry.maxDifference && d.differing <= entry.maxDifferingPixels
+            result.passed = entry.relation == .equal ? withinFuzz : !withinFuzz
+            let fuzz = entry.maxDifference > 0 || entry.maxDifferingPixels > 0 ? " (allowed: max \(entry.maxDifference), \(entry.maxDifferingPixels) px)" : ""
+            result.message = d.differing == 0 ? "identical" : "\(d.differing) pixels differ, max difference \(d.maxDifference)\(fuzz)"
+            if !result.passed {
+                if entry.relation == .notEqual { result.message += "; expected the images to differ" }
+                result.images = try writeImages(entry, actual: actual, expected: expected)
+            }
+        } catch {
+            result.message = "\(error)"
+        }
+        return result
+    }
+
+    private func image(of path: String) throws -> RGBAImage {
+        if path.hasSuffix(".png") { return try RGBAImage(contentsOfPNG: path) }
+        return try Scene.load(contentsOf: path).render(device: device).image
+    }
+
+    private func writeImages(_ entry: ReftestManifest.Entry, actual: RGBAImage, expected: RGBAImage) throws -> [String] {
+        try FileManager.default.createDirectory(atPath: outputDirectory, withIntermediateDirectories: true)
+        let name = ((entry.test as NSString).lastPathComponent as NSString).deletingPathExtension
+        let base = (outputDirectory as NSString).appendingPathComponent(name)
+        var written = [base + "-actual.png", base + "-expected.png"]
+        try actual.writePNG(to: written[0])
+        try expected.writePNG(to: written[1])
+        if actual.width == expected.width && actual.height == expected.height {
+            // Differences in red over a faded copy of the expected image.
+            var diff = RGBAImage(width: actual.width, height: actual.height)
+            for y in 0..<actual.height {
+                for x in 0..<actual.width {
+                    let a = actual[x, y], e = expected[x, y]
+                    if a.maxChannelDifference(e) > 0 {
+                        diff[x, y] = RGBAPixel(r: 255, g: 0, b: 0, a: 255)
+                    } else {
+                        let g = UInt8(191 + Int(e.r / 4 + e.g / 4 + e.b / 4) / 3)
+                        diff[x, y] = RGBAPixel(r: g, g: g, b: g, a: 255)
+                    }
+                }
+            }
+            written.append(base + "-diff.png")
+            try diff.writePNG(to: written[2])
+        }
+        return written
+    }
+}
