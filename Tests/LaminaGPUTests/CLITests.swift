@@ -9,20 +9,10 @@ private func runLamina(_ arguments: [String], environment: [String: String] = [:
     let directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
     let executable = directory.appendingPathComponent("lamina")
     try #require(FileManager.default.isExecutableFile(atPath: executable.path), "no lamina at \(executable.path)")
-    let process = Process()
-    process.executableURL = executable
-    process.arguments = arguments
     var env = ProcessInfo.processInfo.environment
     env.removeValue(forKey: "LAMINA_BACKEND")
     for (k, v) in environment { env[k] = v }
-    process.environment = env
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
-    try process.run()
-    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    return (process.terminationStatus, output)
+    return try runProcess(executable.path, arguments, environment: env)
 }
 
 @Suite("lamina CLI")

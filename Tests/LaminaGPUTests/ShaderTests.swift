@@ -63,16 +63,7 @@ struct ShaderTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let file = dir.appendingPathComponent(name)
         try source.write(to: file, atomically: true, encoding: .utf8)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/glslangValidator")
-        process.arguments = [file.path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, output)
+        return try runProcess("/usr/bin/glslangValidator", [file.path])
     }
 
     @Test("glslangValidator accepts every embedded shader (and rejects a broken one)")
