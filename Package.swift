@@ -23,6 +23,8 @@ let package = Package(
         .systemLibrary(name: "CGLES", pkgConfig: "glesv2", providers: [.apt(["libgles-dev"])]),
         .systemLibrary(name: "CGBM", pkgConfig: "gbm", providers: [.apt(["libgbm-dev"])]),
         .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
+        // Declares its few functions itself (see its shim.h): no pkg-config, no -pthread warning.
+        .systemLibrary(name: "CPango", providers: [.apt(["libpango1.0-dev"])]),
 
         .target(name: "LaminaGeometry", swiftSettings: strict),
         .target(
@@ -31,7 +33,7 @@ let package = Package(
             swiftSettings: strict,
             plugins: ["ShaderEmbedder"]
         ),
-        .target(name: "LaminaGraphics", dependencies: ["CCairo", "LaminaGeometry"], swiftSettings: strict),
+        .target(name: "LaminaGraphics", dependencies: ["CCairo", "CPango", "LaminaGeometry"], swiftSettings: strict),
         .target(name: "LaminaCore", dependencies: ["LaminaGeometry", "LaminaGPU", "LaminaGraphics"], swiftSettings: strict),
         .target(name: "LaminaScene", dependencies: ["LaminaCore", "LaminaGeometry", "LaminaGPU", "LaminaGraphics"], swiftSettings: strict),
 
@@ -51,6 +53,11 @@ let package = Package(
         .testTarget(
             name: "LaminaCoreTests",
             dependencies: ["LaminaCore", "LaminaGPU", "LaminaGraphics", "LaminaGeometry"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "LaminaGraphicsTests",
+            dependencies: ["LaminaGraphics", "LaminaGeometry"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Points, sizes and rectangles in UIKit's coordinate space: points, origin top-left, y down.
 
 public struct Point: Hashable, Sendable, CustomStringConvertible {
@@ -95,4 +97,40 @@ public struct PixelRect: Hashable, Sendable, CustomStringConvertible {
         r.x >= x && r.y >= y && r.x + r.width <= x + width && r.y + r.height <= y + height
     }
     public var description: String { "(\(x), \(y), \(width)×\(height) px)" }
+}
+
+/// A 2D affine transform laid out like `CGTransform2D`: row vectors,
+/// `x' = a·x + c·y + tx`, `y' = b·x + d·y + ty`.
+public struct Transform2D: Hashable, Sendable {
+    public var a, b, c, d, tx, ty: Double
+
+    public init(a: Double, b: Double, c: Double, d: Double, tx: Double, ty: Double) {
+        self.a = a; self.b = b; self.c = c; self.d = d; self.tx = tx; self.ty = ty
+    }
+
+    public static let identity = Transform2D(a: 1, b: 0, c: 0, d: 1, tx: 0, ty: 0)
+
+    public init(translationX tx: Double, y ty: Double) { self.init(a: 1, b: 0, c: 0, d: 1, tx: tx, ty: ty) }
+    public init(scaleX sx: Double, y sy: Double) { self.init(a: sx, b: 0, c: 0, d: sy, tx: 0, ty: 0) }
+    /// Positive angles turn +x towards +y (clockwise on a y-down screen).
+    public init(rotationAngle angle: Double) {
+        let c = cos(angle), s = sin(angle)
+        self.init(a: c, b: s, c: -s, d: c, tx: 0, ty: 0)
+    }
+
+    /// `self` first, then `t`.
+    public func concatenating(_ t: Transform2D) -> Transform2D {
+        Transform2D(a: a * t.a + b * t.c, b: a * t.b + b * t.d,
+                        c: c * t.a + d * t.c, d: c * t.b + d * t.d,
+                        tx: tx * t.a + ty * t.c + t.tx, ty: tx * t.b + ty * t.d + t.ty)
+    }
+
+    public func apply(to p: Point) -> Point { Point(x: a * p.x + c * p.y + tx, y: b * p.x + d * p.y + ty) }
+
+    /// The same transform as a 4×4 (z untouched).
+    public var transform3D: Transform3D {
+        var t = Transform3D.identity
+        t.m11 = a; t.m12 = b; t.m21 = c; t.m22 = d; t.m41 = tx; t.m42 = ty
+        return t
+    }
 }

@@ -7,12 +7,17 @@ public enum GraphicsError: Error, Equatable, CustomStringConvertible, LocalizedE
     case imageNotFound(path: String)
     case imageUnreadable(path: String, reason: String)
     case imageUnwritable(path: String, reason: String)
+    case invalidBitmapSize(PixelSize, maximum: Int)
+    case outOfMemory(what: String)
 
     public var description: String {
         switch self {
         case let .imageNotFound(path): return "image file '\(path)' does not exist; check the path (relative paths are resolved against the current directory or the scene file)"
         case let .imageUnreadable(path, reason): return "cannot read '\(path)' as a PNG image: \(reason)"
         case let .imageUnwritable(path, reason): return "cannot write PNG '\(path)': \(reason)"
+        case let .invalidBitmapSize(size, maximum):
+            return "a bitmap of \(size) cannot be allocated: each side must be 1…\(maximum) pixels; draw a smaller layer or split it into tiles"
+        case let .outOfMemory(what): return "out of memory allocating \(what)"
         }
     }
     public var errorDescription: String? { description }

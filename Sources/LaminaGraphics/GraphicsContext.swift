@@ -1,0 +1,326 @@
+import CCairo
+import CPango
+import Foundation
+import LaminaGeometry
+
+public enum FillRule: String, Sendable, CaseIterable { case nonZero, evenOdd }
+public enum LineCap: String, Sendable, CaseIterable { case butt, round, square }
+public enum LineJoin: String, Sendable, CaseIterable { case miter, round, bevel }
+/// How images are resampled when drawn (`CGInterpolationQuality`).
+public enum InterpolationQuality: String, Sendable, CaseIterable { case none, low, high }
+public enum TextAlignment: String, Sendable, CaseIterable { case left, center, right, justified }
+
+/// Colour stops for gradients: locations 0…1 along the gradient.
+public struct Gradient: Sendable {
+    public var stops: [(location: Double, color: Color)]
+    public init(stops: [(location: Double, color: Color)]) { self.stops = stops }
+    public init(colors: [Color]) {
+        let n = max(colors.count - 1, 1)
+        stops = colors.enumerated().map { (Double($0.offset) / Double(n), $0.element) }
+    }
+}
+
+public enum FontWeight: Int, Sendable, CaseIterable {
+    case thin = 100, light = 300, regular = 400, medium = 500, semibold = 600, bold = 700, heavy = 800, black = 900
+}
+
+/// A font by family name (fontconfig resolves it: "DejaVu Sans", "Serif", "Monospace"…),
+/// size in points, weight and slant.
+public struct Font: Hashable, Sendable {
+    public var family: String
+    public var size: Double
+    public var weight: FontWeight
+    public var italic: Bool
+    public init(family: String = "DejaVu Sans", size: Double = 14, weight: FontWeight = .regular, italic: Bool = false) {
+        self.family = family; self.size = size; self.weight = weight; self.italic = italic
+    }
+}
+
+/// The 2D context handed to `draw` callbacks, backed by a Cairo image surface.
+/// Coordinates are points, origin top-left, y down; the context is already scaled by the
+/// content scale, translated so that the origin is the bounds origin, and clipped to the
+/// rectangle being drawn — exactly as UIKit sets up `draw(_:)`. Do not keep it after the
+/// call: it is invalidated when the call returns.
+public final class GraphicsContext {
+    public let bitmap: Bitmap
+    private var cr: OpaquePointer?
+    private var fill = Color.black
+    private var stroke = Color.black
+    private var stateStack: [(fill: Color, stroke: Color)] = []
+
+    /// A context on `bitmap` showing points at `scale` pixels per point, with `origin`
+    /// (a bounds origin) at the bitmap's top-left, clipped to `clip` (points) if given.
+    public init(bitmap: Bitmap, scale: Double = 1, origin: Point = .zero, clip: Rect? = nil) {
+        self.bitmap = bitmap
+        cr = cairo_create(bitmap.surface)
+        cairo_scale(cr, scale, scale)
+        cairo_translate(cr, -origin.x, -origin.y)
+        if let clip {
+            cairo_rectangle(cr, clip.minX, clip.minY, clip.width, clip.height)
+            cairo_clip(cr)
+        }
+        cairo_set_line_width(cr, 1)
+    }
+
+    deinit { if let cr { cairo_destroy(cr) } }
+
+    /// Ends the context's life: later calls are programmer errors. Drawing is flushed.
+    public func invalidate() {
+        guard let cr else { return }
+        cairo_destroy(cr)
+        self.cr = nil
+        cairo_surface_flush(bitmap.surface)
+    }
+
+    public var isValid: Bool { cr != nil }
+
+    private var c: OpaquePointer {
+        guard let cr else { preconditionFailure("GraphicsContext used after its draw call returned: do not keep the context") }
+        return cr
+    }
+
+    // MARK: State
+
+    public func save() { cairo_save(c); stateStack.append((fill, stroke)) }
+    public func restore() {
+        cairo_restore(c)
+        if let s = stateStack.popLast() { (fill, stroke) = (s.fill, s.stroke) }
+    }
+
+    /// The current transform from user points to bitmap pixels.
+    public var ctm: Transform2D {
+        var m = cairo_matrix_t()
+        cairo_get_matrix(c, &m)
+        return Transform2D(a: m.xx, b: m.yx, c: m.xy, d: m.yy, tx: m.x0, ty: m.y0)
+    }
+    public func translateBy(x: Double, y: Double) { cairo_translate(c, x, y) }
+    public func scaleBy(x: Double, y: Double) { cairo_scale(c, x, y) }
+    /// Positive angles turn +x towards +y (clockwise on screen).
+    public func rotate(by angle: Double) { cairo_rotate(c, angle) }
+    /// Applies `t` before the current transform.
+    public func concatenate(_ t: Transform2D) {
+        var m = cairo_matrix_t(xx: t.a, yx: t.b, xy: t.c, yy: t.d, x0: t.tx, y0: t.ty)
+        cairo_transform(c, &m)
+    }
+
+    // MARK: Paths
+
+    public func beginPath() { cairo_new_path(c) }
+    public func move(to p: Point) { cairo_move_to(c, p.x, p.y) }
+    public func addLine(to p: Point) { cairo_line_to(c, p.x, p.y) }
+    public func addCurve(to p: Point, control1: Point, control2: Point) {
+        cairo_curve_to(c, control1.x, control1.y, control2.x, control2.y, p.x, p.y)
+    }
+    /// A quadratic Bézier, as the equivalent cubic.
+    public func addQuadCurve(to p: Point, control q: Point) {
+        var x0 = 0.0, y0 = 0.0
+        if cairo_has_current_point(c) != 0 { cairo_get_current_point(c, &x0, &y0) } else { x0 = q.x; y0 = q.y }
+        let c1 = Point(x: x0 + 2 / 3 * (q.x - x0), y: y0 + 2 / 3 * (q.y - y0))
+        let c2 = Point(x: p.x + 2 / 3 * (q.x - p.x), y: p.y + 2 / 3 * (q.y - p.y))
+        addCurve(to: p, control1: c1, control2: c2)
+    }
+    /// An arc from `startAngle` to `endAngle` (radians; 0 = +x, increasing towards +y).
+    public func addArc(center: Point, radius: Double, startAngle: Double, endAngle: Double, clockwise: Bool = true) {
+        if clockwise { cairo_arc(c, center.x, center.y, radius, startAngle, endAngle) }
+        else { cairo_arc_negative(c, center.x, center.y, radius, startAngle, endAngle) }
+    }
+    public func closePath() { cairo_close_path(c) }
+    public func addRect(_ r: Rect) { cairo_rectangle(c, r.minX, r.minY, r.width, r.height) }
+    public func addEllipse(in r: Rect) {
+        guard r.width > 0, r.height > 0 else { return }
+        cairo_save(c)
+        cairo_translate(c, r.midX, r.midY)
+        cairo_scale(c, r.width / 2, r.height / 2)
+        cairo_new_sub_path(c)
+        cairo_arc(c, 0, 0, 1, 0, 2 * .pi)
+        cairo_close_path(c)
+        cairo_restore(c)
+    }
+    public func addRoundedRect(_ r: Rect, cornerRadius: Double) {
+        let radius = min(max(0, cornerRadius), r.width / 2, r.height / 2)
+        guard radius > 0 else { addRect(r); return }
+        cairo_new_sub_path(c)
+        cairo_arc(c, r.maxX - radius, r.minY + radius, radius, -.pi / 2, 0)
+        cairo_arc(c, r.maxX - radius, r.maxY - radius, radius, 0, .pi / 2)
+        cairo_arc(c, r.minX + radius, r.maxY - radius, radius, .pi / 2, .pi)
+        cairo_arc(c, r.minX + radius, r.minY + radius, radius, .pi, 3 * .pi / 2)
+        cairo_close_path(c)
+    }
+
+    // MARK: Painting
+
+    public func setFillColor(_ color: Color) { fill = color }
+    public func setStrokeColor(_ color: Color) { stroke = color }
+    public func setLineWidth(_ w: Double) { cairo_set_line_width(c, w) }
+    public func setLineCap(_ cap: LineCap) {
+        cairo_set_line_cap(c, cap == .butt ? CAIRO_LINE_CAP_BUTT : cap == .round ? CAIRO_LINE_CAP_ROUND : CAIRO_LINE_CAP_SQUARE)
+    }
+    public func setLineJoin(_ join: LineJoin) {
+        cairo_set_line_join(c, join == .miter ? CAIRO_LINE_JOIN_MITER : join == .round ? CAIRO_LINE_JOIN_ROUND : CAIRO_LINE_JOIN_BEVEL)
+    }
+    public func setMiterLimit(_ limit: Double) { cairo_set_miter_limit(c, limit) }
+    /// Dashes of alternating on/off `lengths`, starting `phase` into the pattern; empty: solid.
+    public func setLineDash(phase: Double, lengths: [Double]) {
+        cairo_set_dash(c, lengths, Int32(lengths.count), phase)
+    }
+
+    private func source(_ color: Color) { cairo_set_source_rgba(c, color.red, color.green, color.blue, color.alpha) }
+    private func rule(_ r: FillRule) { cairo_set_fill_rule(c, r == .nonZero ? CAIRO_FILL_RULE_WINDING : CAIRO_FILL_RULE_EVEN_ODD) }
+
+    /// Fills the current path with the fill colour and clears the path.
+    public func fillPath(using r: FillRule = .nonZero) { rule(r); source(fill); cairo_fill(c) }
+    /// Strokes the current path with the stroke colour and line settings, and clears it.
+    public func strokePath() { source(stroke); cairo_stroke(c) }
+    public func fill(_ r: Rect) { beginPath(); addRect(r); fillPath() }
+    public func stroke(_ r: Rect) { beginPath(); addRect(r); strokePath() }
+    public func fillEllipse(in r: Rect) { beginPath(); addEllipse(in: r); fillPath() }
+    public func strokeEllipse(in r: Rect) { beginPath(); addEllipse(in: r); strokePath() }
+    /// Makes `r` fully transparent (replacing, not blending).
+    public func clear(_ r: Rect) {
+        cairo_save(c)
+        cairo_set_operator(c, CAIRO_OPERATOR_CLEAR)
+        cairo_rectangle(c, r.minX, r.minY, r.width, r.height)
+        cairo_fill(c)
+        cairo_restore(c)
+    }
+
+    /// Intersects the clip with the current path (and clears the path).
+    public func clip(using r: FillRule = .nonZero) { rule(r); cairo_clip(c) }
+    public func clip(to r: Rect) { beginPath(); addRect(r); cairo_clip(c) }
+    /// The clip's bounding box in user points.
+    public var clipBoundingBox: Rect {
+        var x0 = 0.0, y0 = 0.0, x1 = 0.0, y1 = 0.0
+        cairo_clip_extents(c, &x0, &y0, &x1, &y1)
+        return Rect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+    }
+
+    private func paint(_ pattern: OpaquePointer?, _ gradient: Gradient) {
+        for stop in gradient.stops {
+            cairo_pattern_add_color_stop_rgba(pattern, stop.location, stop.color.red, stop.color.green, stop.color.blue, stop.color.alpha)
+        }
+        cairo_pattern_set_extend(pattern, CAIRO_EXTEND_PAD)
+        cairo_set_source(c, pattern)
+        cairo_paint(c)
+        cairo_pattern_destroy(pattern)
+    }
+
+    /// Paints the clip region with a linear gradient from `start` to `end`.
+    public func drawLinearGradient(_ gradient: Gradient, start: Point, end: Point) {
+        paint(cairo_pattern_create_linear(start.x, start.y, end.x, end.y), gradient)
+    }
+
+    /// Paints the clip region with a radial gradient between two circles.
+    public func drawRadialGradient(_ gradient: Gradient, startCenter: Point, startRadius: Double, endCenter: Point, endRadius: Double) {
+        paint(cairo_pattern_create_radial(startCenter.x, startCenter.y, startRadius, endCenter.x, endCenter.y, endRadius), gradient)
+    }
+
+    // MARK: Images
+
+    /// Draws `image` (premultiplied RGBA) stretched into `rect`.
+    public func draw(_ image: RGBAImage, in rect: Rect, interpolation: InterpolationQuality = .high) {
+        guard image.width > 0, image.height > 0, rect.width > 0, rect.height > 0,
+              let s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(image.width), Int32(image.height)),
+              let data = cairo_image_surface_get_data(s) else { return }
+        defer { cairo_surface_destroy(s) }
+        let stride = Int(cairo_image_surface_get_stride(s))
+        image.bytes.withUnsafeBufferPointer { src in
+            for y in 0..<image.height {
+                let row = UnsafeMutableRawPointer(data + y * stride)
+                for x in 0..<image.width {
+                    let i = (y * image.width + x) * 4
+                    let a = src[i + 3]
+                    let v = UInt32(a) << 24 | UInt32(min(src[i], a)) << 16 | UInt32(min(src[i + 1], a)) << 8 | UInt32(min(src[i + 2], a))
+                    row.storeBytes(of: v, toByteOffset: x * 4, as: UInt32.self)
+                }
+            }
+        }
+        cairo_surface_mark_dirty(s)
+        cairo_save(c)
+        cairo_rectangle(c, rect.minX, rect.minY, rect.width, rect.height)
+        cairo_clip(c)
+        cairo_translate(c, rect.minX, rect.minY)
+        cairo_scale(c, rect.width / Double(image.width), rect.height / Double(image.height))
+        cairo_set_source_surface(c, s, 0, 0)
+        let pattern = cairo_get_source(c)
+        cairo_pattern_set_filter(pattern, interpolation == .none ? CAIRO_FILTER_NEAREST : interpolation == .low ? CAIRO_FILTER_BILINEAR : CAIRO_FILTER_GOOD)
+        cairo_pattern_set_extend(pattern, CAIRO_EXTEND_PAD)
+        cairo_paint(c)
+        cairo_restore(c)
+    }
+
+    // MARK: Text
+
+    /// Draws `text` with its layout box's top-left at `point`; returns the box's size.
+    @discardableResult
+    public func draw(_ text: String, at point: Point, font: Font, color: Color) -> Size {
+        let layout = TextLayout(context: c, text: text, font: font, width: nil, alignment: .left)
+        defer { layout.release() }
+        source(color)
+        cairo_move_to(c, point.x, point.y)
+        pango_cairo_show_layout(c, layout.layout)
+        return layout.size
+    }
+
+    /// Draws `text` wrapped (at word, else character boundaries) to the width of `rect`,
+    /// aligned, and clipped to `rect`; returns the size the text needed.
+    @discardableResult
+    public func draw(_ text: String, in rect: Rect, font: Font, color: Color, alignment: TextAlignment = .left) -> Size {
+        let layout = TextLayout(context: c, text: text, font: font, width: rect.width, alignment: alignment)
+        defer { layout.release() }
+        cairo_save(c)
+        cairo_rectangle(c, rect.minX, rect.minY, rect.width, rect.height)
+        cairo_clip(c)
+        source(color)
+        cairo_move_to(c, rect.minX, rect.minY)
+        pango_cairo_show_layout(c, layout.layout)
+        cairo_restore(c)
+        return layout.size
+    }
+
+    /// The size `text` takes in `font` (wrapped to `width` if given), in points.
+    public static func measure(_ text: String, font: Font, width: Double? = nil) -> Size {
+        guard let s = cairo_image_surface_create(CAIRO_FORMAT_A8, 1, 1) else { return .zero }
+        defer { cairo_surface_destroy(s) }
+        let cr = cairo_create(s)
+        defer { cairo_destroy(cr) }
+        let layout = TextLayout(context: cr!, text: text, font: font, width: width, alignment: .left)
+        defer { layout.release() }
+        return layout.size
+    }
+}
+
+/// A Pango layout for one piece of text on a Cairo context.
+private struct TextLayout {
+    let layout: OpaquePointer
+    private static let scale = Double(LAMINA_PANGO_SCALE)
+
+    init(context: OpaquePointer, text: String, font: Font, width: Double?, alignment: TextAlignment) {
+        layout = pango_cairo_create_layout(context)
+        let desc = pango_font_description_new()
+        pango_font_description_set_family(desc, font.family)
+        pango_font_description_set_absolute_size(desc, font.size * TextLayout.scale)
+        pango_font_description_set_weight(desc, Int32(font.weight.rawValue))
+        pango_font_description_set_style(desc, Int32(font.italic ? LAMINA_PANGO_STYLE_ITALIC : LAMINA_PANGO_STYLE_NORMAL))
+        pango_layout_set_font_description(layout, desc)
+        pango_font_description_free(desc)
+        if let width {
+            pango_layout_set_width(layout, Int32(width * TextLayout.scale))
+            pango_layout_set_wrap(layout, Int32(LAMINA_PANGO_WRAP_WORD_CHAR))
+        }
+        switch alignment {
+        case .left: pango_layout_set_alignment(layout, Int32(LAMINA_PANGO_ALIGN_LEFT))
+        case .center: pango_layout_set_alignment(layout, Int32(LAMINA_PANGO_ALIGN_CENTER))
+        case .right: pango_layout_set_alignment(layout, Int32(LAMINA_PANGO_ALIGN_RIGHT))
+        case .justified: pango_layout_set_justify(layout, 1)
+        }
+        pango_layout_set_text(layout, text, -1)
+    }
+
+    var size: Size {
+        var w: Int32 = 0, h: Int32 = 0
+        pango_layout_get_size(layout, &w, &h)
+        return Size(width: Double(w) / TextLayout.scale, height: Double(h) / TextLayout.scale)
+    }
+
+    func release() { g_object_unref(UnsafeMutableRawPointer(layout)) }
+}
