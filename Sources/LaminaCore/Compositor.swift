@@ -37,6 +37,7 @@ public final class Compositor {
     private var imageTextures: [ObjectIdentifier: CachedTexture] = [:]
     private var groupTargets: [OffscreenTarget] = []
     private var lastRoot: ObjectIdentifier?
+    private var lastStamp = -1
     private weak var lastTarget: RenderTarget?
     private var lastBackground: Color?
 
@@ -50,14 +51,16 @@ public final class Compositor {
     /// call, nothing is drawn (the statistics say `skipped`, zero draw calls).
     @discardableResult
     public func render(_ root: Layer, to target: RenderTarget, background: Color = .clear) throws -> FrameStatistics {
-        if !root.needsComposite, lastRoot == ObjectIdentifier(root), lastTarget === target, lastBackground == background {
+        if lastRoot == ObjectIdentifier(root), lastStamp == root.changeStamp,
+           lastTarget === target, lastBackground == background {
             lastFrame = FrameStatistics(skipped: true)
             return lastFrame
         }
+        let stamp = root.changeStamp
         let list = RenderList.build(root)
         var stats = try execute(list, on: target, background: background)
         stats.layersVisited = list.layersVisited
-        root.clearNeedsComposite()
+        lastStamp = stamp
         lastRoot = ObjectIdentifier(root)
         lastTarget = target
         lastBackground = background
@@ -72,11 +75,12 @@ public final class Compositor {
     public func execute(_ list: RenderList, on target: RenderTarget, background: Color = .clear) throws -> FrameStatistics {
         var stats = FrameStatistics()
         let callsBefore = device.drawCalls, bytesBefore = device.uploadedBytes
-        var used = Set<ObjectIdentifier>()
+        var used = list.referencedImages
         var passes = [try device.beginRenderPass(on: target, clear: background)]
         var groupsInUse: [OffscreenTarget] = []
         defer {
-            // On an error part-way, close whatever is open so the GL state is sane.
+            // On an error part-way, give the group targets back to the pool (the open passes
+            // are dropped; the next pass restores its own GL state).
             for t in groupsInUse { groupTargets.append(t) }
         }
         for command in list.commands {
@@ -128,14 +132,17 @@ public final class Compositor {
         case .image(let image):
             let key = ObjectIdentifier(image)
             used.insert(key)
-            if let cached = imageTextures[key], cached.image === image { return cached.texture }
+            if let cached = imageTextures[key] {
+                if cached.image === image { return cached.texture }
+                cached.texture.release()   // a freed image's identity, reused
+            }
             let t = try device.makeTexture(pixelSize: image.pixelSize, pixels: image.pixels)
             imageTextures[key] = CachedTexture(image: image, texture: t)
             return t
         }
     }
 
-    /// Releases the textures of images no layer showed in this frame.
+    /// Releases the textures of images no layer of the tree holds any more.
     private func evictTextures(keeping used: Set<ObjectIdentifier>) {
         for (key, cached) in imageTextures where !used.contains(key) || cached.image == nil {
             cached.texture.release()

@@ -58,9 +58,10 @@ open class Layer {
         return insertSublayer(layer, at: i)
     }
 
-    /// Replaces `old` (a sublayer) with `new`.
+    /// Replaces `old` (a sublayer) with `new`; refused (nothing changes) when `new` is
+    /// this layer or one of its ancestors.
     public func replaceSublayer(_ old: Layer, with new: Layer) {
-        guard let i = sublayers.firstIndex(where: { $0 === old }), old !== new else { return }
+        guard let i = sublayers.firstIndex(where: { $0 === old }), old !== new, !isDescendant(of: new) else { return }
         old.removeFromSuperlayer()
         insertSublayer(new, at: i)
     }
@@ -91,26 +92,26 @@ open class Layer {
 
     // MARK: Change tracking
 
-    /// Something in this layer's subtree changed since the last composite.
-    public internal(set) var needsComposite = true
+    /// Increases with every change anywhere; a layer's stamp is the latest change in its subtree.
+    private static var changeCounter = 0
+    /// The latest change in this layer's subtree (compared by compositors with the last
+    /// state they drew, so every compositor of a tree sees every change).
+    public private(set) var changeStamp = 0
 
-    /// The one funnel for change: marks this layer and its ancestors. (A marked layer's
-    /// ancestors are always marked, so the walk stops at the first marked one.)
+    /// The one funnel for change: stamps this layer and its ancestors. The change joins
+    /// the current transaction.
     func changed() {
-        needsComposite = true
-        var a = superlayer
-        while let current = a, !current.needsComposite {
-            current.needsComposite = true
-            a = current.superlayer
+        Layer.changeCounter += 1
+        var l: Layer? = self
+        while let current = l {
+            current.changeStamp = Layer.changeCounter
+            l = current.superlayer
         }
     }
 
-    /// Clears the marks of the whole subtree (after a composite).
-    func clearNeedsComposite() {
-        guard needsComposite else { return }
-        needsComposite = false
-        for s in sublayers { s.clearNeedsComposite() }
-    }
+    /// Tells the compositor that the pixels of a `.texture` contents changed (Lamina cannot
+    /// see GPU writes): the layer is composited again at the next frame.
+    public func contentsDidChange() { changed() }
 
     // MARK: Geometry
 

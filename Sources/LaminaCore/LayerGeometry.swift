@@ -63,17 +63,19 @@ extension Layer {
             .concatenating(Transform3D(translationX: position.x, y: position.y, z: zPosition))
     }
 
+    /// `sublayerTransform` applied about the anchor point (no flattening).
+    public var sublayerTransformAboutAnchor: Transform3D {
+        guard !sublayerTransform.isIdentity else { return .identity }
+        let a = anchorInBounds
+        return Transform3D(translationX: -a.x, y: -a.y, z: -anchorPointZ)
+            .concatenating(sublayerTransform)
+            .concatenating(Transform3D(translationX: a.x, y: a.y, z: anchorPointZ))
+    }
+
     /// `sublayerTransform`, applied about the anchor point, followed by flattening into
     /// this layer's plane unless the layer preserves depth.
     public var transformForSublayers: Transform3D {
-        var t = Transform3D.identity
-        if !sublayerTransform.isIdentity {
-            let a = anchorInBounds
-            t = Transform3D(translationX: -a.x, y: -a.y, z: -anchorPointZ)
-                .concatenating(sublayerTransform)
-                .concatenating(Transform3D(translationX: a.x, y: a.y, z: anchorPointZ))
-        }
-        return preservesDepth ? t : t.concatenating(.flatten)
+        preservesDepth ? sublayerTransformAboutAnchor : sublayerTransformAboutAnchor.concatenating(.flatten)
     }
 
     /// Maps this layer's bounds coordinates to the space its root layer is placed in
@@ -90,9 +92,12 @@ extension Layer {
 
     /// The layer's rectangle in its superlayer's coordinates: the bounding box of its
     /// bounds under `transformToSuperlayer` (perspective included). Setting it sets
-    /// `bounds.size` so that the box has the new size (when the transform allows: a 2D
-    /// transform whose box is solvable; otherwise the size is kept) and moves `position`
-    /// so that the box has the new origin. So `frame` reads back what was set.
+    /// `bounds.size` so that the box has the new size and moves `position` so that the box
+    /// has the new origin, so `frame` reads back what was set — when the size can be
+    /// solved: identity, scales, quarter turns and other 2D transforms whose box is
+    /// invertible. Under 3D transforms or a 45° turn the size is kept and only the
+    /// position moves (Apple: frame is undefined under such transforms; set the frame
+    /// before the transform, or set bounds and position).
     public var frame: Rect {
         get { boundingBox(of: bounds, size: bounds.size) }
         set {

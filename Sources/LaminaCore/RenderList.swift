@@ -32,6 +32,9 @@ public struct RenderList {
     public private(set) var commands: [RenderCommand] = []
     /// Layers looked at while building (hidden or culled ones included).
     public private(set) var layersVisited = 0
+    /// Images shown by layers of the tree, drawn or not (hidden, transparent or culled
+    /// layers still hold theirs): the compositor keeps their textures.
+    public private(set) var referencedImages = Set<ObjectIdentifier>()
 
     /// The render list of `root` and its subtree. `placement` maps the root's
     /// superlayer space to target points (identity: the root is placed in target points).
@@ -43,13 +46,21 @@ public struct RenderList {
 
     private mutating func emit(_ layer: Layer, world: Transform3D, alpha: Double) {
         layersVisited += 1
-        guard !layer.isHidden, layer.opacity > 0, alpha > 0 else { return }
-        if !layer.isDoubleSided && RenderList.facesAway(layer.bounds, world) { return }
+        guard !layer.isHidden, layer.opacity > 0, alpha > 0,
+              layer.isDoubleSided || !RenderList.facesAway(layer.bounds, world) else {
+            noteImages(in: layer)
+            return
+        }
+        if case .image(let image)? = layer.contents { referencedImages.insert(ObjectIdentifier(image)) }
 
         if layer.preservesDepth {
             // A transform layer draws nothing itself; its 3D context is sorted back to front.
             var planes: [(layer: Layer, world: Transform3D, alpha: Double, depth: Double)] = []
-            collectPlanes(of: layer, world: world, context: .identity, alpha: alpha * layer.opacity, into: &planes)
+            // Depth is measured in the 3D space the context is flattened from: the transform
+            // layer's own transform and its superlayer's sublayerTransform included.
+            var context = layer.transformToSuperlayer
+            if let parent = layer.superlayer { context = context.concatenating(parent.sublayerTransformAboutAnchor) }
+            collectPlanes(of: layer, world: world, context: context, alpha: alpha * layer.opacity, into: &planes)
             let sorted = planes.enumerated().sorted { a, b in
                 a.element.depth != b.element.depth ? a.element.depth < b.element.depth : a.offset < b.offset
             }
@@ -58,13 +69,9 @@ public struct RenderList {
         }
 
         let id = ObjectIdentifier(layer)
-        let visibleSublayers = layer.sublayers.filter { !$0.isHidden && $0.opacity > 0 }
-        var ownItems = 0
-        if layer.backgroundColor != nil { ownItems += 1 }
-        if layer.contents != nil { ownItems += 1 }
-        if layer.borderWidth > 0 { ownItems += 1 }
-        // Group opacity: fade the layer as one image when more than one thing overlaps in it.
-        let group = layer.opacity < 1 && layer.allowsGroupOpacity && ownItems + visibleSublayers.count > 1
+        // Group opacity: fade the layer as one image when more than one thing is drawn in
+        // its subtree (they could overlap).
+        let group = layer.opacity < 1 && layer.allowsGroupOpacity && RenderList.drawsMoreThanOneItem(layer)
         let a = group ? 1 : alpha * layer.opacity
         if group { commands.append(.beginGroup) }
 
@@ -81,7 +88,7 @@ public struct RenderList {
                                       minFilter: layer.minificationFilter, magFilter: layer.magnificationFilter,
                                       transform: world, layer: id))
         }
-        if !visibleSublayers.isEmpty {
+        if !layer.sublayers.isEmpty {
             let toSublayers = layer.transformForSublayers.concatenating(world)
             // Siblings in increasing zPosition; equal values keep their order.
             let ordered = layer.sublayers.enumerated().sorted { x, y in
@@ -101,6 +108,12 @@ public struct RenderList {
         if group { commands.append(.endGroup(opacity: alpha * layer.opacity)) }
     }
 
+    /// Records the images of a subtree that is not drawn.
+    private mutating func noteImages(in layer: Layer) {
+        if case .image(let image)? = layer.contents { referencedImages.insert(ObjectIdentifier(image)) }
+        for s in layer.sublayers { noteImages(in: s) }
+    }
+
     /// The sublayers of a transform layer, through nested transform layers, each with its
     /// world transform and its depth in the shared 3D space (z of its centre).
     private mutating func collectPlanes(of layer: Layer, world: Transform3D, context: Transform3D, alpha: Double,
@@ -112,7 +125,7 @@ public struct RenderList {
             let subContext = local.concatenating(context)
             if sub.preservesDepth {
                 layersVisited += 1
-                guard !sub.isHidden, sub.opacity > 0 else { continue }
+                guard !sub.isHidden, sub.opacity > 0 else { noteImages(in: sub); continue }
                 collectPlanes(of: sub, world: subWorld, context: subContext, alpha: alpha * sub.opacity, into: &planes)
             } else {
                 let c = Point(x: sub.bounds.midX, y: sub.bounds.midY)
@@ -122,6 +135,24 @@ public struct RenderList {
                 planes.append((sub, subWorld, alpha, abs(w) > 1e-12 ? z / w : z))
             }
         }
+    }
+
+    /// Whether the layer's subtree draws at least two items (stops counting at two).
+    static func drawsMoreThanOneItem(_ layer: Layer) -> Bool {
+        var count = 0
+        func visit(_ l: Layer) -> Bool {
+            if !l.preservesDepth {
+                if l.backgroundColor != nil { count += 1 }
+                if l.contents != nil { count += 1 }
+                if l.borderWidth > 0 { count += 1 }
+            }
+            if count > 1 { return true }
+            for s in l.sublayers where !s.isHidden && s.opacity > 0 {
+                if visit(s) { return true }
+            }
+            return false
+        }
+        return visit(layer)
     }
 
     /// True when the layer's front faces away from the viewer under `world` (its

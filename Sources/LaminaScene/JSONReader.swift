@@ -163,7 +163,7 @@ struct JSONNode {
             }
             hex = hex.dropFirst()
             if hex.count == 3 { hex = Substring(hex.map { "\($0)\($0)" }.joined()) }
-            guard hex.count == 6 || hex.count == 8, let v = UInt32(hex, radix: 16) else {
+            guard hex.count == 6 || hex.count == 8, hex.allSatisfy(\.isHexDigit), let v = UInt32(hex, radix: 16) else {
                 throw error("'\(s)' is not a colour: expected #rgb, #rrggbb or #rrggbbaa")
             }
             let full = hex.count == 6 ? (v << 8) | 0xff : v

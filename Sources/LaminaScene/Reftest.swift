@@ -23,6 +23,14 @@ public struct ReftestManifest {
     public var entries: [Entry] = []
 
     public init(contentsOf path: String) throws {
+        try self.init(contentsOf: path, including: [])
+    }
+
+    private init(contentsOf path: String, including: Set<String>) throws {
+        let canonical = URL(fileURLWithPath: path).standardizedFileURL.path
+        guard !including.contains(canonical) else {
+            throw SceneError(file: path, path: "line 0", problem: "the manifest includes itself (through: \(including.sorted().joined(separator: ", ")))")
+        }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw SceneError(file: path, path: "line 0", problem: "cannot read the manifest")
         }
@@ -36,7 +44,7 @@ public struct ReftestManifest {
             if words[0] == "include" {
                 guard words.count == 2 else { throw fail("'include' takes one manifest path") }
                 let included = words[1].hasPrefix("/") ? words[1] : base.appendingPathComponent(words[1]).path
-                entries += try ReftestManifest(contentsOf: included).entries
+                entries += try ReftestManifest(contentsOf: included, including: including.union([canonical])).entries
                 continue
             }
             var maxDiff = 0, count = 0

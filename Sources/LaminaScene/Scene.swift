@@ -83,10 +83,12 @@ struct LayerBuilder {
         if let v = f["anchorPoint"] { l.anchorPoint = try v.point() }
         if let v = f["anchorPointZ"] { l.anchorPointZ = try v.number() }
         if let v = f["position"] { l.position = try v.point() }
+        // The frame is the untransformed one, set before the transform (as code does:
+        // `layer.frame = …; layer.transform = …`), so the transform turns it about its anchor.
+        if let v = f["frame"] { l.frame = try v.rect() }
         if let v = f["zPosition"] { l.zPosition = try v.number() }
         if let v = f["transform"] { l.transform = try transform(v) }
         if let v = f["sublayerTransform"] { l.sublayerTransform = try transform(v) }
-        if let v = f["frame"] { l.frame = try v.rect() }   // after transform and anchor: frame is derived from them
         if let v = f["doubleSided"] { l.isDoubleSided = try v.bool() }
         if let v = f["backgroundColor"] { l.backgroundColor = try v.color() }
         if let v = f["opacity"] { l.opacity = try v.number(in: 0...1) }

@@ -286,6 +286,57 @@ struct CompositorBehaviourTests {
         #expect(device.liveObjectCounts.total == 0, "\(device.liveObjectCounts)")
     }
 
+    @Test("two compositors of one tree each see every change (neither skips what the other drew)")
+    func twoCompositors() throws {
+        let device = try GPUDevice()
+        let a = Compositor(device: device), b = Compositor(device: device)
+        let ta = try OffscreenTarget(device: device, size: Size(width: 20, height: 20))
+        let tb = try OffscreenTarget(device: device, size: Size(width: 20, height: 20))
+        let root = rootLayer(width: 20, height: 20)
+        root.backgroundColor = .red
+        try a.render(root, to: ta); try b.render(root, to: tb)
+        root.backgroundColor = .green
+        #expect(!(try a.render(root, to: ta)).skipped)
+        #expect(!(try b.render(root, to: tb)).skipped)
+        #expect(try tb.readPixels()[5, 5] == green)
+        #expect(try a.render(root, to: ta).skipped && b.render(root, to: tb).skipped)
+    }
+
+    @Test("hiding a layer keeps its image's texture: showing it again uploads nothing")
+    func hiddenKeepsTexture() throws {
+        let device = try GPUDevice()
+        let compositor = Compositor(device: device)
+        let target = try OffscreenTarget(device: device, size: Size(width: 20, height: 20))
+        let root = rootLayer(width: 20, height: 20)
+        let l = Layer()
+        l.frame = Rect(x: 0, y: 0, width: 10, height: 10)
+        l.contents = .image(ContentImage(RGBAImage(width: 4, height: 4, fill: blue)))
+        root.addSublayer(l)
+        #expect(try compositor.render(root, to: target).textureBytesUploaded == 64)
+        l.isHidden = true
+        try compositor.render(root, to: target)
+        #expect(compositor.cachedTextureCount == 1)
+        l.isHidden = false
+        let shown = try compositor.render(root, to: target)
+        #expect(shown.textureBytesUploaded == 0 && shown.quadsDrawn == 1)
+    }
+
+    @Test("a .texture contents is composited again after contentsDidChange()")
+    func textureContentsChange() throws {
+        let device = try GPUDevice()
+        let compositor = Compositor(device: device)
+        let target = try OffscreenTarget(device: device, size: Size(width: 8, height: 8))
+        let texture = try device.makeTexture(pixelSize: PixelSize(width: 1, height: 1), pixels: RGBAImage(width: 1, height: 1, fill: red))
+        let root = rootLayer(width: 8, height: 8)
+        root.contents = .texture(texture)
+        try compositor.render(root, to: target)
+        texture.upload(RGBAImage(width: 1, height: 1, fill: green))
+        #expect(try compositor.render(root, to: target).skipped)      // Lamina cannot see GPU writes…
+        root.contentsDidChange()                                        // …until told
+        try compositor.render(root, to: target)
+        #expect(try target.readPixels()[4, 4] == green)
+    }
+
     @Test("the render list is built without a GPU: order, clips and groups")
     func renderList() {
         let root = rootLayer()

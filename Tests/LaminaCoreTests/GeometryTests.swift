@@ -257,5 +257,9 @@ struct TreeTests {
         #expect(!grandchild.insertSublayer(child, at: 0))
         #expect(root.superlayer == nil && child.superlayer === root && grandchild.superlayer === child)
         #expect(grandchild.sublayers.isEmpty && child.sublayers.count == 1)
+        let other = Layer()
+        grandchild.addSublayer(other)
+        grandchild.replaceSublayer(other, with: root)   // root is an ancestor: refused, nothing removed
+        #expect(other.superlayer === grandchild && root.superlayer == nil)
     }
 }

@@ -55,6 +55,7 @@ struct SceneFileTests {
          "$.root.sublayers[1].bounds", "negative size -5.0×10.0"),
         (##"{"version": 1, "size": [10, 10], "root": {"opacity": 2}}"##, "$.root.opacity", "out of range"),
         (##"{"version": 1, "size": [10, 10], "root": {"backgroundColor": "#12345"}}"##, "$.root.backgroundColor", "is not a colour"),
+        (##"{"version": 1, "size": [10, 10], "root": {"backgroundColor": "#+12345"}}"##, "$.root.backgroundColor", "is not a colour"),
         (##"{"version": 1, "size": [10, 10], "root": {"contentsGravity": "middle"}}"##, "$.root.contentsGravity", "expected one of: center"),
         (##"{"version": 1, "size": [10, 10], "root": {"transform": [{"spin": 3}]}}"##, "$.root.transform[0].spin", "unknown property 'spin'"),
         (##"{"version": 1, "size": [10, 10], "root": {"frame": [0,0,1,1], "position": [1, 1]}}"##, "$.root.frame", "cannot be combined with 'position'"),
@@ -113,6 +114,18 @@ struct SceneFileTests {
         #expect(diff[5, 5].r == diff[5, 5].g)                             // unchanged: grey
     }
 
+    @Test("a manifest that includes itself is an error, not endless recursion")
+    func includeCycle() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("lamina-\(UUID().uuidString).list")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try "include \(file.lastPathComponent)\n".write(to: file, atomically: true, encoding: .utf8)
+        #expect {
+            _ = try ReftestManifest(contentsOf: file.path)
+        } throws: { error in
+            (error as? SceneError)?.problem.contains("includes itself") == true
+        }
+    }
+
     @Test("malformed manifest lines are errors naming the line")
     func badManifest() throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("lamina-\(UUID().uuidString).list")
@@ -145,5 +158,14 @@ struct SceneFileTests {
         }
         walk(scene.root)
         #expect(kinds == ["transformLayer", "roundedClip", "border", "contents", "opacity", "perspective", "transform"])
+        // The flipped card shows its yellow front (the blue back faces away), turned about its centre.
+        let centre = image[468, 112]
+        #expect(centre.r > 200 && centre.g > 150 && centre.b < 60, "card centre \(centre)")
+        var backPixels = 0   // the back's blue, #4285f4
+        for y in 0..<image.height { for x in 0..<image.width {
+            let p = image[x, y]
+            if p.maxChannelDifference(RGBAPixel(r: 66, g: 133, b: 244, a: 255)) <= 8 { backPixels += 1 }
+        } }
+        #expect(backPixels == 0, "the culled back shows in \(backPixels) pixels")
     }
 }
