@@ -18,9 +18,19 @@ public struct FrameStatistics: Equatable, Sendable, CustomStringConvertible {
     public var damagedRect = Rect.zero
     /// Whether the frame was skipped because nothing changed.
     public var skipped = false
+    /// Layers whose `layoutSublayers()` ran in the commit of this frame.
+    public var layoutPasses = 0
+    /// The draws of the commit of this frame: which layers, why, which rectangle.
+    public var displays: [DisplayRecord] = []
+    /// How many layers drew their content for this frame.
+    public var layersDrawn: Int { displays.count }
+
+    public static func == (a: FrameStatistics, b: FrameStatistics) -> Bool { a.description == b.description }
 
     public var description: String {
-        "layers \(layersVisited), quads \(quadsDrawn), draw calls \(drawCalls), offscreen passes \(offscreenPasses), uploaded \(textureBytesUploaded) B, damaged \(damagedRect.width)×\(damagedRect.height) pt\(skipped ? " (skipped: no change)" : "")"
+        var s = "layers \(layersVisited), quads \(quadsDrawn), draw calls \(drawCalls), offscreen passes \(offscreenPasses), uploaded \(textureBytesUploaded) B, damaged \(damagedRect.width)×\(damagedRect.height) pt"
+        if layoutPasses > 0 || !displays.isEmpty { s += ", layouts \(layoutPasses), layers drawn \(layersDrawn)" }
+        return s + (skipped ? " (skipped: no change)" : "")
     }
 }
 
@@ -56,8 +66,13 @@ public final class Compositor {
             lastFrame = FrameStatistics(skipped: true)
             return lastFrame
         }
+        return try render(RenderList.build(root), root: root, to: target, background: background)
+    }
+
+    /// Draws a render list built from `root` (perhaps with overlays added), always.
+    @discardableResult
+    public func render(_ list: RenderList, root: Layer, to target: RenderTarget, background: Color = .clear) throws -> FrameStatistics {
         let stamp = root.changeStamp
-        let list = RenderList.build(root)
         var stats = try execute(list, on: target, background: background)
         stats.layersVisited = list.layersVisited
         lastStamp = stamp
@@ -129,6 +144,8 @@ public final class Compositor {
         switch contents {
         case .texture(let t):
             return t
+        case .backingStore(let store):
+            return try store.texture(on: device)
         case .image(let image):
             let key = ObjectIdentifier(image)
             used.insert(key)

@@ -21,14 +21,17 @@ public final class ContentImage: Sendable {
 public enum LayerContents {
     /// A CPU image, uploaded to a texture by the compositor when first shown.
     case image(ContentImage)
-    /// A texture that already holds premultiplied pixels (e.g. drawn content). Borrowed:
-    /// the compositor never releases it.
+    /// A texture that already holds premultiplied pixels. Borrowed: the compositor never
+    /// releases it.
     case texture(Texture)
+    /// What the layer drew (`display()`): a bitmap and its texture.
+    case backingStore(BackingStore)
 
-    var pixelSize: PixelSize {
+    @MainActor var pixelSize: PixelSize {
         switch self {
         case .image(let i): return i.pixelSize
         case .texture(let t): return t.pixelSize
+        case .backingStore(let s): return s.pixelSize
         }
     }
 
@@ -36,6 +39,7 @@ public enum LayerContents {
         switch (self, other) {
         case let (.image(a), .image(b)?): return a === b
         case let (.texture(a), .texture(b)?): return a === b
+        case let (.backingStore(a), .backingStore(b)?): return a === b
         default: return false
         }
     }

@@ -1,5 +1,6 @@
 import LaminaGeometry
 import LaminaGPU
+import LaminaGraphics
 
 /// A Core-Animation-style layer: a rectangle with geometry, appearance and contents,
 /// in a tree. Coordinates are UIKit's: points, origin top-left, y down.
@@ -101,6 +102,7 @@ open class Layer {
     /// The one funnel for change: stamps this layer and its ancestors. The change joins
     /// the current transaction.
     func changed() {
+        Transaction.noteChange()
         Layer.changeCounter += 1
         var l: Layer? = self
         while let current = l {
@@ -115,7 +117,16 @@ open class Layer {
 
     // MARK: Geometry
 
-    public var bounds = Rect.zero { didSet { if bounds != oldValue { changed() } } }
+    public var bounds = Rect.zero {
+        didSet {
+            guard bounds != oldValue else { return }
+            changed()
+            if bounds.size != oldValue.size {
+                setNeedsLayout()
+                if needsDisplayOnBoundsChange { invalidate(nil, reason: .boundsChanged) }
+            }
+        }
+    }
     public var position = Point.zero { didSet { if position != oldValue { changed() } } }
     /// The point of the bounds (unit coordinates) placed at `position`, and the centre of `transform`.
     public var anchorPoint = Point(x: 0.5, y: 0.5) { didSet { if anchorPoint != oldValue { changed() } } }
@@ -147,7 +158,15 @@ open class Layer {
 
     // MARK: Contents
 
-    public var contents: LayerContents? { didSet { if !(contents?.isSame(as: oldValue) ?? (oldValue == nil)) { changed() } } }
+    /// What the layer shows: an image or texture set directly (no drawing), or the backing
+    /// store its `display()` drew. Setting it replaces drawn content.
+    public var contents: LayerContents? {
+        didSet {
+            guard !(contents?.isSame(as: oldValue) ?? (oldValue == nil)) else { return }
+            if case .backingStore(let s)? = contents, s === backingStore {} else { backingStore = nil }
+            changed()
+        }
+    }
     /// The part of the contents shown, in unit coordinates of the image (y down).
     public var contentsRect = Rect(x: 0, y: 0, width: 1, height: 1) { didSet { if contentsRect != oldValue { changed() } } }
     public var contentsGravity = ContentsGravity.resize { didSet { if contentsGravity != oldValue { changed() } } }
@@ -172,6 +191,50 @@ open class Layer {
 
     /// True for layers that keep a shared 3D space for their sublayers (TransformLayer).
     open var preservesDepth: Bool { false }
+
+    // MARK: Display (on-demand drawing; see Display.swift)
+
+    /// Draws the layer's content (`draw(_:in:)`) and lays out its sublayers when asked.
+    public weak var delegate: LayerDelegate?
+    /// Redraw when the bounds' size changes (`.redraw`); otherwise the old snapshot is
+    /// stretched or pinned per `contentsGravity`.
+    public var needsDisplayOnBoundsChange = false
+    /// The content is invalid and will be drawn at the end of the turn (or by `displayIfNeeded()`).
+    public internal(set) var needsDisplay = false
+    /// Union of the invalidated rectangles (bounds coordinates); nil: the whole bounds.
+    var dirtyRect: Rect?
+    var pendingDisplayReasons: [DisplayReason] = []
+    /// The bitmap and texture `display()` draws into.
+    public internal(set) var backingStore: BackingStore?
+    /// How many times the layer's content was drawn.
+    public internal(set) var displayCount = 0
+    /// The last draw: why, which rectangle, how many bytes went to the GPU.
+    public internal(set) var lastDisplay: DisplayRecord?
+
+    /// The layer's `layoutSublayers()` will run at the end of the turn.
+    public internal(set) var needsLayout = false
+
+    /// The host compositing this tree (set on root layers by `LayerTreeHost`).
+    weak var host: LayerTreeHost?
+
+    /// Draws the content into the backing store and uploads the redrawn pixels. Override
+    /// to provide content another way (e.g. set `contents`); the delegate's
+    /// `display(_:)` can do the same.
+    open func display() throws {
+        if let delegate, delegate.display(self) { return }
+        try drawIntoBackingStore()
+    }
+
+    /// Draws the layer's content. The default asks the delegate. Override in subclasses;
+    /// the context is clipped to the rectangle being redrawn (`context.clipBoundingBox`).
+    open func draw(in context: GraphicsContext) {
+        delegate?.draw(self, in: context)
+    }
+
+    /// Positions the sublayers. The default asks the delegate.
+    open func layoutSublayers() {
+        delegate?.layoutSublayers(of: self)
+    }
 }
 
 /// Like `CATransformLayer`: its sublayers share one 3D space (they are not flattened

@@ -108,6 +108,12 @@ public struct RenderList {
         if group { commands.append(.endGroup(opacity: alpha * layer.opacity)) }
     }
 
+    /// Adds a translucent rectangle over everything (debug overlays: redrawn regions).
+    public mutating func appendOverlay(rect: Rect, color: Color, transform: Transform3D) {
+        commands.append(.fill(rect: rect, color: color, cornerRadius: 0, borderWidth: 0,
+                              transform: transform.concatenating(.flatten), layer: ObjectIdentifier(Layer.self)))
+    }
+
     /// Records the images of a subtree that is not drawn.
     private mutating func noteImages(in layer: Layer) {
         if case .image(let image)? = layer.contents { referencedImages.insert(ObjectIdentifier(image)) }

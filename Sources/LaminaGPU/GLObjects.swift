@@ -51,6 +51,8 @@ public enum PixelByteOrder: Sendable {
     /// B, G, R, A in memory: Cairo's ARGB32 and GBM's ARGB8888 on little-endian machines.
     /// Stored as is; a texture swizzle swaps red and blue when sampling (no CPU conversion).
     case bgra
+    /// B, G, R, unused: Cairo's RGB24 (opaque). Swizzled like `bgra`, and alpha reads as 1.
+    case bgrx
 }
 
 public final class Texture: GPUObject {
@@ -284,9 +286,12 @@ extension GPUDevice {
         glTexParameteri(target, GLenum(GL_TEXTURE_MAG_FILTER), GL_LINEAR)
         glTexParameteri(target, GLenum(GL_TEXTURE_WRAP_S), GL_CLAMP_TO_EDGE)
         glTexParameteri(target, GLenum(GL_TEXTURE_WRAP_T), GL_CLAMP_TO_EDGE)
-        if texture.byteOrder == .bgra {
+        if texture.byteOrder != .rgba {
             glTexParameteri(target, GLenum(GL_TEXTURE_SWIZZLE_R), GL_BLUE)
             glTexParameteri(target, GLenum(GL_TEXTURE_SWIZZLE_B), GL_RED)
+        }
+        if texture.byteOrder == .bgrx {
+            glTexParameteri(target, GLenum(GL_TEXTURE_SWIZZLE_A), GL_ONE)
         }
         checkGLError("texture parameters")
     }

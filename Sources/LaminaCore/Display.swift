@@ -1,0 +1,253 @@
+import LaminaGeometry
+import LaminaGPU
+import LaminaGraphics
+
+/// Draws a layer's content and lays out its sublayers (`CALayerDelegate`). Every method
+/// has a default that does nothing.
+@MainActor
+public protocol LayerDelegate: AnyObject {
+    /// Replaces the whole display step (e.g. by setting `layer.contents`); return true
+    /// when handled, false to draw into the backing store as usual.
+    func display(_ layer: Layer) -> Bool
+    /// Draws the layer's content into `context` (clipped to the rectangle being redrawn).
+    func draw(_ layer: Layer, in context: GraphicsContext)
+    func layoutSublayers(of layer: Layer)
+}
+
+extension LayerDelegate {
+    public func display(_ layer: Layer) -> Bool { false }
+    public func draw(_ layer: Layer, in context: GraphicsContext) {}
+    public func layoutSublayers(of layer: Layer) {}
+}
+
+/// Why a layer's content was drawn.
+public enum DisplayReason: Equatable, Sendable, CustomStringConvertible {
+    case setNeedsDisplay
+    case setNeedsDisplayInRect(Rect)
+    /// The bounds changed size with `needsDisplayOnBoundsChange`.
+    case boundsChanged
+    /// `displayNow()`.
+    case displayNow
+
+    public var description: String {
+        switch self {
+        case .setNeedsDisplay: return "setNeedsDisplay()"
+        case .setNeedsDisplayInRect(let r): return "setNeedsDisplay(\(r))"
+        case .boundsChanged: return "bounds changed (needsDisplayOnBoundsChange)"
+        case .displayNow: return "displayNow()"
+        }
+    }
+}
+
+/// One draw of one layer.
+public struct DisplayRecord: Sendable, CustomStringConvertible {
+    /// The layer's name, or its type.
+    public var layer: String
+    public var layerID: ObjectIdentifier
+    /// Every invalidation that led to this draw.
+    public var reasons: [DisplayReason]
+    /// The rectangle handed to `draw` (bounds coordinates, points).
+    public var rect: Rect
+    /// The backing-store pixels redrawn and uploaded.
+    public var pixelRect: PixelRect
+    /// Bytes sent to the GPU for it (0 when the upload waits for a host's composite).
+    public var uploadedBytes: Int
+
+    public var description: String {
+        "\(layer): drew \(rect) (\(pixelRect)), uploaded \(uploadedBytes) B, because \(reasons.map(\.description).joined(separator: ", "))"
+    }
+}
+
+/// Errors of the display pass.
+public enum DisplayError: Error, Equatable, CustomStringConvertible {
+    /// The layer's backing store would exceed what the GPU (or Cairo) can hold.
+    case backingStoreTooLarge(layer: String, size: PixelSize, maximum: Int)
+
+    public var description: String {
+        switch self {
+        case let .backingStoreTooLarge(layer, size, maximum):
+            return "layer '\(layer)' needs a \(size) backing store, more than the maximum of \(maximum) pixels per side; make it smaller, lower contentsScale, or split its content into tiles (sublayers)"
+        }
+    }
+}
+
+/// A layer's drawn content: a CPU bitmap (Cairo) and its GPU texture. Only the pixels
+/// redrawn since the last upload are sent (`glTexSubImage2D` of that rectangle, straight
+/// from the bitmap's memory: Cairo's byte order is swizzled by the texture, not converted).
+@MainActor
+public final class BackingStore {
+    public let bitmap: Bitmap
+    /// Points to pixels.
+    public let scale: Double
+    public private(set) var texture: Texture?
+    /// Pixels drawn but not yet on the GPU.
+    public private(set) var pendingUpload: PixelRect?
+
+    init(pixelSize: PixelSize, scale: Double, isOpaque: Bool) throws {
+        bitmap = try Bitmap(pixelSize: pixelSize, isOpaque: isOpaque)
+        self.scale = scale
+    }
+
+    public var pixelSize: PixelSize { bitmap.pixelSize }
+
+    func markDrawn(_ r: PixelRect) {
+        guard let p = pendingUpload else { pendingUpload = r; return }
+        let x0 = min(p.x, r.x), y0 = min(p.y, r.y)
+        let x1 = max(p.x + p.width, r.x + r.width), y1 = max(p.y + p.height, r.y + r.height)
+        pendingUpload = PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+    }
+
+    /// The texture on `device`, after uploading what was drawn since the last upload.
+    /// Returns the bytes uploaded.
+    @discardableResult
+    func upload(to device: GPUDevice) throws -> Int {
+        if let t = texture, !t.belongs(to: device) || t.isReleased {
+            texture = nil
+        }
+        if texture == nil {
+            texture = try device.makeTexture(pixelSize: pixelSize, byteOrder: bitmap.isOpaque ? .bgrx : .bgra)
+            pendingUpload = PixelRect(size: pixelSize)
+        }
+        guard let region = pendingUpload, let texture else { return 0 }
+        pendingUpload = nil
+        let stride = bitmap.bytesPerRow
+        return bitmap.withUnsafeBytes { all in
+            let start = region.y * stride + region.x * 4
+            let bytes = UnsafeRawBufferPointer(rebasing: all[start...])
+            return texture.upload(bytes, bytesPerRow: stride, region: region)
+        }
+    }
+
+    func texture(on device: GPUDevice) throws -> Texture {
+        try upload(to: device)
+        return texture!
+    }
+
+    /// Frees the texture now (the bitmap goes with the store).
+    public func releaseTexture() {
+        texture?.release()
+        texture = nil
+        pendingUpload = PixelRect(size: pixelSize)
+    }
+}
+
+extension Layer {
+    /// Marks the whole content invalid: it is drawn once at the end of the turn, however
+    /// often this is called. Nothing is drawn now.
+    public func setNeedsDisplay() { invalidate(nil, reason: .setNeedsDisplay) }
+
+    /// Marks `rect` (bounds coordinates) invalid. Rectangles accumulate until the draw,
+    /// which receives their union and a context clipped to it; other pixels are kept.
+    public func setNeedsDisplay(_ rect: Rect) {
+        let r = rect.standardized.intersection(bounds)
+        guard !r.isEmpty else { return }
+        invalidate(r, reason: .setNeedsDisplayInRect(r))
+    }
+
+    func invalidate(_ rect: Rect?, reason: DisplayReason) {
+        if !needsDisplay {
+            dirtyRect = rect
+            Transaction.noteNeedsDisplay(self)
+        } else if let current = dirtyRect {
+            dirtyRect = rect.map { current.union($0) }   // nil (everything) wins
+        }
+        needsDisplay = true
+        pendingDisplayReasons.append(reason)
+    }
+
+    /// Draws now if the content is invalid; when it returns, the new pixels are in the
+    /// backing store and, for a hosted tree, in its texture.
+    public func displayIfNeeded() throws {
+        guard needsDisplay else { return }
+        needsDisplay = false
+        try display()
+    }
+
+    /// Seed 002's `displayNow`: `setNeedsDisplay()` + `displayIfNeeded()`. The draw runs
+    /// synchronously; when this returns, the layer's texture holds the new content. Use
+    /// `Transaction.flush()` to put it on the target too.
+    public func displayNow() throws {
+        invalidate(nil, reason: .displayNow)
+        try displayIfNeeded()
+    }
+
+    /// The default display: a backing store of the bounds at `contentsScale`, the dirty
+    /// part cleared (unless opaque) and redrawn, only those pixels uploaded.
+    func drawIntoBackingStore() throws {
+        let reasons = pendingDisplayReasons
+        pendingDisplayReasons = []
+        let requested = dirtyRect
+        dirtyRect = nil
+        let scale = contentsScale > 0 ? contentsScale : 1
+        let size = PixelSize(covering: bounds.size, scale: scale)
+        guard size.width > 0, size.height > 0 else {
+            backingStore = nil
+            contents = nil
+            return
+        }
+        let device = rootLayer.host?.device
+        let maximum = min(device?.capabilities.maxTextureSize ?? Bitmap.maximumSide, Bitmap.maximumSide)
+        guard size.width <= maximum, size.height <= maximum else {
+            throw DisplayError.backingStoreTooLarge(layer: name ?? String(describing: type(of: self)), size: size, maximum: maximum)
+        }
+        var store = backingStore
+        var drawRect = requested ?? bounds
+        if store == nil || store!.pixelSize != size || store!.scale != scale || store!.bitmap.isOpaque != isOpaque {
+            store = try BackingStore(pixelSize: size, scale: scale, isOpaque: isOpaque)
+            drawRect = bounds   // a new store is drawn whole
+        }
+        let backing = store!
+        // The pixels covering the rectangle (rounded out), and the same in points for the clip.
+        let b = bounds.origin
+        let x0 = max(0, Int(((drawRect.minX - b.x) * scale + 1e-6).rounded(.down)))
+        let y0 = max(0, Int(((drawRect.minY - b.y) * scale + 1e-6).rounded(.down)))
+        let x1 = min(size.width, Int(((drawRect.maxX - b.x) * scale - 1e-6).rounded(.up)))
+        let y1 = min(size.height, Int(((drawRect.maxY - b.y) * scale - 1e-6).rounded(.up)))
+        guard x1 > x0, y1 > y0 else { return }
+        let pixels = PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+        let clip = Rect(x: b.x + Double(x0) / scale, y: b.y + Double(y0) / scale,
+                        width: Double(x1 - x0) / scale, height: Double(y1 - y0) / scale)
+        let context = GraphicsContext(bitmap: backing.bitmap, scale: scale, origin: b, clip: clip)
+        if !isOpaque { context.clear(clip) }
+        draw(in: context)
+        context.invalidate()
+        displayCount += 1
+        backing.markDrawn(pixels)
+        backingStore = backing
+        contents = .backingStore(backing)
+        changed()   // new pixels: re-composite
+        let uploaded = try device.map { try backing.upload(to: $0) } ?? 0
+        let record = DisplayRecord(layer: name ?? String(describing: type(of: self)), layerID: ObjectIdentifier(self),
+                                   reasons: reasons, rect: drawRect, pixelRect: pixels, uploadedBytes: uploaded)
+        lastDisplay = record
+        Transaction.noteDisplay(record)
+    }
+
+    // MARK: Layout
+
+    /// Marks the layer for `layoutSublayers()` at the end of the turn.
+    public func setNeedsLayout() {
+        guard !needsLayout else { return }
+        needsLayout = true
+        Transaction.noteNeedsLayout(self)
+    }
+
+    /// Lays out now: from the topmost ancestor that needs layout, down through this
+    /// layer's subtree.
+    public func layoutIfNeeded() {
+        var top: Layer = self
+        var l = superlayer
+        while let current = l { if current.needsLayout { top = current }; l = current.superlayer }
+        top.layoutSubtreeIfNeeded()
+    }
+
+    func layoutSubtreeIfNeeded() {
+        if needsLayout {
+            needsLayout = false
+            Transaction.noteLayout(self)
+            layoutSublayers()
+        }
+        for s in sublayers { s.layoutSubtreeIfNeeded() }
+    }
+
+}

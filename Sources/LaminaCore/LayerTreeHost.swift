@@ -1,0 +1,88 @@
+import Foundation
+import LaminaGeometry
+import LaminaGPU
+
+/// Connects a layer tree to a render target: every commit that changed the tree
+/// composites it (`Transaction`), and layers of the tree upload their drawn content to
+/// this host's device as soon as they draw.
+@MainActor
+public final class LayerTreeHost {
+    public let rootLayer: Layer
+    public let target: RenderTarget
+    public let compositor: Compositor
+    public var device: GPUDevice { compositor.device }
+    public var background: Color { didSet { if background != oldValue { rootLayer.contentsDidChange() } } }
+    /// The last frame's statistics (with the layouts and draws of its commit).
+    public private(set) var lastFrame = FrameStatistics()
+    /// Frames composited so far.
+    public private(set) var frameCount = 0
+    /// Called after each composited frame.
+    public var didComposite: ((FrameStatistics) -> Void)?
+    /// Debug: paints each frame's redrawn rectangles in translucent magenta over the output
+    /// (Core Animation's "flash updated regions"). Defaults to `LAMINA_SHOW_REDRAWS=1`.
+    public var showsRedrawRegions = ProcessInfo.processInfo.environment["LAMINA_SHOW_REDRAWS"] == "1"
+    private var flashVisible = false
+
+    public init(rootLayer: Layer, target: RenderTarget, background: Color = .clear) {
+        self.rootLayer = rootLayer
+        self.target = target
+        self.background = background
+        self.compositor = Compositor(device: target.device)
+        rootLayer.host = self
+        Transaction.hosts.append(WeakHost(host: self))
+        Transaction.noteChange()
+    }
+
+    /// Whether the next commit must draw even without layer changes (a flash to remove).
+    var needsFrame: Bool { flashVisible }
+
+    func composite(displays: [DisplayRecord], layouts: Int) throws {
+        // The draws of layers in this tree.
+        var inTree = Set<ObjectIdentifier>()
+        if !displays.isEmpty {
+            var stack = [rootLayer]
+            while let l = stack.popLast() { inTree.insert(ObjectIdentifier(l)); stack += l.sublayers }
+        }
+        let mine = displays.filter { inTree.contains($0.layerID) }
+        if flashVisible { compositor.invalidate() }
+        var list: RenderList?
+        if showsRedrawRegions && !mine.isEmpty {
+            var l = RenderList.build(rootLayer)
+            for record in mine {
+                guard let layer = find(record.layerID) else { continue }
+                l.appendOverlay(rect: record.rect, color: Color(red: 1, green: 0, blue: 1, alpha: 0.35), transform: layer.transformToRoot)
+            }
+            list = l
+        }
+        var stats: FrameStatistics
+        if let list {
+            stats = try compositor.render(list, root: rootLayer, to: target, background: background)
+            flashVisible = true
+        } else {
+            stats = try compositor.render(rootLayer, to: target, background: background)
+            flashVisible = false
+        }
+        stats.layoutPasses = layouts
+        stats.displays = mine
+        stats.textureBytesUploaded += mine.reduce(0) { $0 + $1.uploadedBytes }
+        if !stats.skipped { frameCount += 1 }
+        lastFrame = stats
+        didComposite?(stats)
+    }
+
+    private func find(_ id: ObjectIdentifier) -> Layer? {
+        func visit(_ l: Layer) -> Layer? {
+            if ObjectIdentifier(l) == id { return l }
+            for s in l.sublayers { if let f = visit(s) { return f } }
+            return nil
+        }
+        return visit(rootLayer)
+    }
+
+    /// Stops compositing this tree and frees the compositor's GPU objects.
+    public func invalidate() {
+        Transaction.hosts.removeAll { $0.host === self || $0.host == nil }
+        rootLayer.host = nil
+        compositor.release()
+    }
+}

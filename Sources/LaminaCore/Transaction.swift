@@ -1,0 +1,109 @@
+import LaminaGeometry
+
+/// The phases of a commit, in order.
+public enum CommitPhase: String, Sendable { case layout, display, composite }
+
+/// Groups changes into commits, as Core Animation's `CATransaction`.
+///
+/// Every property change, `setNeedsLayout()` and `setNeedsDisplay()` made during one turn
+/// of the run loop belongs to an implicit transaction; at the end of the turn
+/// (`MainLoop`, or the embedding host calling `commitIfNeeded()`) one commit runs:
+/// **layout** (each layer that needs it, top-down) → **display** (each invalid layer draws
+/// once, however often it was invalidated) → **composite** (each `LayerTreeHost` whose
+/// tree changed draws a frame). `begin()`/`commit()` nest; the outermost `commit()`
+/// commits. `flush()` commits now.
+@MainActor
+public enum Transaction {
+    private static var depth = 0
+    private static var pendingChanges = false
+    private static var layoutQueue: [Layer] = []
+    private static var displayQueue: [Layer] = []
+    private static var records: [DisplayRecord] = []
+    private static var layoutCount = 0
+    static var hosts: [WeakHost] = []
+
+    /// Observes each phase of each commit as it starts (for tests and tracing).
+    public static var phaseObserver: ((CommitPhase) -> Void)?
+
+    /// Whether changes wait for a commit.
+    public static var needsCommit: Bool { pendingChanges || !layoutQueue.isEmpty || !displayQueue.isEmpty }
+
+    /// Opens an explicit transaction: nothing commits until the matching `commit()`.
+    public static func begin() { depth += 1 }
+
+    /// Closes an explicit transaction; the outermost one commits.
+    public static func commit() throws {
+        precondition(depth > 0, "Transaction.commit() without begin()")
+        depth -= 1
+        if depth == 0 { try commitNow() }
+    }
+
+    /// Commits now: layout, display, composite of everything changed so far.
+    public static func flush() throws { try commitNow() }
+
+    /// The end-of-turn hook: commits the implicit transaction if anything changed and no
+    /// explicit transaction is open. `MainLoop` calls it after every turn; a host with its
+    /// own loop calls it at the end of each iteration.
+    public static func commitIfNeeded() throws {
+        guard depth == 0, needsCommit || hosts.contains(where: { $0.host?.needsFrame == true }) else { return }
+        try commitNow()
+    }
+
+    static func noteChange() { pendingChanges = true }
+    static func noteNeedsLayout(_ layer: Layer) { layoutQueue.append(layer); pendingChanges = true }
+    static func noteNeedsDisplay(_ layer: Layer) { displayQueue.append(layer); pendingChanges = true }
+    static func noteDisplay(_ record: DisplayRecord) { records.append(record) }
+    static func noteLayout(_ layer: Layer) { layoutCount += 1 }
+
+    private static func commitNow() throws {
+        pendingChanges = false
+        // Layout: top-down; layouts may ask for more layout or display.
+        phaseObserver?(.layout)
+        var laidOut = 0
+        while !layoutQueue.isEmpty {
+            let batch = layoutQueue.sorted { depthInTree($0) < depthInTree($1) }
+            layoutQueue = []
+            for layer in batch where layer.needsLayout { layer.layoutIfNeeded() }
+            laidOut += 1
+            precondition(laidOut < 1000, "layout does not settle: layoutSublayers keeps invalidating layout")
+        }
+        // Display: every invalid layer draws once.
+        phaseObserver?(.display)
+        var failures: [String] = []
+        let toDisplay = displayQueue
+        displayQueue = []
+        for layer in toDisplay where layer.needsDisplay {
+            do { try layer.displayIfNeeded() } catch { failures.append("\(error)") }
+        }
+        let drawn = records
+        records = []
+        let layouts = layoutCount
+        layoutCount = 0
+        // Composite: each host whose tree changed.
+        phaseObserver?(.composite)
+        hosts.removeAll { $0.host == nil }
+        for entry in hosts {
+            guard let host = entry.host else { continue }
+            do { try host.composite(displays: drawn, layouts: layouts) } catch { failures.append("\(error)") }
+        }
+        pendingChanges = false
+        if !failures.isEmpty { throw CommitError(failures: failures) }
+    }
+
+    private static func depthInTree(_ layer: Layer) -> Int {
+        var n = 0
+        var l = layer.superlayer
+        while let current = l { n += 1; l = current.superlayer }
+        return n
+    }
+}
+
+/// What went wrong in a commit (the rest of the commit still ran).
+public struct CommitError: Error, CustomStringConvertible {
+    public var failures: [String]
+    public var description: String { "commit failed: " + failures.joined(separator: "; ") }
+}
+
+struct WeakHost {
+    weak var host: LayerTreeHost?
+}
