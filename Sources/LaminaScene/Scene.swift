@@ -63,7 +63,7 @@ struct LayerBuilder {
         "transform", "sublayerTransform", "doubleSided", "backgroundColor", "opacity", "allowsGroupOpacity",
         "hidden", "borderWidth", "borderColor", "cornerRadius", "masksToBounds", "opaque",
         "contents", "contentsRect", "contentsGravity", "contentsScale", "minificationFilter", "magnificationFilter",
-        "sublayers",
+        "sublayers", "drawing", "needsDisplayOnBoundsChange",
     ]
 
     enum LayerType: String, CaseIterable { case layer, transformLayer }
@@ -71,7 +71,17 @@ struct LayerBuilder {
     func layer(_ node: JSONNode) throws -> Layer {
         let f = try node.object(allowed: LayerBuilder.layerKeys)
         let type = try f["type"]?.oneOf(LayerType.self) ?? .layer
-        let l: Layer = type == .transformLayer ? TransformLayer() : Layer()
+        let l: Layer
+        if let d = f["drawing"] {
+            guard type == .layer else { throw d.error("a transform layer draws nothing: put 'drawing' on a sublayer") }
+            if f["contents"] != nil { throw d.error("'drawing' and 'contents' exclude each other (drawn content replaces contents)") }
+            let drawn = DrawingLayer(operations: try drawing(d))
+            drawn.followsTargetScale = f["contentsScale"] == nil
+            drawn.setNeedsDisplay()
+            l = drawn
+        } else {
+            l = type == .transformLayer ? TransformLayer() : Layer()
+        }
         l.name = try f["name"]?.string()
 
         if let frame = f["frame"] {
@@ -99,6 +109,7 @@ struct LayerBuilder {
         if let v = f["cornerRadius"] { l.cornerRadius = try v.nonNegative() }
         if let v = f["masksToBounds"] { l.masksToBounds = try v.bool() }
         if let v = f["opaque"] { l.isOpaque = try v.bool() }
+        if let v = f["needsDisplayOnBoundsChange"] { l.needsDisplayOnBoundsChange = try v.bool() }
         if let v = f["contents"] { l.contents = try contents(v) }
         if let v = f["contentsRect"] {
             let r = try v.numbers(count: 4...4)
@@ -181,6 +192,8 @@ struct LayerBuilder {
         return .image(ContentImage(image))
     }
 
+    func imageFile(_ path: String, node: JSONNode) throws -> ContentImage { try image(path, node: node) }
+
     private func image(_ path: String, node: JSONNode) throws -> ContentImage {
         let full = path.hasPrefix("/") ? path : URL(fileURLWithPath: baseDirectory).appendingPathComponent(path).path
         if let cached = cache.images[full] { return cached }
@@ -197,13 +210,25 @@ struct LayerBuilder {
 }
 
 extension Scene {
-    /// Renders the scene offscreen: `size`/`scale` override the file's. Returns the pixels.
+    /// Renders the scene offscreen: `size`/`scale` override the file's. One commit runs:
+    /// layout, display (drawn layers draw at the target's scale), composite. Returns the pixels.
     public func render(device: GPUDevice, size: Size? = nil, scale: Double? = nil) throws -> (image: RGBAImage, stats: FrameStatistics) {
-        let compositor = Compositor(device: device)
-        defer { compositor.release() }
-        let target = try OffscreenTarget(device: device, size: size ?? self.size, scale: scale ?? self.scale)
+        let scale = scale ?? self.scale
+        let target = try OffscreenTarget(device: device, size: size ?? self.size, scale: scale)
         defer { target.release() }
-        let stats = try compositor.render(root, to: target, background: background)
-        return (try target.readPixels(), stats)
+        setContentsScale(scale, of: root)
+        let host = LayerTreeHost(rootLayer: root, target: target, background: background)
+        defer { host.invalidate() }
+        try Transaction.flush()
+        return (try target.readPixels(), host.lastFrame)
+    }
+
+    /// Drawn layers draw at the target's scale (as UIKit gives views the screen's scale).
+    private func setContentsScale(_ scale: Double, of layer: Layer) {
+        if let d = layer as? DrawingLayer, d.followsTargetScale, d.contentsScale != scale {
+            layer.contentsScale = scale
+            layer.setNeedsDisplay()
+        }
+        for s in layer.sublayers { setContentsScale(scale, of: s) }
     }
 }
