@@ -335,3 +335,36 @@ struct DrawingTests {
         #expect(s.device.liveObjectCounts[.texture] == textures - 1)
     }
 }
+
+/// The example of docs/drawing.md, verbatim.
+@MainActor
+final class Badge: Layer {
+    var count = 0 { didSet { setNeedsDisplay() } }   // invalidate; nothing draws now
+    override func draw(in ctx: GraphicsContext) {
+        ctx.setFillColor(.red)
+        ctx.fillEllipse(in: bounds)
+        ctx.draw("\(count)", in: bounds.insetBy(dx: 4, dy: 6),
+                 font: Font(size: 14, weight: .bold), color: .white, alignment: .center)
+    }
+}
+
+@MainActor
+@Suite("docs/drawing.md")
+struct DrawingDocExampleTests {
+    @Test("the Badge example draws once per change of its count, with white text on red")
+    func badge() throws {
+        let s = try Scene(width: 40, height: 40)
+        let badge = Badge()
+        badge.frame = Rect(x: 0, y: 0, width: 40, height: 40)
+        s.root.addSublayer(badge)
+        badge.count = 7
+        badge.count = 8
+        try Transaction.flush()
+        #expect(badge.displayCount == 1)
+        let image = try s.pixels()
+        var whiteish = 0
+        for y in 10..<30 { for x in 10..<30 where image[x, y].g > 200 { whiteish += 1 } }
+        #expect(image[20, 4].r > 200 && image[20, 4].g < 60, "red disc")
+        #expect(whiteish > 10, "the digit's glyph pixels")
+    }
+}
