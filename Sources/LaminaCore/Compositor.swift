@@ -108,10 +108,15 @@ public final class Compositor {
                     try pass.fill(rect, color: color, transform: transform)
                 }
                 stats.quadsDrawn += 1
-            case let .contents(contents, rect, sourceRect, alpha, minFilter, magFilter, transform, _):
+            case let .contents(contents, rect, sourceRect, center, contentSize, alpha, minFilter, magFilter, transform, _):
                 let texture = try self.texture(for: contents, used: &used)
-                try pass.draw(texture, in: rect, sourceRect: sourceRect, alpha: alpha,
-                              minFilter: minFilter, magFilter: magFilter, transform: transform)
+                if center == Layer.unitRect {
+                    try pass.draw(texture, in: rect, sourceRect: sourceRect, alpha: alpha,
+                                  minFilter: minFilter, magFilter: magFilter, transform: transform)
+                } else {
+                    try pass.drawNineSlice(texture, in: rect, sourceRect: sourceRect, center: center, contentSize: contentSize,
+                                           alpha: alpha, minFilter: minFilter, magFilter: magFilter, transform: transform)
+                }
                 stats.quadsDrawn += 1
             case let .pushClip(rect, radius, transform):
                 try pass.pushClip(rect, cornerRadius: radius, transform: transform)

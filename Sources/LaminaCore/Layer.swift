@@ -167,8 +167,18 @@ open class Layer {
             changed()
         }
     }
+    static let unitRect = Rect(x: 0, y: 0, width: 1, height: 1)
+
     /// The part of the contents shown, in unit coordinates of the image (y down).
-    public var contentsRect = Rect(x: 0, y: 0, width: 1, height: 1) { didSet { if contentsRect != oldValue { changed() } } }
+    public var contentsRect = Layer.unitRect { didSet { if contentsRect != oldValue { changed() } } }
+    /// The stretchable part of the contents (nine-slice), a unit rectangle of the shown
+    /// image (after `contentsRect`). Outside it, the image keeps its size in points (through
+    /// `contentsScale`): corners unscaled, top/bottom edges stretched horizontally only,
+    /// left/right edges vertically only, the centre both ways. Caps shrink proportionally
+    /// when the layer is smaller than they are. A zero width or height replicates the one
+    /// column or row of pixels at that position. Stretching is done by the GPU: resizing
+    /// never redraws or re-uploads. The unit rectangle (default) stretches everything.
+    public var contentsCenter = Layer.unitRect { didSet { if contentsCenter != oldValue { changed() } } }
     public var contentsGravity = ContentsGravity.resize { didSet { if contentsGravity != oldValue { changed() } } }
     /// Pixels of the contents per point.
     public var contentsScale = 1.0 { didSet { if contentsScale != oldValue { changed() } } }

@@ -7,8 +7,9 @@ import LaminaGPU
 public enum RenderCommand {
     /// A solid rectangle, optionally rounded or as a border ring (`borderWidth` > 0).
     case fill(rect: Rect, color: Color, cornerRadius: Double, borderWidth: Double, transform: Transform3D, layer: ObjectIdentifier)
-    /// Contents: `sourceRect` (unit) of the image or texture into `rect`.
-    case contents(LayerContents, rect: Rect, sourceRect: Rect, alpha: Double,
+    /// Contents: `sourceRect` (unit) of the image or texture into `rect`; with a `center`
+    /// other than the unit rectangle, nine-slice stretched (`contentSize` in points).
+    case contents(LayerContents, rect: Rect, sourceRect: Rect, center: Rect, contentSize: Size, alpha: Double,
                   minFilter: TextureFilter, magFilter: TextureFilter, transform: Transform3D, layer: ObjectIdentifier)
     /// Restrict what follows to a (rounded) rectangle, until the matching `popClip`.
     case pushClip(rect: Rect, cornerRadius: Double, transform: Transform3D)
@@ -83,8 +84,9 @@ public struct RenderList {
         if layer.masksToBounds {
             commands.append(.pushClip(rect: bounds, cornerRadius: layer.cornerRadius, transform: world))
         }
-        if let contents = layer.contents, let frame = layer.contentsFrame, !frame.isEmpty {
-            commands.append(.contents(contents, rect: frame, sourceRect: layer.contentsRect, alpha: a,
+        if let contents = layer.contents, let frame = layer.contentsFrame, !frame.isEmpty, let size = layer.contentsSize {
+            commands.append(.contents(contents, rect: frame, sourceRect: layer.contentsRect, center: layer.contentsCenter,
+                                      contentSize: size, alpha: a,
                                       minFilter: layer.minificationFilter, magFilter: layer.magnificationFilter,
                                       transform: world, layer: id))
         }

@@ -93,6 +93,40 @@ public final class RenderPass {
         draw(program, rect: rect, transform: transform, textureRect: sourceRect)
     }
 
+    /// Nine-slice stretching (`contentsCenter`): draws `sourceRect` of `texture` into `rect`
+    /// so that the parts outside `center` (a unit rectangle of the source sub-image) keep
+    /// their size — `contentSize` is the sub-image's size in points — while the edges
+    /// stretch along one axis and the centre along both. Caps shrink proportionally when
+    /// they do not fit. One quad, one draw call.
+    public func drawNineSlice(_ texture: Texture, in rect: Rect, sourceRect: Rect = Rect(x: 0, y: 0, width: 1, height: 1),
+                              center: Rect, contentSize: Size, alpha: Double = 1,
+                              minFilter: TextureFilter = .linear, magFilter: TextureFilter = .linear,
+                              transform: Transform3D = .identity) throws {
+        precondition(texture.belongs(to: device), "texture of another device")
+        precondition(!texture.isReleased, "drawing a released texture")
+        let program = try use(vertex: "quad.vert", fragment: "nineslice.frag")
+        texture.bind(minFilter: minFilter, magFilter: magFilter)
+        let dest = Size(width: abs(rect.size.width), height: abs(rect.size.height))
+        let c = center.standardized
+        func caps(_ start: Double, _ end: Double, _ size: Double) -> (Double, Double) {
+            let total = start + end
+            guard total > size, total > 0 else { return (start, end) }
+            return (start * size / total, end * size / total)   // shrink proportionally
+        }
+        let (left, right) = caps(c.minX * contentSize.width, (1 - c.maxX) * contentSize.width, dest.width)
+        let (top, bottom) = caps(c.minY * contentSize.height, (1 - c.maxY) * contentSize.height, dest.height)
+        glUniform1i(program.uniformLocation("u_texture"), 0)
+        glUniform1f(program.uniformLocation("u_alpha"), GLfloat(alpha))
+        glUniform2f(program.uniformLocation("u_destSize"), GLfloat(dest.width), GLfloat(dest.height))
+        glUniform4f(program.uniformLocation("u_caps"), GLfloat(left), GLfloat(top), GLfloat(right), GLfloat(bottom))
+        glUniform4f(program.uniformLocation("u_center"), GLfloat(c.minX), GLfloat(c.minY), GLfloat(c.width), GLfloat(c.height))
+        let s = sourceRect
+        glUniform4f(program.uniformLocation("u_sourceRect"), GLfloat(s.origin.x), GLfloat(s.origin.y), GLfloat(s.size.width), GLfloat(s.size.height))
+        glUniform2f(program.uniformLocation("u_texels"), GLfloat(abs(s.size.width) * Double(texture.pixelSize.width)),
+                    GLfloat(abs(s.size.height) * Double(texture.pixelSize.height)))
+        draw(program, rect: rect, transform: transform, textureRect: Rect(x: 0, y: 0, width: 1, height: 1))
+    }
+
     /// Draws with a caller's program (built with `GPUDevice.makeProgram` or
     /// `GPUDevice.program`): the unit quad placed at `rect`, `u_transform` and
     /// `u_texRect` set; `setUniforms` sets the rest.

@@ -62,7 +62,7 @@ struct LayerBuilder {
         "type", "name", "frame", "bounds", "position", "anchorPoint", "anchorPointZ", "zPosition",
         "transform", "sublayerTransform", "doubleSided", "backgroundColor", "opacity", "allowsGroupOpacity",
         "hidden", "borderWidth", "borderColor", "cornerRadius", "masksToBounds", "opaque",
-        "contents", "contentsRect", "contentsGravity", "contentsScale", "minificationFilter", "magnificationFilter",
+        "contents", "contentsRect", "contentsCenter", "contentsGravity", "contentsScale", "minificationFilter", "magnificationFilter",
         "sublayers", "drawing", "needsDisplayOnBoundsChange",
     ]
 
@@ -115,6 +115,13 @@ struct LayerBuilder {
             let r = try v.numbers(count: 4...4)
             guard r[2] >= 0, r[3] >= 0 else { throw v.error("negative size \(r[2])×\(r[3]): width and height must not be negative") }
             l.contentsRect = Rect(x: r[0], y: r[1], width: r[2], height: r[3])
+        }
+        if let v = f["contentsCenter"] {
+            let r = try v.numbers(count: 4...4)
+            guard r[2] >= 0, r[3] >= 0, r[0] >= 0, r[1] >= 0, r[0] + r[2] <= 1 + 1e-9, r[1] + r[3] <= 1 + 1e-9 else {
+                throw v.error("contentsCenter is a unit rectangle [x, y, w, h] inside [0, 0, 1, 1] (got \(r))")
+            }
+            l.contentsCenter = Rect(x: r[0], y: r[1], width: r[2], height: r[3])
         }
         if let v = f["contentsGravity"] { l.contentsGravity = try v.oneOf(ContentsGravity.self) }
         if let v = f["contentsScale"] { l.contentsScale = try v.positive() }
