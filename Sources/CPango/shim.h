@@ -6,7 +6,9 @@
 #include <stdint.h>
 
 typedef struct _cairo lamina_cairo_t;            // cairo_t
+typedef struct _cairo_font_options lamina_cairo_font_options_t;   // cairo_font_options_t
 typedef struct _PangoLayout PangoLayout;
+typedef struct _PangoContext PangoContext;
 typedef struct _PangoFontDescription PangoFontDescription;
 
 PangoLayout *pango_cairo_create_layout(lamina_cairo_t *cr);
@@ -26,6 +28,13 @@ void pango_layout_set_alignment(PangoLayout *layout, int alignment);            
 void pango_layout_set_justify(PangoLayout *layout, int justify);                   // gboolean
 void pango_layout_set_text(PangoLayout *layout, const char *text, int length);
 void pango_layout_get_size(PangoLayout *layout, int *width, int *height);         // Pango units
+
+// Layout independent of the device scale: unhinted metrics, unrounded glyph positions, so
+// text measured at one scale fits the same box drawn at another.
+PangoContext *pango_layout_get_context(PangoLayout *layout);
+void pango_cairo_context_set_font_options(PangoContext *context, const lamina_cairo_font_options_t *options);
+void pango_context_set_round_glyph_positions(PangoContext *context, int round_positions);  // gboolean, Pango ≥ 1.44
+void pango_layout_context_changed(PangoLayout *layout);
 
 void g_object_unref(void *object);
 

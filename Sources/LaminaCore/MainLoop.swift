@@ -24,7 +24,8 @@ public final class MainLoop {
 
     /// Turns completed so far.
     public private(set) var turns = 0
-    /// Called with errors of end-of-turn commits (`run()` rethrows them instead).
+    /// Called with errors of end-of-turn commits, and the loop goes on; without a handler
+    /// the turn (and `run()`) throws them.
     public var commitErrorHandler: ((Error) -> Void)?
 
     public init() {}
@@ -79,6 +80,7 @@ public final class MainLoop {
         }
         let now = MainLoop.now()
         for (token, timer) in timers.sorted(by: { $0.value.due < $1.value.due }) where timer.due <= now {
+            guard timers[token] != nil else { continue }   // cancelled by an earlier handler this turn
             if let interval = timer.interval {
                 // Keep the cadence; skip missed ticks rather than bursting.
                 var next = timer.due + interval
@@ -93,7 +95,12 @@ public final class MainLoop {
         queued = []
         for b in blocks { b() }
         turns += 1
-        try Transaction.commitIfNeeded()
+        do {
+            try Transaction.commitIfNeeded()
+        } catch {
+            guard let handler = commitErrorHandler else { throw error }
+            handler(error)   // the loop goes on
+        }
     }
 
     // MARK: Standalone
@@ -141,12 +148,20 @@ public final class DisplayLink {
         precondition(framesPerSecond > 0, "framesPerSecond must be positive")
         self.framesPerSecond = framesPerSecond
         self.loop = loop
-        token = loop.addTimer(after: 1 / framesPerSecond, repeating: 1 / framesPerSecond) { [weak self] in
-            guard let self, !self.isPaused else { return }
+        final class TokenBox { var token: MainLoop.Token? }
+        let box = TokenBox()
+        token = loop.addTimer(after: 1 / framesPerSecond, repeating: 1 / framesPerSecond) { [weak self, weak loop] in
+            guard let self else {
+                // Dropped without invalidate(): stop ticking, so the loop can finish.
+                if let t = box.token { loop?.cancelTimer(t) }
+                return
+            }
+            guard !self.isPaused else { return }
             self.timestamp = MainLoop.now()
             self.frames += 1
             callback(self)
         }
+        box.token = token
     }
 
     /// Stops the clock for good.

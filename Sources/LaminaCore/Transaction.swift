@@ -38,8 +38,13 @@ public enum Transaction {
         if depth == 0 { try commitNow() }
     }
 
-    /// Commits now: layout, display, composite of everything changed so far.
-    public static func flush() throws { try commitNow() }
+    /// Commits now: layout, display, composite of everything changed so far. Inside an
+    /// explicit transaction it waits, as Core Animation's does: the outermost `commit()`
+    /// commits.
+    public static func flush() throws {
+        guard depth == 0 else { return }
+        try commitNow()
+    }
 
     /// The end-of-turn hook: commits the implicit transaction if anything changed and no
     /// explicit transaction is open. `MainLoop` calls it after every turn; a host with its
@@ -86,7 +91,7 @@ public enum Transaction {
             guard let host = entry.host else { continue }
             do { try host.composite(displays: drawn, layouts: layouts) } catch { failures.append("\(error)") }
         }
-        pendingChanges = false
+        // (Changes made while compositing, e.g. in didComposite, wait for the next commit.)
         if !failures.isEmpty { throw CommitError(failures: failures) }
     }
 

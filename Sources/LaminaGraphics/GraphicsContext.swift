@@ -47,6 +47,8 @@ public final class GraphicsContext {
     private var fill = Color.black
     private var stroke = Color.black
     private var stateStack: [(fill: Color, stroke: Color)] = []
+    /// Painting operations so far (fills, strokes, gradients, images, text; not `clear`).
+    public private(set) var paintCount = 0
 
     /// A context on `bitmap` showing points at `scale` pixels per point, with `origin`
     /// (a bounds origin) at the bitmap's top-left, clipped to `clip` (points) if given.
@@ -82,9 +84,22 @@ public final class GraphicsContext {
     // MARK: State
 
     public func save() { cairo_save(c); stateStack.append((fill, stroke)) }
+    /// Restores the state of the matching `save()`; an unbalanced call does nothing.
     public func restore() {
+        guard let s = stateStack.popLast() else { return }
         cairo_restore(c)
-        if let s = stateStack.popLast() { (fill, stroke) = (s.fill, s.stroke) }
+        (fill, stroke) = (s.fill, s.stroke)
+    }
+
+    /// Runs `body` (text drawing, which moves and clips) without disturbing the path being built.
+    private func preservingPath(_ body: () -> Void) {
+        let saved = cairo_copy_path(c)
+        body()
+        cairo_new_path(c)
+        if let saved {
+            cairo_append_path(c, saved)
+            cairo_path_destroy(saved)
+        }
     }
 
     /// The current transform from user points to bitmap pixels.
@@ -160,17 +175,19 @@ public final class GraphicsContext {
     }
     public func setMiterLimit(_ limit: Double) { cairo_set_miter_limit(c, limit) }
     /// Dashes of alternating on/off `lengths`, starting `phase` into the pattern; empty: solid.
+    /// Negative lengths, or lengths that are all zero, are invalid: the line is solid.
     public func setLineDash(phase: Double, lengths: [Double]) {
-        cairo_set_dash(c, lengths, Int32(lengths.count), phase)
+        let valid = lengths.allSatisfy { $0 >= 0 && $0.isFinite } && lengths.contains { $0 > 0 }
+        cairo_set_dash(c, valid ? lengths : [], valid ? Int32(lengths.count) : 0, phase)
     }
 
     private func source(_ color: Color) { cairo_set_source_rgba(c, color.red, color.green, color.blue, color.alpha) }
     private func rule(_ r: FillRule) { cairo_set_fill_rule(c, r == .nonZero ? CAIRO_FILL_RULE_WINDING : CAIRO_FILL_RULE_EVEN_ODD) }
 
     /// Fills the current path with the fill colour and clears the path.
-    public func fillPath(using r: FillRule = .nonZero) { rule(r); source(fill); cairo_fill(c) }
+    public func fillPath(using r: FillRule = .nonZero) { rule(r); source(fill); cairo_fill(c); paintCount += 1 }
     /// Strokes the current path with the stroke colour and line settings, and clears it.
-    public func strokePath() { source(stroke); cairo_stroke(c) }
+    public func strokePath() { source(stroke); cairo_stroke(c); paintCount += 1 }
     public func fill(_ r: Rect) { beginPath(); addRect(r); fillPath() }
     public func stroke(_ r: Rect) { beginPath(); addRect(r); strokePath() }
     public func fillEllipse(in r: Rect) { beginPath(); addEllipse(in: r); fillPath() }
@@ -202,6 +219,7 @@ public final class GraphicsContext {
         cairo_set_source(c, pattern)
         cairo_paint(c)
         cairo_pattern_destroy(pattern)
+        paintCount += 1
     }
 
     /// Paints the clip region with a linear gradient from `start` to `end`.
@@ -246,6 +264,7 @@ public final class GraphicsContext {
         cairo_pattern_set_extend(pattern, CAIRO_EXTEND_PAD)
         cairo_paint(c)
         cairo_restore(c)
+        paintCount += 1
     }
 
     // MARK: Text
@@ -255,9 +274,14 @@ public final class GraphicsContext {
     public func draw(_ text: String, at point: Point, font: Font, color: Color) -> Size {
         let layout = TextLayout(context: c, text: text, font: font, width: nil, alignment: .left)
         defer { layout.release() }
-        source(color)
-        cairo_move_to(c, point.x, point.y)
-        pango_cairo_show_layout(c, layout.layout)
+        preservingPath {
+            cairo_save(c)
+            source(color)
+            cairo_move_to(c, point.x, point.y)
+            pango_cairo_show_layout(c, layout.layout)
+            cairo_restore(c)
+        }
+        paintCount += 1
         return layout.size
     }
 
@@ -267,13 +291,17 @@ public final class GraphicsContext {
     public func draw(_ text: String, in rect: Rect, font: Font, color: Color, alignment: TextAlignment = .left) -> Size {
         let layout = TextLayout(context: c, text: text, font: font, width: rect.width, alignment: alignment)
         defer { layout.release() }
-        cairo_save(c)
-        cairo_rectangle(c, rect.minX, rect.minY, rect.width, rect.height)
-        cairo_clip(c)
-        source(color)
-        cairo_move_to(c, rect.minX, rect.minY)
-        pango_cairo_show_layout(c, layout.layout)
-        cairo_restore(c)
+        preservingPath {
+            cairo_save(c)
+            cairo_new_path(c)
+            cairo_rectangle(c, rect.minX, rect.minY, rect.width, rect.height)
+            cairo_clip(c)
+            source(color)
+            cairo_move_to(c, rect.minX, rect.minY)
+            pango_cairo_show_layout(c, layout.layout)
+            cairo_restore(c)
+        }
+        paintCount += 1
         return layout.size
     }
 
@@ -296,6 +324,15 @@ private struct TextLayout {
 
     init(context: OpaquePointer, text: String, font: Font, width: Double?, alignment: TextAlignment) {
         layout = pango_cairo_create_layout(context)
+        // Scale-independent layout: the same text measures the same at every contentsScale.
+        let pangoContext = pango_layout_get_context(layout)
+        let options = cairo_font_options_create()
+        cairo_font_options_set_hint_metrics(options, CAIRO_HINT_METRICS_OFF)
+        cairo_font_options_set_hint_style(options, CAIRO_HINT_STYLE_NONE)
+        pango_cairo_context_set_font_options(pangoContext, options)
+        cairo_font_options_destroy(options)
+        pango_context_set_round_glyph_positions(pangoContext, 0)
+        pango_layout_context_changed(layout)
         let desc = pango_font_description_new()
         pango_font_description_set_family(desc, font.family)
         pango_font_description_set_absolute_size(desc, font.size * TextLayout.scale)

@@ -16,6 +16,11 @@ public final class DrawingLayer: Layer {
         super.init()
     }
 
+    public required init() {
+        operations = []
+        super.init()
+    }
+
     public override func draw(in context: GraphicsContext) {
         for op in operations {
             context.save()
@@ -75,8 +80,10 @@ extension LayerBuilder {
             guard let s = g["start"], let e = g["end"], let cs = g["colors"] else { throw v.error("linearGradient needs start, end and colors") }
             let start = try s.point(), end = try e.point(), gradient = try self.gradient(cs)
             steps.append { c in
+                c.save()
                 c.beginPath(); addShape(c); c.clip(using: rule)
                 c.drawLinearGradient(gradient, start: start, end: end)
+                c.restore()
             }
         }
         if let v = f["radialGradient"] {
@@ -96,6 +103,9 @@ extension LayerBuilder {
             let cap = try f["lineCap"]?.oneOf(LineCap.self) ?? .butt
             let join = try f["lineJoin"]?.oneOf(LineJoin.self) ?? .miter
             let dash = try f["dash"]?.array().map { try $0.nonNegative() } ?? []
+            if let d = f["dash"], !dash.isEmpty, !dash.contains(where: { $0 > 0 }) {
+                throw d.error("a dash pattern needs at least one length above zero")
+            }
             steps.append { c in
                 c.beginPath(); addShape(c)
                 c.setStrokeColor(color); c.setLineWidth(width); c.setLineCap(cap); c.setLineJoin(join)

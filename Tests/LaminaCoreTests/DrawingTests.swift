@@ -197,6 +197,23 @@ struct DrawingTests {
         #expect(s.host.lastFrame.layoutPasses >= 1 && s.host.lastFrame.layersDrawn == 1)
     }
 
+    @Test("a timer cancelled by another timer's handler in the same turn does not fire; a dropped DisplayLink stops")
+    func timers() throws {
+        let loop = MainLoop()
+        var fired: [String] = []
+        var b: MainLoop.Token = 0
+        loop.addTimer(after: 0) { fired.append("a"); loop.cancelTimer(b) }
+        b = loop.addTimer(after: 0.000001) { fired.append("b") }
+        usleep(2000)
+        try loop.runOnce(timeout: 0)
+        #expect(fired == ["a"])
+        var link: DisplayLink? = DisplayLink(loop: loop, framesPerSecond: 500) { _ in }
+        _ = link
+        link = nil
+        try loop.run()   // returns: nothing is scheduled any more
+        #expect(loop.timeout == nil)
+    }
+
     @Test("explicit transactions nest: nothing commits until the outermost commit")
     func explicitTransactions() throws {
         let s = try Scene()
@@ -264,7 +281,7 @@ struct DrawingTests {
         #expect(image[5, 5] == blue && image[25, 5] == green)
     }
 
-    @Test("an opaque layer's backing store has no alpha: it composites opaque")
+    @Test("an opaque layer's backing store has no alpha: it composites opaque, even where nothing was drawn")
     func opaqueBackingStore() throws {
         let s = try Scene()
         let layer = CountingLayer()
@@ -273,9 +290,82 @@ struct DrawingTests {
         layer.color = .blue
         layer.setNeedsDisplay()
         s.root.addSublayer(layer)
+        final class Blank: Layer { override func draw(in context: GraphicsContext) {} }
+        let blank = Blank()   // opaque but paints nothing: its (zeroed) pixels show opaque black
+        blank.frame = Rect(x: 20, y: 0, width: 10, height: 10)
+        blank.isOpaque = true
+        blank.setNeedsDisplay()
+        s.root.addSublayer(blank)
         try Transaction.flush()
         #expect(layer.backingStore?.bitmap.isOpaque == true)
-        #expect(try s.pixels()[5, 5] == blue)
+        let image = try s.pixels()
+        #expect(image[5, 5] == blue)
+        #expect(image[25, 5] == black, "alpha comes from the texture swizzle, not the unused byte")
+    }
+
+    @Test("flush() inside an explicit transaction waits for the outermost commit")
+    func flushInsideTransaction() throws {
+        let s = try Scene()
+        let layer = CountingLayer()
+        layer.frame = Rect(x: 0, y: 0, width: 10, height: 10)
+        s.root.addSublayer(layer)
+        Transaction.begin()
+        layer.setNeedsDisplay()
+        try Transaction.flush()
+        #expect(layer.displayCount == 0)
+        try Transaction.commit()
+        #expect(layer.displayCount == 1)
+    }
+
+    @Test("a change made in didComposite is committed by the next turn, not lost")
+    func changeInDidComposite() throws {
+        let s = try Scene()
+        var frames = 0
+        s.host.didComposite = { _ in
+            frames += 1
+            if frames == 1 { s.root.backgroundColor = .green }
+        }
+        s.root.backgroundColor = .red
+        try Transaction.flush()
+        #expect(Transaction.needsCommit)
+        try Transaction.commitIfNeeded()
+        #expect(try s.pixels()[5, 5] == green)
+    }
+
+    @Test("two hosts of one tree each get only the redrawn pixels")
+    func twoHosts() throws {
+        let s = try Scene()
+        let otherDevice = try GPUDevice()
+        let otherTarget = try OffscreenTarget(device: otherDevice, size: Size(width: 100, height: 100))
+        let other = LayerTreeHost(rootLayer: s.root, target: otherTarget, background: .white)
+        defer { other.invalidate() }
+        let layer = CountingLayer()
+        layer.frame = Rect(x: 0, y: 0, width: 100, height: 100)
+        layer.setNeedsDisplay()
+        s.root.addSublayer(layer)
+        try Transaction.flush()
+        let before = (s.device.uploadedBytes, otherDevice.uploadedBytes)
+        layer.color = .blue
+        layer.setNeedsDisplay(Rect(x: 0, y: 0, width: 1, height: 1))
+        try Transaction.flush()
+        #expect(s.device.uploadedBytes - before.0 == 4)
+        #expect(otherDevice.uploadedBytes - before.1 == 4)
+        #expect(try otherTarget.readPixels()[0, 0] == blue && otherTarget.readPixels()[5, 5] == red)
+    }
+
+    @Test("text measured at one scale fits the box it is drawn in at another")
+    func measureMatchesDraw() throws {
+        for scale in [1.0, 1.25, 1.5, 2.0, 2.5] {
+            for text in ["Lamina composites layers", "Hello, world!", "The quick brown fox jumps"] {
+                let font = Font(family: "DejaVu Sans", size: 13)
+                let size = GraphicsContext.measure(text, font: font)
+                let bitmap = try Bitmap(pixelSize: PixelSize(covering: Size(width: size.width + 2, height: size.height * 3), scale: scale))
+                let ctx = GraphicsContext(bitmap: bitmap, scale: scale)
+                let drawn = ctx.draw(text, in: Rect(x: 0, y: 0, width: size.width, height: size.height * 3), font: font, color: .black)
+                ctx.invalidate()
+                #expect(abs(drawn.height - size.height) < 0.01, "'\(text)' wrapped at scale \(scale): \(drawn) vs \(size)")
+            }
+        }
     }
 
     @Test("a 4096×4096 layer draws; a layer beyond the GPU's texture limit fails with a clear error (no tiling)")

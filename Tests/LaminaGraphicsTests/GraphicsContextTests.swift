@@ -183,6 +183,27 @@ struct GraphicsContextTests {
         #expect(count(image) { $0.a > 128 } > 100)
     }
 
+    @Test("text does not disturb the path being built; invalid dashes draw solid lines")
+    func textKeepsPath() throws {
+        let image = try draw(width: 60, height: 40) { c in
+            c.addRect(Rect(x: 0, y: 0, width: 20, height: 20))
+            c.draw("x", in: Rect(x: 30, y: 0, width: 30, height: 20), font: Font(size: 10), color: .black)
+            c.draw("y", at: Point(x: 30, y: 20), font: Font(size: 10), color: .black)
+            c.setFillColor(.red)
+            c.fillPath()
+            c.setLineDash(phase: 0, lengths: [0, 0])
+            c.setStrokeColor(.blue)
+            c.setLineWidth(2)
+            c.move(to: Point(x: 0, y: 35)); c.addLine(to: Point(x: 30, y: 35)); c.strokePath()
+            c.restore()   // unbalanced: ignored
+            c.setFillColor(.green)
+            c.fill(Rect(x: 0, y: 25, width: 5, height: 5))
+        }
+        #expect(image[10, 10] == px(255, 0, 0), "the rect path survived the text calls")
+        #expect(image[20, 35] == px(0, 0, 255), "an all-zero dash is solid, and later drawing works")
+        #expect(image[2, 27] == px(0, 255, 0))
+    }
+
     @Test("bitmaps refuse empty and oversized sizes with a clear error")
     func bitmapLimits() {
         #expect(throws: GraphicsError.invalidBitmapSize(PixelSize(width: 0, height: 5), maximum: Bitmap.maximumSide)) {
