@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "LaminaGraphics", targets: ["LaminaGraphics"]),
         .library(name: "LaminaCore", targets: ["LaminaCore"]),
         .library(name: "LaminaScene", targets: ["LaminaScene"]),
+        .library(name: "LaminaUI", targets: ["LaminaUI"]),
         .executable(name: "lamina", targets: ["lamina"]),
     ],
     dependencies: [
@@ -35,6 +36,7 @@ let package = Package(
         ),
         .target(name: "LaminaGraphics", dependencies: ["CCairo", "CPango", "LaminaGeometry"], swiftSettings: strict),
         .target(name: "LaminaCore", dependencies: ["LaminaGeometry", "LaminaGPU", "LaminaGraphics"], swiftSettings: strict),
+        .target(name: "LaminaUI", dependencies: ["LaminaCore", "LaminaGeometry", "LaminaGPU", "LaminaGraphics"], swiftSettings: strict),
         .target(name: "LaminaScene", dependencies: ["LaminaCore", "LaminaGeometry", "LaminaGPU", "LaminaGraphics"], swiftSettings: strict),
 
         // Build-time tool + plugin that embed Shaders/*.vert|*.frag into LaminaGPU.
@@ -58,6 +60,11 @@ let package = Package(
         .testTarget(
             name: "LaminaGraphicsTests",
             dependencies: ["LaminaGraphics", "LaminaGeometry"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "LaminaUITests",
+            dependencies: ["LaminaUI", "LaminaCore", "LaminaGPU", "LaminaGraphics", "LaminaGeometry"],
             swiftSettings: strict
         ),
         .testTarget(

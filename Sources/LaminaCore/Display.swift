@@ -79,9 +79,8 @@ public final class BackingStore {
     public let bitmap: Bitmap
     /// Points to pixels.
     public let scale: Double
-    public private(set) var texture: Texture?
-    /// Pixels drawn but not yet on the GPU.
-    public private(set) var pendingUpload: PixelRect?
+    /// The texture on each device showing the store, and the pixels not yet sent to it.
+    private var uploads: [ObjectIdentifier: (texture: Texture, pending: PixelRect?)] = [:]
 
     init(pixelSize: PixelSize, scale: Double, isOpaque: Bool) throws {
         bitmap = try Bitmap(pixelSize: pixelSize, isOpaque: isOpaque)
@@ -90,44 +89,53 @@ public final class BackingStore {
 
     public var pixelSize: PixelSize { bitmap.pixelSize }
 
-    func markDrawn(_ r: PixelRect) {
-        guard let p = pendingUpload else { pendingUpload = r; return }
-        let x0 = min(p.x, r.x), y0 = min(p.y, r.y)
-        let x1 = max(p.x + p.width, r.x + r.width), y1 = max(p.y + p.height, r.y + r.height)
-        pendingUpload = PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+    /// The texture (on the device it was last uploaded to, when there is one).
+    public var texture: Texture? { uploads.values.first?.texture }
+
+    /// Pixels drawn but not yet on `device`'s texture (all of them before the first upload).
+    public func pendingUpload(for device: GPUDevice) -> PixelRect? {
+        guard let entry = uploads[ObjectIdentifier(device)] else { return PixelRect(size: pixelSize) }
+        return entry.pending
     }
 
-    /// The texture on `device`, after uploading what was drawn since the last upload.
+    func markDrawn(_ r: PixelRect) {
+        for (key, entry) in uploads {
+            guard let p = entry.pending else { uploads[key]?.pending = r; continue }
+            let x0 = min(p.x, r.x), y0 = min(p.y, r.y)
+            let x1 = max(p.x + p.width, r.x + r.width), y1 = max(p.y + p.height, r.y + r.height)
+            uploads[key]?.pending = PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+        }
+    }
+
+    /// The texture on `device`, after uploading what was drawn since the last upload to it.
     /// Returns the bytes uploaded.
     @discardableResult
     func upload(to device: GPUDevice) throws -> Int {
-        if let t = texture, !t.belongs(to: device) || t.isReleased {
-            texture = nil
+        let key = ObjectIdentifier(device)
+        if let entry = uploads[key], entry.texture.isReleased || device.isClosed { uploads[key] = nil }
+        if uploads[key] == nil {
+            let t = try device.makeTexture(pixelSize: pixelSize, byteOrder: bitmap.isOpaque ? .bgrx : .bgra)
+            uploads[key] = (t, PixelRect(size: pixelSize))
         }
-        if texture == nil {
-            texture = try device.makeTexture(pixelSize: pixelSize, byteOrder: bitmap.isOpaque ? .bgrx : .bgra)
-            pendingUpload = PixelRect(size: pixelSize)
-        }
-        guard let region = pendingUpload, let texture else { return 0 }
-        pendingUpload = nil
+        guard let entry = uploads[key], let region = entry.pending else { return 0 }
+        uploads[key]?.pending = nil
         let stride = bitmap.bytesPerRow
         return bitmap.withUnsafeBytes { all in
             let start = region.y * stride + region.x * 4
             let bytes = UnsafeRawBufferPointer(rebasing: all[start...])
-            return texture.upload(bytes, bytesPerRow: stride, region: region)
+            return entry.texture.upload(bytes, bytesPerRow: stride, region: region)
         }
     }
 
     func texture(on device: GPUDevice) throws -> Texture {
         try upload(to: device)
-        return texture!
+        return uploads[ObjectIdentifier(device)]!.texture
     }
 
-    /// Frees the texture now (the bitmap goes with the store).
-    public func releaseTexture() {
-        texture?.release()
-        texture = nil
-        pendingUpload = PixelRect(size: pixelSize)
+    /// Frees the textures now (the bitmap goes with the store).
+    public func releaseTextures() {
+        for entry in uploads.values { entry.texture.release() }
+        uploads = [:]
     }
 }
 
@@ -160,6 +168,7 @@ extension Layer {
     public func displayIfNeeded() throws {
         guard needsDisplay else { return }
         needsDisplay = false
+        defer { pendingDisplayReasons = []; dirtyRect = nil }   // also when display() is overridden
         try display()
     }
 
@@ -169,6 +178,12 @@ extension Layer {
     public func displayNow() throws {
         invalidate(nil, reason: .displayNow)
         try displayIfNeeded()
+    }
+
+    /// The devices of the hosts compositing this layer's tree.
+    var hostDevices: [GPUDevice] {
+        var seen = Set<ObjectIdentifier>()
+        return hosts.compactMap { $0.host?.device }.filter { seen.insert(ObjectIdentifier($0)).inserted }
     }
 
     /// The default display: a backing store of the bounds at `contentsScale`, the dirty
@@ -185,8 +200,8 @@ extension Layer {
             contents = nil
             return
         }
-        let device = rootLayer.host?.device
-        let maximum = min(device?.capabilities.maxTextureSize ?? Bitmap.maximumSide, Bitmap.maximumSide)
+        let devices = rootLayer.hostDevices
+        let maximum = min(devices.map(\.capabilities.maxTextureSize).min() ?? Bitmap.maximumSide, Bitmap.maximumSide)
         guard size.width <= maximum, size.height <= maximum else {
             throw DisplayError.backingStoreTooLarge(layer: name ?? String(describing: type(of: self)), size: size, maximum: maximum)
         }
@@ -212,11 +227,22 @@ extension Layer {
         draw(in: context)
         context.invalidate()
         displayCount += 1
+        if context.paintCount == 0 && !isOpaque && drawRect == bounds {
+            // Nothing was drawn over the whole layer: no contents (and no bitmap) at all.
+            backingStore = nil
+            if case .backingStore? = contents { contents = nil }
+            let record = DisplayRecord(layer: name ?? String(describing: type(of: self)), layerID: ObjectIdentifier(self),
+                                       reasons: reasons, rect: drawRect, pixelRect: pixels, uploadedBytes: 0)
+            lastDisplay = record
+            Transaction.noteDisplay(record)
+            return
+        }
         backing.markDrawn(pixels)
         backingStore = backing
         contents = .backingStore(backing)
         changed()   // new pixels: re-composite
-        let uploaded = try device.map { try backing.upload(to: $0) } ?? 0
+        var uploaded = 0
+        for device in devices { uploaded += try backing.upload(to: device) }
         let record = DisplayRecord(layer: name ?? String(describing: type(of: self)), layerID: ObjectIdentifier(self),
                                    reasons: reasons, rect: drawRect, pixelRect: pixels, uploadedBytes: uploaded)
         lastDisplay = record

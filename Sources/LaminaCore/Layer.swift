@@ -10,7 +10,7 @@ import LaminaGraphics
 /// knows something changed (and an unchanged tree costs no GPU work).
 @MainActor
 open class Layer {
-    public init() {}
+    public required init() {}
 
     /// A name for diagnostics and scene files.
     public var name: String?
@@ -224,8 +224,8 @@ open class Layer {
     /// The layer's `layoutSublayers()` will run at the end of the turn.
     public internal(set) var needsLayout = false
 
-    /// The host compositing this tree (set on root layers by `LayerTreeHost`).
-    weak var host: LayerTreeHost?
+    /// The hosts compositing this tree (on root layers, kept by `LayerTreeHost`).
+    var hosts: [WeakHost] = []
 
     /// Draws the content into the backing store and uploads the redrawn pixels. Override
     /// to provide content another way (e.g. set `contents`); the delegate's

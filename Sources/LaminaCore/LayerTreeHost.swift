@@ -28,7 +28,8 @@ public final class LayerTreeHost {
         self.target = target
         self.background = background
         self.compositor = Compositor(device: target.device)
-        rootLayer.host = self
+        rootLayer.hosts.removeAll { $0.host == nil }
+        rootLayer.hosts.append(WeakHost(host: self))
         Transaction.hosts.append(WeakHost(host: self))
         Transaction.noteChange()
     }
@@ -82,7 +83,7 @@ public final class LayerTreeHost {
     /// Stops compositing this tree and frees the compositor's GPU objects.
     public func invalidate() {
         Transaction.hosts.removeAll { $0.host === self || $0.host == nil }
-        rootLayer.host = nil
+        rootLayer.hosts.removeAll { $0.host === self || $0.host == nil }
         compositor.release()
     }
 }

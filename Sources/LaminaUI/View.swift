@@ -1,0 +1,340 @@
+import LaminaCore
+import LaminaGeometry
+import LaminaGraphics
+
+/// Which margins and sizes of a view follow its superview's size (`UIView.AutoresizingMask`).
+public struct AutoresizingMask: OptionSet, Sendable, Hashable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+    public static let flexibleLeftMargin = AutoresizingMask(rawValue: 1 << 0)
+    public static let flexibleWidth = AutoresizingMask(rawValue: 1 << 1)
+    public static let flexibleRightMargin = AutoresizingMask(rawValue: 1 << 2)
+    public static let flexibleTopMargin = AutoresizingMask(rawValue: 1 << 3)
+    public static let flexibleHeight = AutoresizingMask(rawValue: 1 << 4)
+    public static let flexibleBottomMargin = AutoresizingMask(rawValue: 1 << 5)
+}
+
+/// The graphics context of the `draw(_:)` running now (`UIGraphicsGetCurrentContext`).
+@MainActor
+public func currentGraphicsContext() -> GraphicsContext? { View.contextStack.last }
+
+/// A rectangle on screen that draws content, lays out subviews and handles touches
+/// (`UIView`). Every view is backed by a layer (`layerClass`) and is its delegate.
+@MainActor
+open class View: Responder, LayerDelegate {
+    /// The kind of layer backing views of this class.
+    open class var layerClass: Layer.Type { Layer.self }
+
+    public let layer: Layer
+    public private(set) var subviews: [View] = []
+    public private(set) weak var superview: View?
+    public var tag = 0
+    public var isUserInteractionEnabled = true
+    /// Subviews follow this view's size changes per their `autoresizingMask`.
+    public var autoresizesSubviews = true
+    public var autoresizingMask: AutoresizingMask = []
+    /// Bounds size at the last layout (for autoresizing).
+    private var laidOutSize: Size?
+
+    public init(frame: Rect = .zero) {
+        layer = Self.layerClass.init()
+        super.init()
+        layer.delegate = self
+        layer.frame = frame
+        laidOutSize = frame.size
+        layer.contentsScale = 1
+        layer.setNeedsDisplay()   // drawn when first shown (unless the class does not draw)
+    }
+
+    open override var next: Responder? { superview }
+
+    // MARK: Geometry (the layer's)
+
+    /// The view's rectangle in its superview (undefined under a non-identity transform, as
+    /// in UIKit: use `center` and `bounds` then).
+    public var frame: Rect {
+        get { layer.frame }
+        set { layer.frame = newValue }
+    }
+    public var bounds: Rect {
+        get { layer.bounds }
+        set { layer.bounds = newValue }
+    }
+    /// The centre in the superview's coordinates (the layer's position; anchor in the middle).
+    public var center: Point {
+        get { layer.position }
+        set { layer.position = newValue }
+    }
+    /// An affine transform about the centre.
+    public var transform: Transform2D = .identity {
+        didSet { layer.transform = transform.transform3D }
+    }
+    public var alpha: Double {
+        get { layer.opacity }
+        set { layer.opacity = min(1, max(0, newValue)) }
+    }
+    public var isHidden: Bool {
+        get { layer.isHidden }
+        set { layer.isHidden = newValue }
+    }
+    public var backgroundColor: Color? {
+        get { layer.backgroundColor }
+        set { layer.backgroundColor = newValue }
+    }
+    public var clipsToBounds: Bool {
+        get { layer.masksToBounds }
+        set { layer.masksToBounds = newValue }
+    }
+    public var isOpaque: Bool {
+        get { layer.isOpaque }
+        set { layer.isOpaque = newValue }
+    }
+
+    // MARK: Hierarchy
+
+    /// The window the view is in, if any.
+    public var window: Window? {
+        var v: View? = self
+        while let current = v {
+            if let w = current as? Window { return w }
+            v = current.superview
+        }
+        return nil
+    }
+
+    public func addSubview(_ view: View) { insertSubview(view, at: subviews.count) }
+
+    public func insertSubview(_ view: View, at index: Int) {
+        guard view !== self, !isDescendant(of: view) else { return }
+        let oldWindow = view.window
+        let newWindow = window
+        let reparenting = view.superview !== self
+        if reparenting { view.willMove(toSuperview: self) }
+        if oldWindow !== newWindow { view.notifyWillMove(toWindow: newWindow) }
+        var i = max(0, min(index, subviews.count))
+        if view.superview === self, let old = subviews.firstIndex(where: { $0 === view }) {
+            subviews.remove(at: old)
+            if old < i { i -= 1 }
+        } else {
+            view.detach()
+        }
+        subviews.insert(view, at: i)
+        view.superview = self
+        // Keep the layer order equal to the view order.
+        let below = i + 1 < subviews.count ? subviews[i + 1].layer : nil
+        if let below { layer.insertSublayer(view.layer, below: below) } else { layer.addSublayer(view.layer) }
+        if reparenting {
+            view.didMoveToSuperview()
+            didAddSubview(view)
+        }
+        if oldWindow !== newWindow { view.notifyDidMoveToWindow() }
+    }
+
+    public func insertSubview(_ view: View, aboveSubview sibling: View) {
+        guard let i = subviews.firstIndex(where: { $0 === sibling }) else { return addSubview(view) }
+        insertSubview(view, at: i + 1)
+    }
+
+    public func insertSubview(_ view: View, belowSubview sibling: View) {
+        guard let i = subviews.firstIndex(where: { $0 === sibling }) else { return insertSubview(view, at: 0) }
+        insertSubview(view, at: i)
+    }
+
+    public func bringSubviewToFront(_ view: View) {
+        guard view.superview === self else { return }
+        insertSubview(view, at: subviews.count)
+    }
+
+    public func sendSubviewToBack(_ view: View) {
+        guard view.superview === self else { return }
+        insertSubview(view, at: 0)
+    }
+
+    public func removeFromSuperview() {
+        guard let parent = superview else { return }
+        let oldWindow = window
+        parent.willRemoveSubview(self)
+        willMove(toSuperview: nil)
+        if oldWindow != nil { notifyWillMove(toWindow: nil) }
+        detach()
+        didMoveToSuperview()
+        if oldWindow != nil { notifyDidMoveToWindow() }
+    }
+
+    private func detach() {
+        guard let parent = superview else { return }
+        parent.subviews.removeAll { $0 === self }
+        superview = nil
+        layer.removeFromSuperlayer()
+    }
+
+    public func isDescendant(of view: View) -> Bool {
+        var v: View? = self
+        while let current = v { if current === view { return true }; v = current.superview }
+        return false
+    }
+
+    /// Hooks, as in UIKit.
+    open func willMove(toSuperview newSuperview: View?) {}
+    open func didMoveToSuperview() {}
+    open func willMove(toWindow newWindow: Window?) {}
+    open func didMoveToWindow() {}
+    open func didAddSubview(_ subview: View) {}
+    open func willRemoveSubview(_ subview: View) {}
+
+    private func notifyWillMove(toWindow w: Window?) {
+        willMove(toWindow: w)
+        for s in subviews { s.notifyWillMove(toWindow: w) }
+    }
+
+    private func notifyDidMoveToWindow() {
+        if let w = window, layer.contentsScale != w.scale {
+            layer.contentsScale = w.scale
+            if !View.classesThatDoNotDraw.contains(ObjectIdentifier(type(of: self))) { layer.setNeedsDisplay() }
+        }
+        didMoveToWindow()
+        for s in subviews { s.notifyDidMoveToWindow() }
+    }
+
+    // MARK: Coordinates
+
+    /// Converts a point from this view's coordinates to `view`'s (nil: the window's).
+    public func convert(_ point: Point, to view: View?) -> Point {
+        let target = view?.layer ?? window?.layer
+        return layer.convert(point, to: target) ?? point
+    }
+
+    /// Converts a point from `view`'s coordinates (nil: the window's) to this view's.
+    public func convert(_ point: Point, from view: View?) -> Point {
+        let source = view?.layer ?? window?.layer
+        return layer.convert(point, from: source) ?? point
+    }
+
+    public func convert(_ rect: Rect, to view: View?) -> Rect {
+        layer.convert(rect, to: view?.layer ?? window?.layer) ?? rect
+    }
+
+    public func convert(_ rect: Rect, from view: View?) -> Rect {
+        layer.convert(rect, from: view?.layer ?? window?.layer) ?? rect
+    }
+
+    // MARK: Drawing
+
+    static var contextStack: [GraphicsContext] = []
+    /// View classes whose `draw(_:)` is the base one (found on their first display).
+    static var classesThatDoNotDraw = Set<ObjectIdentifier>()
+    private var drewWithBaseImplementation = false
+
+    /// Draws the view's content in `rect` (bounds coordinates) with
+    /// `currentGraphicsContext()`, set up as UIKit does: origin at the bounds origin, scaled,
+    /// clipped to `rect`. Override to draw; never call it yourself — invalidate with
+    /// `setNeedsDisplay()`. Views that only show a colour, or set `layer.contents`, need not.
+    open func draw(_ rect: Rect) {
+        drewWithBaseImplementation = true
+    }
+
+    public func setNeedsDisplay() { layer.setNeedsDisplay() }
+    public func setNeedsDisplay(_ rect: Rect) { layer.setNeedsDisplay(rect) }
+
+    /// Seed 002: redraws now (`setNeedsDisplay()` + `displayIfNeeded()`) and composites, so
+    /// the new content is on the window's target when this returns.
+    public func displayNow() throws {
+        try layer.displayNow()
+        try window?.compositeNow()
+    }
+
+    /// How the snapshot follows bounds changes. `.redraw` redraws; the others reuse it.
+    public var contentMode: ContentMode = .scaleToFill { didSet { applyContentMode() } }
+    /// The stretchable part of the view (unit rectangle of its bounds); only the scaling
+    /// content modes use it (seed 003).
+    public var contentStretch = Rect(x: 0, y: 0, width: 1, height: 1) { didSet { applyContentMode() } }
+
+    private func applyContentMode() { layer.apply(contentMode: contentMode, contentStretch: contentStretch) }
+
+    // LayerDelegate
+    public func display(_ layer: Layer) -> Bool {
+        // A class known not to draw keeps no backing store.
+        View.classesThatDoNotDraw.contains(ObjectIdentifier(type(of: self)))
+    }
+
+    public func draw(_ layer: Layer, in context: GraphicsContext) {
+        View.contextStack.append(context)
+        defer { View.contextStack.removeLast() }
+        drewWithBaseImplementation = false
+        draw(context.clipBoundingBox)
+        if drewWithBaseImplementation {
+            // Not overridden: later views of this class skip drawing altogether. (This draw
+            // painted nothing, so the layer keeps no bitmap.)
+            View.classesThatDoNotDraw.insert(ObjectIdentifier(type(of: self)))
+        }
+    }
+
+    // MARK: Layout
+
+    public func setNeedsLayout() { layer.setNeedsLayout() }
+    public func layoutIfNeeded() { layer.layoutIfNeeded() }
+
+    /// Positions subviews. Runs in the layout pass, after autoresizing.
+    open func layoutSubviews() {}
+
+    public func layoutSublayers(of layer: Layer) {
+        if let old = laidOutSize, old != bounds.size, autoresizesSubviews {
+            for s in subviews { s.autoresize(from: old, to: bounds.size) }
+        }
+        laidOutSize = bounds.size
+        layoutSubviews()
+    }
+
+    /// Applies `autoresizingMask` for a superview size change: the change of each axis is
+    /// shared by the flexible parts (margins and size) in proportion to their current
+    /// lengths (equally when all are zero), as UIKit does.
+    func autoresize(from old: Size, to new: Size) {
+        guard !autoresizingMask.isEmpty else { return }
+        var f = frame
+        func share(_ delta: Double, _ parts: [(flexible: Bool, length: Double)]) -> [Double] {
+            let flexible = parts.enumerated().filter { $0.element.flexible }
+            guard !flexible.isEmpty, delta != 0 else { return parts.map { _ in 0 } }
+            let total = flexible.reduce(0) { $0 + max(0, $1.element.length) }
+            var out = parts.map { _ in 0.0 }
+            for (i, p) in flexible {
+                out[i] = total > 0 ? delta * max(0, p.length) / total : delta / Double(flexible.count)
+            }
+            return out
+        }
+        let dx = share(new.width - old.width, [
+            (autoresizingMask.contains(.flexibleLeftMargin), f.minX),
+            (autoresizingMask.contains(.flexibleWidth), f.width),
+            (autoresizingMask.contains(.flexibleRightMargin), old.width - f.maxX)])
+        let dy = share(new.height - old.height, [
+            (autoresizingMask.contains(.flexibleTopMargin), f.minY),
+            (autoresizingMask.contains(.flexibleHeight), f.height),
+            (autoresizingMask.contains(.flexibleBottomMargin), old.height - f.maxY)])
+        f = Rect(x: f.minX + dx[0], y: f.minY + dy[0], width: max(0, f.width + dx[1]), height: max(0, f.height + dy[1]))
+        frame = f
+    }
+
+    /// The size that best fits `size` (default: the current size).
+    open func sizeThatFits(_ size: Size) -> Size { bounds.size }
+
+    /// Resizes the view to `sizeThatFits(bounds.size)`, keeping its origin.
+    public func sizeToFit() {
+        let s = sizeThatFits(bounds.size)
+        frame = Rect(origin: frame.origin, size: s)
+    }
+
+    // MARK: Hit testing
+
+    /// Whether `point` (this view's coordinates) is inside the view: its bounds.
+    open func point(inside point: Point, with event: Event?) -> Bool { bounds.contains(point) }
+
+    /// The deepest visible, interactive view containing `point` (this view's coordinates):
+    /// hidden views, views with alpha below 0.01 and views with user interaction disabled
+    /// are skipped with their subviews; a point outside a view is outside its subviews too.
+    open func hitTest(_ point: Point, with event: Event?) -> View? {
+        guard isUserInteractionEnabled, !isHidden, alpha >= 0.01, self.point(inside: point, with: event) else { return nil }
+        for sub in subviews.reversed() {
+            if let hit = sub.hitTest(sub.convert(point, from: self), with: event) { return hit }
+        }
+        return self
+    }
+}
