@@ -46,7 +46,7 @@ let package = Package(
         .executableTarget(
             name: "lamina",
             dependencies: [
-                "LaminaGPU", "LaminaGraphics", "LaminaGeometry", "LaminaCore", "LaminaScene",
+                "LaminaGPU", "LaminaGraphics", "LaminaGeometry", "LaminaCore", "LaminaScene", "LaminaUI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Tools/lamina",

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The main job: builds Lamina and renders the showcase scene (Examples/showcase.json) to
-# out/showcase.png, printing the GPU device and the frame's statistics.
+# The main job: builds Lamina, renders the showcase scene (Examples/showcase.json) to
+# out/showcase.png with the frame's statistics, then runs the interactive demo (views,
+# scripted touches) into out/demo/ (one PNG per frame and a contact sheet).
 # Extra arguments go to `lamina render` (e.g. --backend surfaceless --scale 2).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,3 +14,4 @@ set -e
 mkdir -p out
 .build/debug/lamina info
 .build/debug/lamina render Examples/showcase.json -o out/showcase.png --stats "$@"
+.build/debug/lamina demo -o out/demo

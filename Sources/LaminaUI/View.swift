@@ -40,6 +40,7 @@ open class View: Responder, LayerDelegate {
         layer = Self.layerClass.init()
         super.init()
         layer.delegate = self
+        layer.name = String(describing: type(of: self))
         layer.frame = frame
         laidOutSize = frame.size
         layer.contentsScale = 1
@@ -221,8 +222,12 @@ open class View: Responder, LayerDelegate {
     // MARK: Drawing
 
     static var contextStack: [GraphicsContext] = []
-    /// View classes whose `draw(_:)` is the base one (found on their first display).
-    static var classesThatDoNotDraw = Set<ObjectIdentifier>()
+    /// View classes whose `draw(_:)` is the base one: Lamina's own, and others found on
+    /// their first display (whose base `draw(_:)` paints nothing, leaving no bitmap).
+    static var classesThatDoNotDraw: Set<ObjectIdentifier> = [
+        ObjectIdentifier(View.self), ObjectIdentifier(Window.self),
+        ObjectIdentifier(ScrollView.self), ObjectIdentifier(TiledScrollView.self),
+    ]
     private var drewWithBaseImplementation = false
 
     /// Draws the view's content in `rect` (bounds coordinates) with

@@ -312,12 +312,17 @@ struct HierarchyTests {
     @Test("views that do not override draw(_:) keep no backing store; contentMode and contentStretch reach the layer")
     func drawingSetup() throws {
         let window = try makeWindow()
-        let plain = View(frame: Rect(x: 0, y: 0, width: 50, height: 50))
+        final class Panel: View {}   // a subclass that does not override draw(_:)
+        let plain = Panel(frame: Rect(x: 0, y: 0, width: 50, height: 50))
         plain.backgroundColor = .red
-        let other = View(frame: Rect(x: 50, y: 0, width: 50, height: 50))
-        window.addSubview(plain); window.addSubview(other)
         try window.compositeNow()
-        #expect(plain.layer.backingStore == nil && plain.layer.contents == nil)
+        window.addSubview(plain)
+        try window.compositeNow()
+        #expect(plain.layer.displayCount == 1, "the first view of the class finds out")
+        #expect(plain.layer.backingStore == nil && plain.layer.contents == nil, "…and keeps no bitmap")
+        let other = Panel(frame: Rect(x: 50, y: 0, width: 50, height: 50))
+        window.addSubview(other)
+        try window.compositeNow()
         #expect(other.layer.displayCount == 0, "known not to draw: not even tried")
         let swatch = Swatch(frame: Rect(x: 0, y: 60, width: 30, height: 30))
         swatch.contentMode = .scaleAspectFit

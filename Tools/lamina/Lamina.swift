@@ -10,7 +10,7 @@ struct Lamina: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "lamina",
         abstract: "Lamina: a GPU layer compositor. Device info, test renders (and, later, scenes, reftests, benchmarks).",
-        subcommands: [Info.self, Render.self, RefTest.self, SelfTest.self]
+        subcommands: [Info.self, Render.self, RefTest.self, Demo.self, SelfTest.self]
     )
 }
 
