@@ -63,7 +63,7 @@ struct LayerBuilder {
         "transform", "sublayerTransform", "doubleSided", "backgroundColor", "opacity", "allowsGroupOpacity",
         "hidden", "borderWidth", "borderColor", "cornerRadius", "masksToBounds", "opaque",
         "contents", "contentsRect", "contentsCenter", "contentsGravity", "contentsScale", "minificationFilter", "magnificationFilter",
-        "sublayers", "drawing", "needsDisplayOnBoundsChange",
+        "sublayers", "drawing", "needsDisplayOnBoundsChange", "contentMode", "contentStretch",
     ]
 
     enum LayerType: String, CaseIterable { case layer, transformLayer }
@@ -124,6 +124,24 @@ struct LayerBuilder {
             l.contentsCenter = Rect(x: r[0], y: r[1], width: r[2], height: r[3])
         }
         if let v = f["contentsGravity"] { l.contentsGravity = try v.oneOf(ContentsGravity.self) }
+        // The view-level pair (UIView.contentMode/contentStretch), applied as a view applies it.
+        if let v = f["contentStretch"], f["contentMode"] == nil {
+            throw v.error("'contentStretch' goes with 'contentMode' (it applies to scaling modes only)")
+        }
+        if let v = f["contentMode"] {
+            for key in ["contentsGravity", "contentsCenter", "needsDisplayOnBoundsChange"] where f[key] != nil {
+                throw v.error("'contentMode' sets '\(key)' itself: give one or the other")
+            }
+            var stretch = Rect(x: 0, y: 0, width: 1, height: 1)
+            if let sv = f["contentStretch"] {
+                let r = try sv.numbers(count: 4...4)
+                guard r.allSatisfy({ $0 >= 0 }), r[0] + r[2] <= 1 + 1e-9, r[1] + r[3] <= 1 + 1e-9 else {
+                    throw sv.error("contentStretch is a unit rectangle [x, y, w, h] inside [0, 0, 1, 1] (got \(r))")
+                }
+                stretch = Rect(x: r[0], y: r[1], width: r[2], height: r[3])
+            }
+            l.apply(contentMode: try v.oneOf(ContentMode.self), contentStretch: stretch)
+        }
         if let v = f["contentsScale"] { l.contentsScale = try v.positive() }
         if let v = f["minificationFilter"] { l.minificationFilter = try v.oneOf(TextureFilter.self) }
         if let v = f["magnificationFilter"] { l.magnificationFilter = try v.oneOf(TextureFilter.self) }
