@@ -227,8 +227,8 @@ extension Layer {
         draw(in: context)
         context.invalidate()
         displayCount += 1
-        if context.paintCount == 0 && !isOpaque && drawRect == bounds {
-            // Nothing was drawn over the whole layer: no contents (and no bitmap) at all.
+        if context.paintCount == 0 && drawRect == bounds {
+            // Nothing was drawn over the whole layer: no bitmap; contents set by code stay.
             backingStore = nil
             if case .backingStore? = contents { contents = nil }
             let record = DisplayRecord(layer: name ?? String(describing: type(of: self)), layerID: ObjectIdentifier(self),

@@ -33,8 +33,8 @@ open class View: Responder, LayerDelegate {
     /// Subviews follow this view's size changes per their `autoresizingMask`.
     public var autoresizesSubviews = true
     public var autoresizingMask: AutoresizingMask = []
-    /// Bounds size at the last layout (for autoresizing).
-    private var laidOutSize: Size?
+    /// The superview's size this view's frame was last set or autoresized for.
+    var autoresizeBase: Size?
 
     public init(frame: Rect = .zero) {
         layer = Self.layerClass.init()
@@ -42,7 +42,6 @@ open class View: Responder, LayerDelegate {
         layer.delegate = self
         layer.name = String(describing: type(of: self))
         layer.frame = frame
-        laidOutSize = frame.size
         layer.contentsScale = 1
         layer.setNeedsDisplay()   // drawn when first shown (unless the class does not draw)
     }
@@ -55,16 +54,16 @@ open class View: Responder, LayerDelegate {
     /// in UIKit: use `center` and `bounds` then).
     public var frame: Rect {
         get { layer.frame }
-        set { layer.frame = newValue }
+        set { layer.frame = newValue; autoresizeBase = superview?.bounds.size }
     }
     public var bounds: Rect {
         get { layer.bounds }
-        set { layer.bounds = newValue }
+        set { layer.bounds = newValue; autoresizeBase = superview?.bounds.size }
     }
     /// The centre in the superview's coordinates (the layer's position; anchor in the middle).
     public var center: Point {
         get { layer.position }
-        set { layer.position = newValue }
+        set { layer.position = newValue; autoresizeBase = superview?.bounds.size }
     }
     /// An affine transform about the centre.
     public var transform: Transform2D = .identity {
@@ -110,7 +109,10 @@ open class View: Responder, LayerDelegate {
         let oldWindow = view.window
         let newWindow = window
         let reparenting = view.superview !== self
-        if reparenting { view.willMove(toSuperview: self) }
+        if reparenting {
+            view.superview?.willRemoveSubview(view)
+            view.willMove(toSuperview: self)
+        }
         if oldWindow !== newWindow { view.notifyWillMove(toWindow: newWindow) }
         var i = max(0, min(index, subviews.count))
         if view.superview === self, let old = subviews.firstIndex(where: { $0 === view }) {
@@ -121,14 +123,15 @@ open class View: Responder, LayerDelegate {
         }
         subviews.insert(view, at: i)
         view.superview = self
+        if reparenting { view.autoresizeBase = bounds.size }
         // Keep the layer order equal to the view order.
         let below = i + 1 < subviews.count ? subviews[i + 1].layer : nil
         if let below { layer.insertSublayer(view.layer, below: below) } else { layer.addSublayer(view.layer) }
+        if oldWindow !== newWindow { view.notifyDidMoveToWindow() }
         if reparenting {
             view.didMoveToSuperview()
             didAddSubview(view)
         }
-        if oldWindow !== newWindow { view.notifyDidMoveToWindow() }
     }
 
     public func insertSubview(_ view: View, aboveSubview sibling: View) {
@@ -158,8 +161,8 @@ open class View: Responder, LayerDelegate {
         willMove(toSuperview: nil)
         if oldWindow != nil { notifyWillMove(toWindow: nil) }
         detach()
-        didMoveToSuperview()
         if oldWindow != nil { notifyDidMoveToWindow() }
+        didMoveToSuperview()
     }
 
     private func detach() {
@@ -238,8 +241,12 @@ open class View: Responder, LayerDelegate {
         drewWithBaseImplementation = true
     }
 
-    public func setNeedsDisplay() { layer.setNeedsDisplay() }
-    public func setNeedsDisplay(_ rect: Rect) { layer.setNeedsDisplay(rect) }
+    /// Asked for by code (not only the first display): draw even if the class was found
+    /// not to draw.
+    private var invalidatedByCode = false
+
+    public func setNeedsDisplay() { invalidatedByCode = true; layer.setNeedsDisplay() }
+    public func setNeedsDisplay(_ rect: Rect) { invalidatedByCode = true; layer.setNeedsDisplay(rect) }
 
     /// Seed 002: redraws now (`setNeedsDisplay()` + `displayIfNeeded()`) and composites, so
     /// the new content is on the window's target when this returns.
@@ -258,18 +265,21 @@ open class View: Responder, LayerDelegate {
 
     // LayerDelegate
     public func display(_ layer: Layer) -> Bool {
-        // A class known not to draw keeps no backing store.
-        View.classesThatDoNotDraw.contains(ObjectIdentifier(type(of: self)))
+        // A class known not to draw keeps no backing store, unless code asked for a draw.
+        defer { invalidatedByCode = false }
+        return !invalidatedByCode && View.classesThatDoNotDraw.contains(ObjectIdentifier(type(of: self)))
     }
 
     public func draw(_ layer: Layer, in context: GraphicsContext) {
         View.contextStack.append(context)
         defer { View.contextStack.removeLast() }
         drewWithBaseImplementation = false
+        let painted = context.paintCount
         draw(context.clipBoundingBox)
-        if drewWithBaseImplementation {
-            // Not overridden: later views of this class skip drawing altogether. (This draw
-            // painted nothing, so the layer keeps no bitmap.)
+        if drewWithBaseImplementation && context.paintCount == painted {
+            // The base draw ran and nothing was painted: later views of this class skip the
+            // first draw (this one keeps no bitmap). An override calling super that paints is
+            // not affected; `setNeedsDisplay()` from code always draws.
             View.classesThatDoNotDraw.insert(ObjectIdentifier(type(of: self)))
         }
     }
@@ -283,10 +293,12 @@ open class View: Responder, LayerDelegate {
     open func layoutSubviews() {}
 
     public func layoutSublayers(of layer: Layer) {
-        if let old = laidOutSize, old != bounds.size, autoresizesSubviews {
-            for s in subviews { s.autoresize(from: old, to: bounds.size) }
+        let size = bounds.size
+        for s in subviews {
+            // Each subview follows the change since its frame was last set (or autoresized).
+            if autoresizesSubviews, let base = s.autoresizeBase, base != size { s.autoresize(from: base, to: size) }
+            s.autoresizeBase = size
         }
-        laidOutSize = bounds.size
         layoutSubviews()
     }
 
@@ -338,7 +350,9 @@ open class View: Responder, LayerDelegate {
     open func hitTest(_ point: Point, with event: Event?) -> View? {
         guard isUserInteractionEnabled, !isHidden, alpha >= 0.01, self.point(inside: point, with: event) else { return nil }
         for sub in subviews.reversed() {
-            if let hit = sub.hitTest(sub.convert(point, from: self), with: event) { return hit }
+            // No image of the point in the subview (scaled to nothing, seen edge-on): not hit.
+            guard let p = sub.layer.convert(point, from: layer) else { continue }
+            if let hit = sub.hitTest(p, with: event) { return hit }
         }
         return self
     }

@@ -39,6 +39,11 @@ open class Window: View {
         for input in inputs {
             let touch: Touch
             if input.phase == .began {
+                if let stale = activeTouches[input.identifier], let view = stale.view {
+                    // Began again without ending: the old touch is cancelled first.
+                    stale.phase = .cancelled
+                    view.touchesCancelled([stale], with: Event(timestamp: input.timestamp, allTouches: Set(activeTouches.values)))
+                }
                 touch = Touch(identifier: input.identifier, phase: .began, location: input.location, timestamp: input.timestamp, window: self)
                 touch.view = hitTest(input.location, with: nil)
                 activeTouches[input.identifier] = touch
@@ -64,7 +69,8 @@ open class Window: View {
             for (view, touches) in byView {
                 switch phase {
                 case .began: view.touchesBegan(touches, with: event)
-                case .moved, .stationary: view.touchesMoved(touches, with: event)
+                case .moved: view.touchesMoved(touches, with: event)
+                case .stationary: break   // not delivered (as UIKit): only part of allTouches
                 case .ended: view.touchesEnded(touches, with: event)
                 case .cancelled: view.touchesCancelled(touches, with: event)
                 }
@@ -82,18 +88,31 @@ open class Window: View {
 /// A view that scrolls a large content by moving its bounds origin (`contentOffset`).
 @MainActor
 open class ScrollView: View {
-    public var contentSize = Size.zero
+    /// The scrollable size; changing it re-clamps the offset and lays out again.
+    public var contentSize = Size.zero {
+        didSet {
+            guard contentSize != oldValue else { return }
+            clampOffset()
+            setNeedsLayout()
+        }
+    }
     /// The visible part's origin in content coordinates (the bounds origin).
     public var contentOffset: Point {
         get { bounds.origin }
         set {
-            let maxX = max(0, contentSize.width - bounds.width), maxY = max(0, contentSize.height - bounds.height)
-            let clamped = Point(x: min(max(0, newValue.x), maxX), y: min(max(0, newValue.y), maxY))
+            let clamped = clamp(newValue)
             guard clamped != bounds.origin else { return }
             bounds = Rect(origin: clamped, size: bounds.size)
             setNeedsLayout()
         }
     }
+
+    private func clamp(_ p: Point) -> Point {
+        let maxX = max(0, contentSize.width - bounds.width), maxY = max(0, contentSize.height - bounds.height)
+        return Point(x: min(max(0, p.x), maxX), y: min(max(0, p.y), maxY))
+    }
+
+    private func clampOffset() { contentOffset = clamp(contentOffset) }
 
     public override init(frame: Rect = .zero) {
         super.init(frame: frame)
@@ -158,6 +177,10 @@ open class TiledScrollView: ScrollView {
 
     open override func layoutSubviews() {
         let visible = bounds
+        guard !visible.isEmpty, tileSize.width > 0, tileSize.height > 0, contentSize.width > 0, contentSize.height > 0 else {
+            for tile in tiles { recycle(tile) }
+            return
+        }
         let rows = max(0, Int((visible.minY / tileSize.height).rounded(.down)))...Int(((visible.maxY - 1e-9) / tileSize.height).rounded(.down))
         let columns = max(0, Int((visible.minX / tileSize.width).rounded(.down)))...Int(((visible.maxX - 1e-9) / tileSize.width).rounded(.down))
         let maxRow = Int((contentSize.height / tileSize.height).rounded(.up)) - 1
@@ -187,6 +210,15 @@ open class TiledScrollView: ScrollView {
                               width: tileSize.width, height: tileSize.height)
             tile.setNeedsDisplay()
         }
-        for tile in free { tile.isHidden = true; tile.row = -1; tile.column = -1 }
+        for tile in free { recycle(tile) }
+    }
+
+    /// Hides a tile that shows nothing and frees its bitmap and texture until it is reused.
+    private func recycle(_ tile: Tile) {
+        guard tile.row >= 0 || !tile.isHidden else { return }
+        tile.isHidden = true
+        tile.row = -1
+        tile.column = -1
+        tile.layer.contents = nil
     }
 }

@@ -290,8 +290,13 @@ struct DrawingTests {
         layer.color = .blue
         layer.setNeedsDisplay()
         s.root.addSublayer(layer)
-        final class Blank: Layer { override func draw(in context: GraphicsContext) {} }
-        let blank = Blank()   // opaque but paints nothing: its (zeroed) pixels show opaque black
+        final class Corner: Layer {
+            override func draw(in context: GraphicsContext) {
+                context.setFillColor(.green)
+                context.fill(Rect(x: 0, y: 0, width: 2, height: 2))
+            }
+        }
+        let blank = Corner()   // opaque, but paints only a corner: the rest (zeroed memory) shows opaque black
         blank.frame = Rect(x: 20, y: 0, width: 10, height: 10)
         blank.isOpaque = true
         blank.setNeedsDisplay()
@@ -300,6 +305,7 @@ struct DrawingTests {
         #expect(layer.backingStore?.bitmap.isOpaque == true)
         let image = try s.pixels()
         #expect(image[5, 5] == blue)
+        #expect(image[20, 0] == green)
         #expect(image[25, 5] == black, "alpha comes from the texture swizzle, not the unused byte")
     }
 

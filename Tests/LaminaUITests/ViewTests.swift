@@ -236,7 +236,8 @@ struct HierarchyTests {
         #expect(a.window === window)
         a.removeFromSuperview()
         #expect(a.window == nil && a.superview == nil && !root.layer.sublayers.contains { $0 === a.layer })
-        #expect(a.log == ["superview set", "window set", "superview nil", "window nil"])
+        // UIKit's order: removing calls didMoveToWindow before didMoveToSuperview.
+        #expect(a.log == ["superview set", "window set", "window nil", "superview nil"])
         root.insertSubview(root, at: 0)   // a cycle: refused
         #expect(root.superview === window)
     }
@@ -288,6 +289,30 @@ struct HierarchyTests {
                 && abs(f.width - expected.width) < 1e-9 && abs(f.height - expected.height) < 1e-9, "\(mask): \(f)")
     }
 
+    @Test("autoresizing starts from the size each subview's frame was set for")
+    func autoresizeBase() {
+        // A parent made with .zero, then given a frame, then a child: no spurious growth.
+        let parent = View()
+        parent.frame = Rect(x: 0, y: 0, width: 100, height: 100)
+        let child = View(frame: Rect(x: 0, y: 0, width: 100, height: 10))
+        child.autoresizingMask = [.flexibleWidth]
+        parent.addSubview(child)
+        parent.layoutIfNeeded()
+        #expect(child.frame.width == 100)
+        // A frame set after the parent's resize but before layout is not resized again.
+        parent.frame = Rect(x: 0, y: 0, width: 200, height: 100)
+        child.frame = Rect(x: 0, y: 0, width: 200, height: 10)
+        parent.layoutIfNeeded()
+        #expect(child.frame.width == 200)
+        // A child added after a resize, before layout, keeps its frame.
+        parent.frame = Rect(x: 0, y: 0, width: 300, height: 100)
+        let late = View(frame: Rect(x: 0, y: 20, width: 300, height: 10))
+        late.autoresizingMask = [.flexibleWidth]
+        parent.addSubview(late)
+        parent.layoutIfNeeded()
+        #expect(late.frame.width == 300 && child.frame.width == 300)
+    }
+
     @Test("autoresizesSubviews = false leaves subviews alone; sizeToFit uses sizeThatFits")
     func autoresizeOffAndSizeToFit() {
         let parent = View(frame: Rect(x: 0, y: 0, width: 100, height: 100))
@@ -334,6 +359,84 @@ struct HierarchyTests {
         try window.compositeNow()
         #expect(swatch.layer.backingStore != nil && swatch.draws == 1)
         #expect(try pixels(window)[10, 70] == px(255, 0, 0))
+    }
+}
+
+@MainActor
+@Suite("Views: review cases")
+struct ReviewCaseTests {
+    @Test("an override that calls super.draw and paints keeps drawing, for every instance")
+    func superDraw() throws {
+        let window = try makeWindow()
+        final class Striped: View {
+            override func draw(_ rect: Rect) {
+                super.draw(rect)
+                currentGraphicsContext()?.setFillColor(.blue)
+                currentGraphicsContext()?.fill(bounds)
+            }
+        }
+        let a = Striped(frame: Rect(x: 0, y: 0, width: 20, height: 20))
+        let b = Striped(frame: Rect(x: 30, y: 0, width: 20, height: 20))
+        window.addSubview(a); window.addSubview(b)
+        try window.compositeNow()
+        let image = try pixels(window)
+        #expect(image[10, 10] == px(0, 0, 255) && image[40, 10] == px(0, 0, 255))
+    }
+
+    @Test("a non-drawing class found out on an opaque view keeps the view's contents and background")
+    func opaqueProbe() throws {
+        let window = try makeWindow()
+        final class Plain: View {}
+        let v = Plain(frame: Rect(x: 0, y: 0, width: 20, height: 20))
+        v.isOpaque = true
+        v.backgroundColor = .red
+        window.addSubview(v)
+        try window.compositeNow()
+        #expect(try pixels(window)[10, 10] == px(255, 0, 0))
+    }
+
+    @Test("tiled scroll views survive empty bounds, and follow contentSize changes")
+    func tiledEdgeCases() throws {
+        let window = try makeWindow(width: 100, height: 100)
+        let tiles = TiledScrollView(frame: .zero, contentSize: Size(width: 100, height: 50), tileSize: Size(width: 50, height: 25)) { _, _, rect, c in
+            c.setFillColor(.green); c.fill(rect)
+        }
+        window.addSubview(tiles)
+        try window.compositeNow()       // empty bounds: nothing, no crash
+        #expect(tiles.tileDraws == 0)
+        tiles.frame = Rect(x: 0, y: 0, width: 100, height: 100)
+        try window.compositeNow()
+        #expect(tiles.tiles.filter { !$0.isHidden }.count == 4)
+        tiles.contentSize = Size(width: 100, height: 1000)
+        try window.compositeNow()
+        #expect(tiles.tiles.filter { !$0.isHidden }.count == 8)
+        #expect(try pixels(window)[50, 80] == px(0, 255, 0))
+        tiles.contentOffset = Point(x: 0, y: 900)
+        tiles.contentSize = Size(width: 100, height: 100)
+        try window.compositeNow()
+        #expect(tiles.contentOffset == .zero)
+        #expect(tiles.tiles.filter { !$0.isHidden }.count == 8 && tiles.tiles.filter { !$0.isHidden }.allSatisfy { $0.row < 4 })
+    }
+
+    @Test("a view scaled to nothing is not hit; stationary touches are not delivered; a repeated began cancels the old touch")
+    func inputEdgeCases() throws {
+        let window = try makeWindow()
+        final class Recorder: View {
+            var events: [String] = []
+            override func touchesBegan(_ touches: Set<Touch>, with event: Event) { events.append("began") }
+            override func touchesMoved(_ touches: Set<Touch>, with event: Event) { events.append("moved") }
+            override func touchesCancelled(_ touches: Set<Touch>, with event: Event) { events.append("cancelled") }
+        }
+        let flat = View(frame: Rect(x: 0, y: 0, width: 100, height: 100))
+        flat.transform = Transform2D(scaleX: 0, y: 0)
+        window.addSubview(flat)
+        #expect(window.hitTest(Point(x: 10, y: 10), with: nil) === window)
+        let r = Recorder(frame: Rect(x: 100, y: 100, width: 50, height: 50))
+        window.addSubview(r)
+        window.send([TouchInput(identifier: 3, phase: .began, location: Point(x: 110, y: 110))])
+        window.send([TouchInput(identifier: 3, phase: .stationary, location: Point(x: 110, y: 110))])
+        window.send([TouchInput(identifier: 3, phase: .began, location: Point(x: 120, y: 120))])
+        #expect(r.events == ["began", "cancelled", "began"])
     }
 }
 
