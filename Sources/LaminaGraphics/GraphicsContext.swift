@@ -272,32 +272,29 @@ public final class GraphicsContext {
     /// Draws `text` with its layout box's top-left at `point`; returns the box's size.
     @discardableResult
     public func draw(_ text: String, at point: Point, font: Font, color: Color) -> Size {
-        let layout = TextLayout(context: c, text: text, font: font, width: nil, alignment: .left)
-        defer { layout.release() }
-        preservingPath {
-            cairo_save(c)
-            source(color)
-            cairo_move_to(c, point.x, point.y)
-            pango_cairo_show_layout(c, layout.layout)
-            cairo_restore(c)
-        }
-        paintCount += 1
-        return layout.size
+        show(TextLayout(context: c, text: text, font: font, width: nil, alignment: .left), at: point, clip: nil, color: color)
     }
 
     /// Draws `text` wrapped (at word, else character boundaries) to the width of `rect`,
     /// aligned, and clipped to `rect`; returns the size the text needed.
     @discardableResult
     public func draw(_ text: String, in rect: Rect, font: Font, color: Color, alignment: TextAlignment = .left) -> Size {
-        let layout = TextLayout(context: c, text: text, font: font, width: rect.width, alignment: alignment)
+        show(TextLayout(context: c, text: text, font: font, width: rect.width, alignment: alignment),
+             at: rect.origin, clip: rect, color: color)
+    }
+
+    /// Paints a laid-out text at `origin`, clipped to `clip`, without disturbing the path.
+    private func show(_ layout: TextLayout, at origin: Point, clip: Rect?, color: Color) -> Size {
         defer { layout.release() }
         preservingPath {
             cairo_save(c)
-            cairo_new_path(c)
-            cairo_rectangle(c, rect.minX, rect.minY, rect.width, rect.height)
-            cairo_clip(c)
+            if let clip {
+                cairo_new_path(c)
+                cairo_rectangle(c, clip.minX, clip.minY, clip.width, clip.height)
+                cairo_clip(c)
+            }
             source(color)
-            cairo_move_to(c, rect.minX, rect.minY)
+            cairo_move_to(c, origin.x, origin.y)
             pango_cairo_show_layout(c, layout.layout)
             cairo_restore(c)
         }

@@ -132,21 +132,7 @@ struct AppearanceTests {
         l.magnificationFilter = .nearest
         root.addSublayer(l)
         let (image, _) = try render(root)
-        let expected: Rect
-        switch gravity {
-        case .resize: expected = Rect(x: 50, y: 60, width: 100, height: 80)
-        case .resizeAspect: expected = Rect(x: 50, y: 75, width: 100, height: 50)        // scale 2.5
-        case .resizeAspectFill: expected = Rect(x: 20, y: 60, width: 160, height: 80)    // scale 4, overflows
-        case .center: expected = Rect(x: 80, y: 90, width: 40, height: 20)
-        case .top: expected = Rect(x: 80, y: 60, width: 40, height: 20)
-        case .bottom: expected = Rect(x: 80, y: 120, width: 40, height: 20)
-        case .left: expected = Rect(x: 50, y: 90, width: 40, height: 20)
-        case .right: expected = Rect(x: 110, y: 90, width: 40, height: 20)
-        case .topLeft: expected = Rect(x: 50, y: 60, width: 40, height: 20)
-        case .topRight: expected = Rect(x: 110, y: 60, width: 40, height: 20)
-        case .bottomLeft: expected = Rect(x: 50, y: 120, width: 40, height: 20)
-        case .bottomRight: expected = Rect(x: 110, y: 120, width: 40, height: 20)
-        }
+        let expected = gravityPlacement(gravity)
         let wrong = image.mismatches { x, y in
             let cx = Double(x) + 0.5, cy = Double(y) + 0.5
             if expected.contains(Point(x: cx, y: cy)) { return green }

@@ -221,21 +221,8 @@ struct NineSliceTests {
         root.addSublayer(l)
         let (image, _) = try render(root)
         let b = Rect(x: 50, y: 60, width: 100, height: 80)
-        let expected: Rect
-        switch mode {
-        case .scaleToFill, .redraw: expected = b
-        case .scaleAspectFit: expected = Rect(x: 50, y: 75, width: 100, height: 50)
-        case .scaleAspectFill: expected = Rect(x: 20, y: 60, width: 160, height: 80)
-        case .center: expected = Rect(x: 80, y: 90, width: 40, height: 20)
-        case .top: expected = Rect(x: 80, y: 60, width: 40, height: 20)
-        case .bottom: expected = Rect(x: 80, y: 120, width: 40, height: 20)
-        case .left: expected = Rect(x: 50, y: 90, width: 40, height: 20)
-        case .right: expected = Rect(x: 110, y: 90, width: 40, height: 20)
-        case .topLeft: expected = Rect(x: 50, y: 60, width: 40, height: 20)
-        case .topRight: expected = Rect(x: 110, y: 60, width: 40, height: 20)
-        case .bottomLeft: expected = Rect(x: 50, y: 120, width: 40, height: 20)
-        case .bottomRight: expected = Rect(x: 110, y: 120, width: 40, height: 20)
-        }
+        // The mode's gravity (the mapping is checked in `contentModes`) places it.
+        let expected = gravityPlacement(mode.contentsGravity)
         let wrong = image.mismatches { x, y in
             let c = Point(x: Double(x) + 0.5, y: Double(y) + 0.5)
             if expected.contains(c) { return green }

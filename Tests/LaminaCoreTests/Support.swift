@@ -81,3 +81,22 @@ func quadrantColor(_ x: Int, _ y: Int, in rect: Rect, margin: Double = 1) -> RGB
     guard abs(cx - rect.midX) > margin, abs(cy - rect.midY) > margin else { return nil }
     return cy < rect.midY ? (cx < rect.midX ? red : green) : (cx < rect.midX ? blue : white)
 }
+
+/// Where a 40×20-point image lands in a 100×80-point layer at (50, 60) for each gravity
+/// (worked out by hand).
+func gravityPlacement(_ gravity: ContentsGravity) -> Rect {
+    switch gravity {
+    case .resize: return Rect(x: 50, y: 60, width: 100, height: 80)
+    case .resizeAspect: return Rect(x: 50, y: 75, width: 100, height: 50)        // scale 2.5
+    case .resizeAspectFill: return Rect(x: 20, y: 60, width: 160, height: 80)    // scale 4, overflows
+    case .center: return Rect(x: 80, y: 90, width: 40, height: 20)
+    case .top: return Rect(x: 80, y: 60, width: 40, height: 20)
+    case .bottom: return Rect(x: 80, y: 120, width: 40, height: 20)
+    case .left: return Rect(x: 50, y: 90, width: 40, height: 20)
+    case .right: return Rect(x: 110, y: 90, width: 40, height: 20)
+    case .topLeft: return Rect(x: 50, y: 60, width: 40, height: 20)
+    case .topRight: return Rect(x: 110, y: 60, width: 40, height: 20)
+    case .bottomLeft: return Rect(x: 50, y: 120, width: 40, height: 20)
+    case .bottomRight: return Rect(x: 110, y: 120, width: 40, height: 20)
+    }
+}
