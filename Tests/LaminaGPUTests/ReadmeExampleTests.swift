@@ -17,8 +17,8 @@ struct ReadmeExampleTests {
         try pass.fill(Rect(x: 20, y: 20, width: 60, height: 60), color: .blue)
         pass.submit()
         try target.readPixels().writePNG(to: path)
-        target.release()
         // --
+        target.release()
         let image = try RGBAImage(contentsOfPNG: path)
         #expect(image.width == 400 && image.height == 200)
         let wrong = image.mismatches { x, y in
