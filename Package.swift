@@ -64,7 +64,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LaminaUITests",
-            dependencies: ["LaminaUI", "LaminaCore", "LaminaGPU", "LaminaGraphics", "LaminaGeometry"],
+            dependencies: ["LaminaUI", "LaminaCore", "LaminaGPU", "LaminaGraphics", "LaminaGeometry", "CGLES"],
             swiftSettings: strict
         ),
         .testTarget(

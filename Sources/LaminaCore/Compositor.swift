@@ -131,7 +131,7 @@ public final class Compositor {
                 pass.submit()
                 passes.removeLast()
                 let groupTarget = groupsInUse.removeLast()
-                try passes[passes.count - 1].draw(groupTarget.texture, in: Rect(origin: .zero, size: target.size),
+                try passes[passes.count - 1].draw(groupTarget.texture!, in: Rect(origin: .zero, size: target.size),
                                                   alpha: opacity, minFilter: .nearest, magFilter: .nearest)
                 groupTargets.append(groupTarget)
             }

@@ -33,7 +33,7 @@ public final class RenderPass {
         guard device.activePass !== self else { return }
         device.activePass = self
         device.currentProgram = 0
-        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), target.framebuffer.name)
+        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), target.framebufferName)
         glViewport(0, 0, GLsizei(target.pixelSize.width), GLsizei(target.pixelSize.height))
         glDisable(GLenum(GL_DEPTH_TEST))
         glDisable(GLenum(GL_CULL_FACE))
@@ -143,10 +143,10 @@ public final class RenderPass {
     /// scissor). Each push needs the matching `popClip` with the same shape.
     public func pushClip(_ rect: Rect, cornerRadius: Double = 0, transform: Transform3D = .identity) throws {
         prepare()
-        try target.framebuffer.attachStencil()
+        try target.prepareStencil()
         if !stencilCleared {
             // Bound again: attaching may have rebound the framebuffer.
-            glBindFramebuffer(GLenum(GL_FRAMEBUFFER), target.framebuffer.name)
+            glBindFramebuffer(GLenum(GL_FRAMEBUFFER), target.framebufferName)
             glClearStencil(0)
             glClear(GLbitfield(GL_STENCIL_BUFFER_BIT))
             stencilCleared = true

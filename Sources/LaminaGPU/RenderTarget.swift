@@ -14,22 +14,34 @@ public class RenderTarget {
     public let device: GPUDevice
     public let pixelSize: PixelSize
     public let scale: Double
-    let framebuffer: Framebuffer
+    /// The framebuffer Lamina draws into, and the wrapper owning it (nil: the caller's).
+    let framebufferName: GLuint
+    let ownedFramebuffer: Framebuffer?
+    private var externalReleased = false
     /// True when memory row 0 is the image's bottom row (a window system's back buffer).
     let bottomRowFirst: Bool
 
-    init(device: GPUDevice, pixelSize: PixelSize, scale: Double, framebuffer: Framebuffer, bottomRowFirst: Bool = false) {
+    init(device: GPUDevice, pixelSize: PixelSize, scale: Double, framebuffer: Framebuffer) {
         self.device = device; self.pixelSize = pixelSize; self.scale = scale
-        self.framebuffer = framebuffer; self.bottomRowFirst = bottomRowFirst
+        self.framebufferName = framebuffer.name
+        self.ownedFramebuffer = framebuffer
+        self.bottomRowFirst = false
+    }
+
+    init(device: GPUDevice, pixelSize: PixelSize, scale: Double, externalFramebuffer name: GLuint, bottomRowFirst: Bool) {
+        self.device = device; self.pixelSize = pixelSize; self.scale = scale
+        self.framebufferName = name
+        self.ownedFramebuffer = nil
+        self.bottomRowFirst = bottomRowFirst
     }
 
     /// The target's size in points.
     public var size: Size { Size(width: Double(pixelSize.width) / scale, height: Double(pixelSize.height) / scale) }
 
-    /// The texture the target renders into (to composite it elsewhere).
-    public var texture: Texture { framebuffer.colorTexture }
+    /// The texture the target renders into (to composite it elsewhere); nil for a caller's framebuffer.
+    public var texture: Texture? { ownedFramebuffer?.colorTexture }
 
-    public var isReleased: Bool { framebuffer.isReleased }
+    public var isReleased: Bool { ownedFramebuffer?.isReleased ?? externalReleased }
 
     /// Maps points (origin top-left, y down) to GL clip space. Depth is flattened for now.
     public var pointsToClip: Transform3D {
@@ -37,6 +49,24 @@ public class RenderTarget {
         return bottomRowFirst
             ? Transform3D(scaleX: sx, y: -sy, z: 0).concatenating(Transform3D(translationX: -1, y: 1))
             : Transform3D(scaleX: sx, y: sy, z: 0).concatenating(Transform3D(translationX: -1, y: -1))
+    }
+
+    /// Makes stencil clipping possible: Lamina's own targets get a depth/stencil buffer on
+    /// first need; a caller's framebuffer must come with stencil bits.
+    func prepareStencil() throws {
+        if let fb = ownedFramebuffer {
+            try fb.attachStencil()
+            return
+        }
+        device.makeCurrent()
+        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), framebufferName)
+        var bits: GLint = 0
+        glGetFramebufferAttachmentParameteriv(GLenum(GL_FRAMEBUFFER), GLenum(framebufferName == 0 ? GL_STENCIL : GL_STENCIL_ATTACHMENT),
+                                              GLenum(GL_FRAMEBUFFER_ATTACHMENT_STENCIL_SIZE), &bits)
+        _ = glGetError()   // no stencil attachment at all reports an error: the answer is 0 bits
+        guard bits > 0 else {
+            throw GPUError.incompleteFramebuffer(status: "the caller's framebuffer \(framebufferName) has no stencil buffer, which clipping (masksToBounds) needs: attach a depth/stencil buffer with 8 stencil bits, or render into an OffscreenTarget")
+        }
     }
 
     /// Reads the target's pixels (or `region` of them, in pixels from the top-left) as a
@@ -47,7 +77,7 @@ public class RenderTarget {
         let r = region ?? PixelRect(size: pixelSize)
         precondition(PixelRect(size: pixelSize).contains(r), "readPixels region \(r) outside \(pixelSize)")
         device.makeCurrent()
-        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), framebuffer.name)
+        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), framebufferName)
         glPixelStorei(GLenum(GL_PACK_ALIGNMENT), 4)
         let glY = bottomRowFirst ? pixelSize.height - r.y - r.height : r.y
         var bytes = [UInt8](repeating: 0, count: r.area * 4)
@@ -60,9 +90,31 @@ public class RenderTarget {
     }
 
     /// Frees the target's framebuffer, texture and stencil (and buffer, for GBM targets).
+    /// A caller's framebuffer is only forgotten, never deleted.
     public func release() {
-        framebuffer.release()
-        framebuffer.colorTexture.release()
+        guard let fb = ownedFramebuffer else { externalReleased = true; return }
+        fb.release()
+        fb.colorTexture.release()
+    }
+}
+
+/// A caller's framebuffer (embedding): Lamina draws into the framebuffer object `name`
+/// (0: the current window surface's) of `pixelSize`, which the caller owns and keeps;
+/// `bottomRowFirst` is true for a window system's back buffer (GL's usual orientation),
+/// false for a framebuffer whose row 0 is the image's top. Clipping needs stencil bits.
+public final class ExternalFramebufferTarget: RenderTarget {
+    public init(device: GPUDevice, framebuffer name: UInt32, pixelSize: PixelSize, scale: Double = 1, bottomRowFirst: Bool = true) throws {
+        guard !device.isClosed else { throw GPUError.deviceClosed(operation: "ExternalFramebufferTarget") }
+        try device.validate(pixelSize, what: "caller's framebuffer", maximum: device.capabilities.maxRenderTargetSize)
+        device.makeCurrent()
+        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), GLuint(name))
+        let status = glCheckFramebufferStatus(GLenum(GL_FRAMEBUFFER))
+        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), 0)
+        _ = glGetError()
+        guard status == GLenum(GL_FRAMEBUFFER_COMPLETE) else {
+            throw GPUError.incompleteFramebuffer(status: "the caller's framebuffer \(name) is not complete (0x\(String(status, radix: 16))) on this context")
+        }
+        super.init(device: device, pixelSize: pixelSize, scale: scale, externalFramebuffer: GLuint(name), bottomRowFirst: bottomRowFirst)
     }
 }
 

@@ -1,3 +1,4 @@
+import CGLES
 import Foundation
 import LaminaCore
 import LaminaGeometry
@@ -487,5 +488,81 @@ struct TilingTests {
         let shown = try pixels(window)
         let d = shown.difference(from: reference, tolerance: 2)
         #expect(d.differing == 0, "\(d.differing) pixels differ (max \(d.maxDifference))")
+    }
+}
+
+@MainActor
+@Suite("Embedding: a caller's framebuffer")
+struct ExternalFramebufferTests {
+    /// A framebuffer made the way a host program would: texture + optional depth/stencil.
+    private func callerFramebuffer(_ device: GPUDevice, width: Int, height: Int, stencil: Bool) throws -> (fbo: UInt32, cleanup: () -> Void) {
+        // The device's context is current on this thread after any device call.
+        _ = try device.makeTexture(pixelSize: PixelSize(width: 1, height: 1)).release()
+        var tex: GLuint = 0, fbo: GLuint = 0, rb: GLuint = 0
+        glGenTextures(1, &tex)
+        glBindTexture(GLenum(GL_TEXTURE_2D), tex)
+        glTexImage2D(GLenum(GL_TEXTURE_2D), 0, GL_RGBA8, GLsizei(width), GLsizei(height), 0, GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), nil)
+        glGenFramebuffers(1, &fbo)
+        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), fbo)
+        glFramebufferTexture2D(GLenum(GL_FRAMEBUFFER), GLenum(GL_COLOR_ATTACHMENT0), GLenum(GL_TEXTURE_2D), tex, 0)
+        if stencil {
+            glGenRenderbuffers(1, &rb)
+            glBindRenderbuffer(GLenum(GL_RENDERBUFFER), rb)
+            glRenderbufferStorage(GLenum(GL_RENDERBUFFER), GLenum(GL_DEPTH24_STENCIL8), GLsizei(width), GLsizei(height))
+            glFramebufferRenderbuffer(GLenum(GL_FRAMEBUFFER), GLenum(GL_DEPTH_STENCIL_ATTACHMENT), GLenum(GL_RENDERBUFFER), rb)
+        }
+        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), 0)
+        return (fbo, {
+            var t = tex, f = fbo, r = rb
+            glDeleteFramebuffers(1, &f); glDeleteTextures(1, &t)
+            if r != 0 { glDeleteRenderbuffers(1, &r) }
+        })
+    }
+
+    @Test("a window renders into the caller's framebuffer, bottom row first, with clipping through its stencil")
+    func callersFramebuffer() throws {
+        try Transaction.flush()
+        let device = try GPUDevice()
+        let (fbo, cleanup) = try callerFramebuffer(device, width: 64, height: 32, stencil: true)
+        defer { cleanup() }
+        let target = try ExternalFramebufferTarget(device: device, framebuffer: fbo, pixelSize: PixelSize(width: 64, height: 32))
+        let window = Window(target: target, background: .white)
+        defer { window.host.invalidate() }
+        let clipper = View(frame: Rect(x: 0, y: 0, width: 16, height: 8))
+        clipper.clipsToBounds = true
+        let big = View(frame: Rect(x: 0, y: 0, width: 40, height: 30))
+        big.backgroundColor = .red
+        clipper.addSubview(big)
+        window.addSubview(clipper)
+        try window.compositeNow()
+        let image = try target.readPixels()                        // top row first, whatever the framebuffer's order
+        #expect(image[2, 2] == px(255, 0, 0) && image[20, 2] == px(255, 255, 255) && image[2, 20] == px(255, 255, 255))
+        // In the framebuffer itself the top of the picture is the last row (GL's orientation).
+        var raw = [UInt8](repeating: 0, count: 4)
+        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), fbo)
+        glReadPixels(2, 31 - 2, 1, 1, GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), &raw)
+        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), 0)
+        #expect(raw == [255, 0, 0, 255])
+        target.release()   // forgets it; the caller still owns and deletes it
+    }
+
+    @Test("clipping into a caller's framebuffer without stencil bits is a clear error")
+    func noStencil() throws {
+        try Transaction.flush()
+        let device = try GPUDevice()
+        let (fbo, cleanup) = try callerFramebuffer(device, width: 16, height: 16, stencil: false)
+        defer { cleanup() }
+        let target = try ExternalFramebufferTarget(device: device, framebuffer: fbo, pixelSize: PixelSize(width: 16, height: 16))
+        let window = Window(target: target)
+        defer { window.host.invalidate() }
+        let clipper = View(frame: Rect(x: 0, y: 0, width: 8, height: 8))
+        clipper.clipsToBounds = true
+        window.addSubview(clipper)
+        #expect {
+            try window.compositeNow()
+        } throws: { error in
+            "\(error)".contains("has no stencil buffer")
+        }
+        #expect(throws: GPUError.self) { _ = try ExternalFramebufferTarget(device: device, framebuffer: 987_654, pixelSize: PixelSize(width: 8, height: 8)) }
     }
 }
