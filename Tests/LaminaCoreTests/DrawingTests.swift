@@ -36,6 +36,15 @@ struct Scene {
     }
 
     func pixels() throws -> RGBAImage { try target.readPixels() }
+
+    /// A `CountingLayer` with `frame`, invalidated and added to the root (drawn at the next commit).
+    func addCountingLayer(_ frame: Rect) -> CountingLayer {
+        let layer = CountingLayer()
+        layer.frame = frame
+        layer.setNeedsDisplay()
+        root.addSublayer(layer)
+        return layer
+    }
 }
 
 /// Reads a texture's pixels by drawing it 1:1 into a scratch target.
@@ -75,10 +84,7 @@ struct DrawingTests {
     @Test("100 frames with no change: zero draws, zero uploads, zero draw calls")
     func idleFrames() throws {
         let s = try Scene()
-        let layer = CountingLayer()
-        layer.frame = Rect(x: 0, y: 0, width: 50, height: 50)
-        layer.setNeedsDisplay()
-        s.root.addSublayer(layer)
+        let layer = s.addCountingLayer(Rect(x: 0, y: 0, width: 50, height: 50))
         try Transaction.flush()
         let uploaded = s.device.uploadedBytes, calls = s.device.drawCalls, frames = s.host.frameCount
         let loop = MainLoop()
@@ -95,10 +101,7 @@ struct DrawingTests {
     @Test("bounds, position and transform changes reuse the snapshot: zero draws (unless needsDisplayOnBoundsChange)")
     func geometryIsNotContent() throws {
         let s = try Scene()
-        let layer = CountingLayer()
-        layer.frame = Rect(x: 0, y: 0, width: 40, height: 40)
-        layer.setNeedsDisplay()
-        s.root.addSublayer(layer)
+        let layer = s.addCountingLayer(Rect(x: 0, y: 0, width: 40, height: 40))
         try Transaction.flush()
         #expect(layer.displayCount == 1)
         layer.bounds.size = Size(width: 80, height: 60)
@@ -156,10 +159,7 @@ struct DrawingTests {
     @Test("displayNow draws synchronously: the texture holds the new pixels when it returns; flush puts them on the target")
     func displayNow() throws {
         let s = try Scene()
-        let layer = CountingLayer()
-        layer.frame = Rect(x: 0, y: 0, width: 20, height: 20)
-        layer.setNeedsDisplay()
-        s.root.addSublayer(layer)
+        let layer = s.addCountingLayer(Rect(x: 0, y: 0, width: 20, height: 20))
         try Transaction.flush()
         layer.color = .green
         try layer.displayNow()
@@ -345,10 +345,7 @@ struct DrawingTests {
         let otherTarget = try OffscreenTarget(device: otherDevice, size: Size(width: 100, height: 100))
         let other = LayerTreeHost(rootLayer: s.root, target: otherTarget, background: .white)
         defer { other.invalidate() }
-        let layer = CountingLayer()
-        layer.frame = Rect(x: 0, y: 0, width: 100, height: 100)
-        layer.setNeedsDisplay()
-        s.root.addSublayer(layer)
+        let layer = s.addCountingLayer(Rect(x: 0, y: 0, width: 100, height: 100))
         try Transaction.flush()
         let before = (s.device.uploadedBytes, otherDevice.uploadedBytes)
         layer.color = .blue
@@ -377,10 +374,7 @@ struct DrawingTests {
     @Test("a 4096×4096 layer draws; a layer beyond the GPU's texture limit fails with a clear error (no tiling)")
     func largeLayers() throws {
         let s = try Scene(width: 64, height: 64)
-        let big = CountingLayer()
-        big.frame = Rect(x: 0, y: 0, width: 4096, height: 4096)
-        big.setNeedsDisplay()
-        s.root.addSublayer(big)
+        let big = s.addCountingLayer(Rect(x: 0, y: 0, width: 4096, height: 4096))
         try Transaction.flush()
         #expect(big.backingStore?.pixelSize == PixelSize(width: 4096, height: 4096))
         #expect(try s.pixels()[32, 32] == red)
