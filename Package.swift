@@ -64,7 +64,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LaminaUITests",
-            dependencies: ["LaminaUI", "LaminaCore", "LaminaGPU", "LaminaGraphics", "LaminaGeometry", "CGLES"],
+            dependencies: ["LaminaUI", "LaminaCore", "LaminaGPU", "LaminaGraphics", "LaminaGeometry", "CGLES", "CEGL"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -74,7 +74,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LaminaGPUTests",
-            dependencies: ["LaminaGPU", "LaminaGraphics", "LaminaGeometry", "CGLES", "CGBM"],
+            dependencies: ["LaminaGPU", "LaminaGraphics", "LaminaGeometry", "CGLES", "CGBM", "CEGL"],
             swiftSettings: strict
         ),
     ],

@@ -8,8 +8,20 @@ import LaminaGPU
 @MainActor
 public final class LayerTreeHost {
     public let rootLayer: Layer
-    public let target: RenderTarget
-    public let compositor: Compositor
+    /// Where frames land. Setting another target (a resized window surface, another
+    /// device's target) makes the next commit composite there; the compositor follows the
+    /// target's device.
+    public var target: RenderTarget {
+        didSet {
+            guard target !== oldValue else { return }
+            if target.device !== compositor.device {
+                compositor.release()
+                compositor = Compositor(device: target.device)
+            }
+            Transaction.noteChange()
+        }
+    }
+    public private(set) var compositor: Compositor
     public var device: GPUDevice { compositor.device }
     public var background: Color { didSet { if background != oldValue { rootLayer.contentsDidChange() } } }
     /// The last frame's statistics (with the layouts and draws of its commit).
