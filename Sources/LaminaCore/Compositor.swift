@@ -18,6 +18,9 @@ public struct FrameStatistics: Equatable, Sendable, CustomStringConvertible {
     public var damagedRect = Rect.zero
     /// Whether the frame was skipped because nothing changed.
     public var skipped = false
+    /// Whether an unchanged tree was drawn again from the last frame's render list
+    /// (a host that composites every frame), without walking the tree.
+    public var reusedRenderList = false
     /// Layers whose `layoutSublayers()` ran in the commit of this frame.
     public var layoutPasses = 0
     /// The draws of the commit of this frame: which layers, why, which rectangle.
@@ -49,45 +52,64 @@ public final class Compositor {
     private var lastRoot: ObjectIdentifier?
     private var lastStamp = -1
     private weak var lastTarget: RenderTarget?
-    private var lastBackground: Color?
+    private var lastBackground: Color??
+    /// The last frame's render list, drawn again when an unchanged tree must be drawn.
+    private var lastList: RenderList?
 
     public init(device: GPUDevice) { self.device = device }
 
     /// Textures the compositor holds for image contents.
     public var cachedTextureCount: Int { imageTextures.count }
 
-    /// Composites `root` (placed in target points) into `target`, cleared to `background`.
-    /// When neither the tree nor the target nor the background changed since the last
-    /// call, nothing is drawn (the statistics say `skipped`, zero draw calls).
+    /// Composites `root` (placed in target points) into `target`, cleared to `background`
+    /// first — or, with `background` nil, over what the target already holds (a host's
+    /// frame). When neither the tree nor the target nor the background changed since the
+    /// last call, nothing is drawn (the statistics say `skipped`, zero draw calls) unless
+    /// `always` is set: then the last frame's render list is drawn again, without walking
+    /// the tree (a host that redraws its framebuffer every frame).
     @discardableResult
-    public func render(_ root: Layer, to target: RenderTarget, background: Color = .clear) throws -> FrameStatistics {
+    public func render(_ root: Layer, to target: RenderTarget, background: Color? = .clear, always: Bool = false) throws -> FrameStatistics {
         if lastRoot == ObjectIdentifier(root), lastStamp == root.changeStamp,
-           lastTarget === target, lastBackground == background {
-            lastFrame = FrameStatistics(skipped: true)
-            return lastFrame
+           lastTarget === target, lastBackground == .some(background) {
+            guard always, let list = lastList else {
+                lastFrame = FrameStatistics(skipped: true)
+                return lastFrame
+            }
+            var stats = try execute(list, on: target, background: background)
+            stats.reusedRenderList = true
+            lastFrame = stats
+            return stats
         }
         return try render(RenderList.build(root), root: root, to: target, background: background)
     }
 
     /// Draws a render list built from `root` (perhaps with overlays added), always.
     @discardableResult
-    public func render(_ list: RenderList, root: Layer, to target: RenderTarget, background: Color = .clear) throws -> FrameStatistics {
+    public func render(_ list: RenderList, root: Layer, to target: RenderTarget, background: Color? = .clear) throws -> FrameStatistics {
         let stamp = root.changeStamp
+        lastList = nil
         var stats = try execute(list, on: target, background: background)
         stats.layersVisited = list.layersVisited
         lastStamp = stamp
         lastRoot = ObjectIdentifier(root)
         lastTarget = target
-        lastBackground = background
+        lastBackground = .some(background)
+        lastList = list
         lastFrame = stats
         return stats
     }
 
     /// Forgets the last frame, so the next `render` draws even if nothing changed.
-    public func invalidate() { lastRoot = nil }
+    public func forgetLastFrame() { lastRoot = nil; lastList = nil }
 
-    /// Draws a render list into `target`.
-    public func execute(_ list: RenderList, on target: RenderTarget, background: Color = .clear) throws -> FrameStatistics {
+    /// Draws a render list into `target` (cleared to `background` first; nil: loaded).
+    /// The whole frame runs in one scope of the device's context: on an adopted context,
+    /// one capture and one restore of the host's GL state.
+    public func execute(_ list: RenderList, on target: RenderTarget, background: Color? = .clear) throws -> FrameStatistics {
+        try device.withContext { try executeInContext(list, on: target, background: background) }
+    }
+
+    private func executeInContext(_ list: RenderList, on target: RenderTarget, background: Color?) throws -> FrameStatistics {
         var stats = FrameStatistics()
         let callsBefore = device.drawCalls, bytesBefore = device.uploadedBytes
         var used = list.referencedImages
@@ -188,6 +210,6 @@ public final class Compositor {
         imageTextures.removeAll()
         for t in groupTargets { t.release() }
         groupTargets.removeAll()
-        lastRoot = nil
+        forgetLastFrame()
     }
 }

@@ -5,6 +5,12 @@ import LaminaGPU
 /// Connects a layer tree to a render target: every commit that changed the tree
 /// composites it (`Transaction`), and layers of the tree upload their drawn content to
 /// this host's device as soon as they draw.
+///
+/// For a host program that redraws its own framebuffer every frame there are two modes
+/// (docs/embedding.md): keep the output in a retained texture (a target of Lamina's own,
+/// composited only when the tree changed) and draw it each frame (`present(into:)`, one
+/// quad); or composite straight into the host's framebuffer every frame over what the
+/// host drew (`background` nil, `compositesEveryFrame`).
 @MainActor
 public final class LayerTreeHost {
     public let rootLayer: Layer
@@ -23,7 +29,16 @@ public final class LayerTreeHost {
     }
     public private(set) var compositor: Compositor
     public var device: GPUDevice { compositor.device }
-    public var background: Color { didSet { if background != oldValue { rootLayer.contentsDidChange() } } }
+    /// What the target is cleared to before each frame; nil: nothing is cleared, the tree
+    /// is composited over what the target holds (a host's frame).
+    public var background: Color? { didSet { if background != oldValue { rootLayer.contentsDidChange() } } }
+    /// Composite at every commit (every `MainLoop` turn, `Transaction.commitIfNeeded()`),
+    /// even when nothing changed: for a host that redraws its framebuffer every frame and
+    /// composites Lamina over it. An unchanged tree is drawn from the last render list,
+    /// without walking the tree, laying out, drawing or uploading.
+    public var compositesEveryFrame = false {
+        didSet { if compositesEveryFrame { Transaction.noteChange() } }
+    }
     /// The last frame's statistics (with the layouts and draws of its commit).
     public private(set) var lastFrame = FrameStatistics()
     /// Frames composited so far.
@@ -35,7 +50,7 @@ public final class LayerTreeHost {
     public var showsRedrawRegions = ProcessInfo.processInfo.environment["LAMINA_SHOW_REDRAWS"] == "1"
     private var flashVisible = false
 
-    public init(rootLayer: Layer, target: RenderTarget, background: Color = .clear) {
+    public init(rootLayer: Layer, target: RenderTarget, background: Color? = .clear) {
         self.rootLayer = rootLayer
         self.target = target
         self.background = background
@@ -47,7 +62,7 @@ public final class LayerTreeHost {
     }
 
     /// Whether the next commit must draw even without layer changes (a flash to remove).
-    var needsFrame: Bool { flashVisible }
+    var needsFrame: Bool { flashVisible || compositesEveryFrame }
 
     func composite(displays: [DisplayRecord], layouts: Int) throws {
         // The draws of layers in this tree.
@@ -57,7 +72,7 @@ public final class LayerTreeHost {
             while let l = stack.popLast() { inTree.insert(ObjectIdentifier(l)); stack += l.sublayers }
         }
         let mine = displays.filter { inTree.contains($0.layerID) }
-        if flashVisible { compositor.invalidate() }
+        if flashVisible { compositor.forgetLastFrame() }
         var list: RenderList?
         if showsRedrawRegions && !mine.isEmpty {
             var l = RenderList.build(rootLayer)
@@ -72,7 +87,7 @@ public final class LayerTreeHost {
             stats = try compositor.render(list, root: rootLayer, to: target, background: background)
             flashVisible = true
         } else {
-            stats = try compositor.render(rootLayer, to: target, background: background)
+            stats = try compositor.render(rootLayer, to: target, background: background, always: compositesEveryFrame)
             flashVisible = false
         }
         stats.layoutPasses = layouts
@@ -90,6 +105,24 @@ public final class LayerTreeHost {
             return nil
         }
         return visit(rootLayer)
+    }
+
+    /// Retained-output mode: draws the last composited frame — this host's target's
+    /// texture — into `destination` (a host's framebuffer, say) over what it holds, in
+    /// `rect` (points of `destination`; nil: all of it). One quad, one draw call; nothing
+    /// is composited again. The target must be one of Lamina's own (it has a texture).
+    @discardableResult
+    public func present(into destination: RenderTarget, in rect: Rect? = nil) throws -> FrameStatistics {
+        guard let texture = target.texture else {
+            throw GPUError.unusableTarget(reason: "present(into:) needs a retained output texture, but this host renders into a caller's framebuffer: give it an OffscreenTarget")
+        }
+        var stats = FrameStatistics()
+        let calls = destination.device.drawCalls
+        try destination.composite(texture, in: rect ?? Rect(origin: .zero, size: destination.size))
+        stats.drawCalls = destination.device.drawCalls - calls
+        stats.quadsDrawn = 1
+        stats.damagedRect = rect ?? Rect(origin: .zero, size: destination.size)
+        return stats
     }
 
     /// Stops compositing this tree and frees the compositor's GPU objects.

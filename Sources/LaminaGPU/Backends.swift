@@ -54,6 +54,8 @@ enum BackendOpener {
                 if let c = openGBM(drmDevice: drmDevice, attempts: &attempts) { return c }
             case .device:
                 if let c = openEGLDevice(attempts: &attempts) { return c }
+            case .host:
+                continue   // only through GPUDevice(adopting:) or GPUDevice(sharingWith:)
             case .surfaceless:
                 do {
                     let display = try DisplayRegistry.acquire(platform: EGLenum(EGL_PLATFORM_SURFACELESS_MESA), native: nil)
@@ -99,7 +101,7 @@ enum BackendOpener {
                         "\(why)\(path.contains("renderD") ? " (render nodes cannot allocate dumb buffers; use a card node)" : "")")
                 }
                 gbm_bo_destroy(probe)
-                let display = try DisplayRegistry.acquire(platform: EGLenum(EGL_PLATFORM_GBM_KHR), native: UnsafeMutableRawPointer(gbm.device))
+                let display = try DisplayRegistry.acquire(platform: EGLenum(EGL_PLATFORM_GBM_KHR), native: UnsafeMutableRawPointer(gbm.device), ownsNative: true)
                 do {
                     let context = try createContext(display)
                     return OpenedContext(backend: .gbm, detail: path, display: display, context: context, gbm: gbm)
@@ -149,27 +151,40 @@ enum BackendOpener {
         return nil
     }
 
-    /// An OpenGL ES 3.0 context with no surface (we render to framebuffer objects only).
-    static func createContext(_ display: EGLDisplay) throws -> EGLContext {
+    /// An OpenGL ES 3.0 context with no surface (we render to framebuffer objects only),
+    /// in the share group of `shared` when given (then with that context's configuration
+    /// unless the display takes contexts without one).
+    static func createContext(_ display: EGLDisplay, sharingWith shared: EGLContext? = nil) throws -> EGLContext {
         let exts = extensionSet(eglQueryString(display, EGL_EXTENSIONS))
         guard exts.contains("EGL_KHR_surfaceless_context") else {
             throw GPUError.eglFailure(call: "eglQueryString(EGL_EXTENSIONS)", error: "no EGL_KHR_surfaceless_context",
-                                      hint: "Lamina renders offscreen only and needs a driver with surfaceless contexts (Mesa has one)")
+                                      hint: "Lamina's own context renders offscreen only and needs a driver with surfaceless contexts (Mesa has one); adopt the host's context instead (GPUDevice(adopting:))")
         }
+        let previousAPI = eglQueryAPI()
+        defer { if previousAPI != EGLenum(EGL_OPENGL_ES_API) { eglBindAPI(previousAPI) } }
         guard eglBindAPI(EGLenum(EGL_OPENGL_ES_API)) == EGL_TRUE else {
             throw GPUError.eglFailure(call: "eglBindAPI(EGL_OPENGL_ES_API)", error: lastEGLError(), hint: "this EGL has no OpenGL ES")
         }
         var config: EGLConfig? = nil
         if !exts.contains("EGL_KHR_no_config_context") {
-            let want: [EGLint] = [EGL_RENDERABLE_TYPE, EGL_OPENGL_ES3_BIT, EGL_NONE]
+            var want: [EGLint] = [EGL_RENDERABLE_TYPE, EGL_OPENGL_ES3_BIT, EGL_NONE]
+            if let shared {
+                var id: EGLint = 0
+                eglQueryContext(display, shared, EGL_CONFIG_ID, &id)
+                want = [EGL_CONFIG_ID, id, EGL_NONE]
+            }
             var n: EGLint = 0
             guard eglChooseConfig(display, want, &config, 1, &n) == EGL_TRUE, n > 0 else {
-                throw GPUError.eglFailure(call: "eglChooseConfig(EGL_OPENGL_ES3_BIT)", error: lastEGLError(), hint: "the driver offers no OpenGL ES 3 configuration")
+                throw GPUError.eglFailure(call: "eglChooseConfig(\(shared == nil ? "EGL_OPENGL_ES3_BIT" : "the host context's EGL_CONFIG_ID"))",
+                                          error: lastEGLError(), hint: "the driver offers no OpenGL ES 3 configuration")
             }
         }
         let attributes: [EGLint] = [EGL_CONTEXT_MAJOR_VERSION, 3, EGL_CONTEXT_MINOR_VERSION, 0, EGL_NONE]
-        guard let context = eglCreateContext(display, config, nil, attributes) else {
-            throw GPUError.eglFailure(call: "eglCreateContext(OpenGL ES 3.0)", error: lastEGLError(), hint: "the driver cannot create an OpenGL ES 3.0 context")
+        guard let context = eglCreateContext(display, config, shared, attributes) else {
+            throw GPUError.eglFailure(call: "eglCreateContext(OpenGL ES 3.0\(shared == nil ? "" : ", sharing with the host's context"))",
+                                      error: lastEGLError(), hint: shared == nil
+                                        ? "the driver cannot create an OpenGL ES 3.0 context"
+                                        : "the driver refused a context in the host's share group; adopt the host's context instead (GPUDevice(adopting:))")
         }
         return context
     }

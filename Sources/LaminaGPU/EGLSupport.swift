@@ -36,15 +36,20 @@ func eglString(_ display: EGLDisplay?, _ name: EGLint) -> String {
 }
 
 /// EGL displays are per process and per native display: two `GPUDevice`s on the same
-/// platform share one `EGLDisplay`, and `eglTerminate` would destroy the other's
-/// contexts. So initialisation is reference-counted here.
+/// platform share one `EGLDisplay`, and so may any other code in the process (a host, a
+/// toolkit, another library) — `eglTerminate` would destroy their contexts too, and EGL
+/// 1.5 does not count initialisations. So Lamina terminates only displays on a native
+/// display it created itself (its own GBM device), when its last device on it closes;
+/// the process-wide device and surfaceless displays stay initialised (initialising
+/// them again is free).
 enum DisplayRegistry {
     private struct Key: Hashable { let platform: EGLenum; let native: UInt }
-    private struct Entry { let display: UInt; var references: Int }
+    private struct Entry { let display: UInt; var references: Int; let terminates: Bool }
     private static let entries = Mutex<[Key: Entry]>([:])
 
     /// Gets and initialises the display; throws with the EGL error on failure.
-    static func acquire(platform: EGLenum, native: UnsafeMutableRawPointer?, attributes: [EGLAttrib]? = nil) throws -> EGLDisplay {
+    /// `ownsNative`: the native display is Lamina's own (terminate with the last device).
+    static func acquire(platform: EGLenum, native: UnsafeMutableRawPointer?, ownsNative: Bool = false) throws -> EGLDisplay {
         let key = Key(platform: platform, native: UInt(bitPattern: native))
         let address = try entries.withLock { map -> UInt in
             if var e = map[key] {
@@ -52,17 +57,14 @@ enum DisplayRegistry {
                 map[key] = e
                 return e.display
             }
-            let attrs = attributes.map { $0 + [EGLAttrib(EGL_NONE)] }
-            let display: EGLDisplay? = attrs.map { a in a.withUnsafeBufferPointer { eglGetPlatformDisplay(platform, native, $0.baseAddress) } }
-                ?? eglGetPlatformDisplay(platform, native, nil)
-            guard let display else {
+            guard let display = eglGetPlatformDisplay(platform, native, nil) else {
                 throw GPUError.eglFailure(call: "eglGetPlatformDisplay", error: lastEGLError(), hint: "the platform is not supported by this EGL")
             }
             var major: EGLint = 0, minor: EGLint = 0
             guard eglInitialize(display, &major, &minor) == EGL_TRUE else {
                 throw GPUError.eglFailure(call: "eglInitialize", error: lastEGLError(), hint: "the driver could not start on this platform")
             }
-            map[key] = Entry(display: UInt(bitPattern: display), references: 1)
+            map[key] = Entry(display: UInt(bitPattern: display), references: 1, terminates: ownsNative)
             return UInt(bitPattern: display)
         }
         return EGLDisplay(bitPattern: address)!
@@ -72,10 +74,10 @@ enum DisplayRegistry {
         entries.withLock { map in
             guard let (key, e) = map.first(where: { $0.value.display == UInt(bitPattern: display) }) else { return }
             if e.references > 1 {
-                map[key] = Entry(display: e.display, references: e.references - 1)
+                map[key] = Entry(display: e.display, references: e.references - 1, terminates: e.terminates)
             } else {
                 map[key] = nil
-                eglTerminate(display)
+                if e.terminates { eglTerminate(display) }
             }
         }
     }

@@ -10,31 +10,40 @@ public class GPUObject {
     /// The context the name belongs to (shared with the device, which it does not keep alive).
     let gl: GLContext
     let name: GLuint
+    /// A host's object lent to Lamina: never deleted by Lamina, not counted as live.
+    public let isBorrowed: Bool
     public private(set) var isReleased = false
 
-    init(gl: GLContext, kind: GPUObjectKind, name: GLuint) {
-        self.gl = gl; self.kind = kind; self.name = name
-        gl.ledger.created(kind)
+    init(gl: GLContext, kind: GPUObjectKind, name: GLuint, borrowed: Bool = false) {
+        self.gl = gl; self.kind = kind; self.name = name; self.isBorrowed = borrowed
+        if !borrowed { gl.ledger.created(kind, name) }
     }
+
+    /// The GL name, for a host that shares Lamina's context or share group (read-only:
+    /// do not delete it, and do not change a Lamina object's parameters or storage).
+    public var glName: UInt32 { name }
 
     /// Whether the object belongs to `device`.
     public func belongs(to device: GPUDevice) -> Bool { gl === device.gl }
 
-    /// Frees the GL object now. Safe to call twice, and after the device closed.
+    /// Frees the GL object now (a borrowed one is only forgotten). Safe to call twice,
+    /// and after the device closed.
     public func release() {
         guard !isReleased else { return }
         isReleased = true
-        willRelease()
         guard !gl.isClosed else { return }
-        gl.makeCurrent()
-        gl.deleteName(kind, name)
+        gl.withCurrent {
+            willRelease()
+            if !isBorrowed { gl.deleteName(kind, name) }
+        }
     }
 
-    /// Subclasses free what they own besides the GL name (EGL images, attachments).
+    /// Subclasses free what they own besides the GL name (EGL images, attachments);
+    /// called inside a scope.
     func willRelease() {}
 
     deinit {
-        if !isReleased { gl.ledger.enqueue(kind, name) }
+        if !isReleased && !isBorrowed { gl.ledger.enqueue(kind, name) }
     }
 }
 
@@ -58,13 +67,12 @@ public enum PixelByteOrder: Sendable {
 public final class Texture: GPUObject {
     public let pixelSize: PixelSize
     public let byteOrder: PixelByteOrder
-    private var filter: (min: TextureFilter, mag: TextureFilter) = (.linear, .linear)
     /// An EGL image backing this texture (imported dma-buf or GBM buffer), destroyed with it.
     var eglImage: EGLImage?
 
-    init(gl: GLContext, name: GLuint, pixelSize: PixelSize, byteOrder: PixelByteOrder) {
+    init(gl: GLContext, name: GLuint, pixelSize: PixelSize, byteOrder: PixelByteOrder, borrowed: Bool = false) {
         self.pixelSize = pixelSize; self.byteOrder = byteOrder
-        super.init(gl: gl, kind: .texture, name: name)
+        super.init(gl: gl, kind: .texture, name: name, borrowed: borrowed)
     }
 
     override func willRelease() {
@@ -77,18 +85,6 @@ public final class Texture: GPUObject {
         if let image = eglImage { gl.destroyImage(image) }
     }
 
-    /// Binds the texture to unit 0 and sets its filters if they changed.
-    func bind(minFilter: TextureFilter, magFilter: TextureFilter) {
-        glActiveTexture(GLenum(GL_TEXTURE0))
-        glBindTexture(GLenum(GL_TEXTURE_2D), name)
-        if filter.min != minFilter {
-            glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_MIN_FILTER), minFilter.gl)
-        }
-        if filter.mag != magFilter {
-            glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_MAG_FILTER), magFilter.gl)
-        }
-        filter = (minFilter, magFilter)
-    }
 
     /// Uploads `region` of the texture from `bytes`, whose rows are `bytesPerRow` apart
     /// (top row first, in this texture's byte order). Only that region is sent
@@ -101,14 +97,14 @@ public final class Texture: GPUObject {
         precondition(bytesPerRow % 4 == 0 && bytesPerRow >= r.width * 4, "bytesPerRow \(bytesPerRow) too small for \(r.width) pixels")
         precondition(bytes.count >= (r.height - 1) * bytesPerRow + r.width * 4, "upload: \(bytes.count) bytes do not cover \(r)")
         guard !r.isEmpty else { return 0 }
-        gl.makeCurrent()
-        glBindTexture(GLenum(GL_TEXTURE_2D), name)
-        glPixelStorei(GLenum(GL_UNPACK_ALIGNMENT), 4)
-        glPixelStorei(GLenum(GL_UNPACK_ROW_LENGTH), GLint(bytesPerRow / 4))
-        glTexSubImage2D(GLenum(GL_TEXTURE_2D), 0, GLint(r.x), GLint(r.y), GLsizei(r.width), GLsizei(r.height),
-                        GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), bytes.baseAddress)
-        glPixelStorei(GLenum(GL_UNPACK_ROW_LENGTH), 0)
-        gl.checkGLError("glTexSubImage2D(\(r))")
+        precondition(!gl.isClosed, "Texture.upload after the device closed")
+        gl.withCurrent {
+            LaminaGLState.applyForUpload(rowLength: GLint(bytesPerRow / 4))
+            glBindTexture(GLenum(GL_TEXTURE_2D), name)
+            glTexSubImage2D(GLenum(GL_TEXTURE_2D), 0, GLint(r.x), GLint(r.y), GLsizei(r.width), GLsizei(r.height),
+                            GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), bytes.baseAddress)
+            gl.checkGLError("glTexSubImage2D(\(r))")
+        }
         let n = r.area * 4
         gl.uploadedBytes += n
         return n
@@ -129,10 +125,14 @@ public final class Framebuffer: GPUObject {
     /// Depth/stencil storage, attached on first need (`attachStencil()`).
     public private(set) var stencil: Renderbuffer?
 
-    /// Attaches a depth/stencil renderbuffer of the colour texture's size, once.
+    /// Whether the framebuffer owns its colour texture (released with the target).
+    let ownsColorTexture: Bool
+
+    /// Attaches a depth/stencil renderbuffer of the colour texture's size, once (inside a scope).
     func attachStencil() throws {
         guard stencil == nil else { return }
         let rb = try Renderbuffer(gl: gl, depthStencilSize: colorTexture.pixelSize)
+        gl.activePass = nil   // the binding changes below
         glBindFramebuffer(GLenum(GL_FRAMEBUFFER), name)
         glFramebufferRenderbuffer(GLenum(GL_FRAMEBUFFER), GLenum(GL_DEPTH_STENCIL_ATTACHMENT), GLenum(GL_RENDERBUFFER), rb.name)
         let status = glCheckFramebufferStatus(GLenum(GL_FRAMEBUFFER))
@@ -149,20 +149,23 @@ public final class Framebuffer: GPUObject {
         stencil = nil
     }
 
-    init(colorTexture: Texture) throws {
+    /// A framebuffer rendering into `colorTexture` (inside a scope).
+    init(colorTexture: Texture, ownsColorTexture: Bool = true) throws {
         let gl = colorTexture.gl
-        gl.makeCurrent()
         var fbo: GLuint = 0
         glGenFramebuffers(1, &fbo)
         self.colorTexture = colorTexture
+        self.ownsColorTexture = ownsColorTexture
         super.init(gl: gl, kind: .framebuffer, name: fbo)
+        gl.activePass = nil   // the binding changes below
         glBindFramebuffer(GLenum(GL_FRAMEBUFFER), fbo)
         glFramebufferTexture2D(GLenum(GL_FRAMEBUFFER), GLenum(GL_COLOR_ATTACHMENT0), GLenum(GL_TEXTURE_2D), colorTexture.name, 0)
         let status = glCheckFramebufferStatus(GLenum(GL_FRAMEBUFFER))
         glBindFramebuffer(GLenum(GL_FRAMEBUFFER), 0)
         guard status == GLenum(GL_FRAMEBUFFER_COMPLETE) else {
             release()
-            throw GPUError.incompleteFramebuffer(status: "0x" + String(status, radix: 16))
+            throw GPUError.incompleteFramebuffer(status: "0x" + String(status, radix: 16)
+                + " for a \(colorTexture.pixelSize) texture\(colorTexture.isBorrowed ? " lent by the host (it must be a complete, colour-renderable RGBA8 texture of this context or share group)" : "")")
         }
     }
 }
@@ -171,8 +174,8 @@ public final class Framebuffer: GPUObject {
 public final class Renderbuffer: GPUObject {
     public let pixelSize: PixelSize
 
+    /// Depth/stencil storage (inside a scope).
     init(gl: GLContext, depthStencilSize size: PixelSize) throws {
-        gl.makeCurrent()
         var rb: GLuint = 0
         glGenRenderbuffers(1, &rb)
         self.pixelSize = size
@@ -214,8 +217,8 @@ public final class Program: GPUObject {
 
 public final class Buffer: GPUObject {
     public let byteCount: Int
+    /// A static vertex buffer (inside a scope).
     init(gl: GLContext, bytes: UnsafeRawBufferPointer) {
-        gl.makeCurrent()
         var b: GLuint = 0
         glGenBuffers(1, &b)
         glBindBuffer(GLenum(GL_ARRAY_BUFFER), b)
@@ -227,11 +230,28 @@ public final class Buffer: GPUObject {
 }
 
 public final class VertexArray: GPUObject {
+    /// A vertex array (inside a scope).
     init(gl: GLContext) {
-        gl.makeCurrent()
         var v: GLuint = 0
         glGenVertexArrays(1, &v)
         super.init(gl: gl, kind: .vertexArray, name: v)
+    }
+}
+
+/// A sampler object: filters and clamped edges, bound over any texture Lamina draws,
+/// so that neither a texture's own parameters nor a sampler the host left bound change
+/// how Lamina samples.
+final class Sampler: GPUObject {
+    /// Inside a scope.
+    init(gl: GLContext, minFilter: TextureFilter, magFilter: TextureFilter) {
+        var s: GLuint = 0
+        glGenSamplers(1, &s)
+        super.init(gl: gl, kind: .sampler, name: s)
+        glSamplerParameteri(s, GLenum(GL_TEXTURE_MIN_FILTER), minFilter.gl)
+        glSamplerParameteri(s, GLenum(GL_TEXTURE_MAG_FILTER), magFilter.gl)
+        glSamplerParameteri(s, GLenum(GL_TEXTURE_WRAP_S), GL_CLAMP_TO_EDGE)
+        glSamplerParameteri(s, GLenum(GL_TEXTURE_WRAP_T), GL_CLAMP_TO_EDGE)
+        gl.checkGLError("sampler parameters")
     }
 }
 
@@ -240,6 +260,7 @@ struct QuadGeometry {
     let buffer: Buffer
     let vertexArray: VertexArray
 
+    /// Inside a scope.
     init(gl: GLContext) {
         let corners: [Float] = [0, 0, 1, 0, 0, 1, 1, 1]
         buffer = corners.withUnsafeBytes { Buffer(gl: gl, bytes: $0) }
@@ -261,25 +282,53 @@ extension GPUDevice {
     public func makeTexture(pixelSize: PixelSize, byteOrder: PixelByteOrder = .rgba, pixels: RGBAImage? = nil) throws -> Texture {
         guard !isClosed else { throw GPUError.deviceClosed(operation: "makeTexture") }
         try validate(pixelSize, what: "texture", maximum: capabilities.maxTextureSize)
-        makeCurrent()
-        var t: GLuint = 0
-        glGenTextures(1, &t)
-        let texture = Texture(gl: gl, name: t, pixelSize: pixelSize, byteOrder: byteOrder)
-        glBindTexture(GLenum(GL_TEXTURE_2D), t)
-        _ = glGetError()
-        glTexImage2D(GLenum(GL_TEXTURE_2D), 0, GL_RGBA8, GLsizei(pixelSize.width), GLsizei(pixelSize.height), 0,
-                     GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), nil)
-        do { try gl.throwIfOutOfMemory("a \(pixelSize) texture") } catch { texture.release(); throw error }
-        configure(texture)
-        if let pixels {
-            precondition(byteOrder == .rgba, "initial pixels are RGBA")
-            texture.upload(pixels)
+        if pixels != nil { precondition(byteOrder == .rgba, "initial pixels are RGBA") }
+        return try gl.withCurrentThrowing {
+            var t: GLuint = 0
+            glGenTextures(1, &t)
+            let texture = Texture(gl: gl, name: t, pixelSize: pixelSize, byteOrder: byteOrder)
+            glBindBuffer(GLenum(GL_PIXEL_UNPACK_BUFFER), 0)
+            glBindTexture(GLenum(GL_TEXTURE_2D), t)
+            _ = glGetError()
+            glTexImage2D(GLenum(GL_TEXTURE_2D), 0, GL_RGBA8, GLsizei(pixelSize.width), GLsizei(pixelSize.height), 0,
+                         GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), nil)
+            do { try gl.throwIfOutOfMemory("a \(pixelSize) texture") } catch { texture.release(); throw error }
+            configure(texture)
+            if let pixels { texture.upload(pixels) }
+            return texture
         }
-        return texture
     }
 
-    /// Sampling defaults for a new texture: linear filtering, clamped edges, and the
-    /// red/blue swizzle for BGRA data.
+    /// Wraps a host's texture (a `GL_TEXTURE_2D` of this device's context or share group,
+    /// premultiplied, `pixelSize` pixels, row 0 the image's top unless the layer flips it)
+    /// as a borrowed `Texture`: usable as layer contents (`.texture`) or as a render
+    /// target (`OffscreenTarget(device:texture:)`); Lamina never deletes it and never
+    /// changes its parameters (it samples through its own sampler objects). `release()`
+    /// only forgets it. The host keeps it alive while Lamina may draw it, and after
+    /// writing it from another context finishes that work (glFinish or a fence) before
+    /// Lamina's next frame.
+    public func borrowTexture(glName: UInt32, pixelSize: PixelSize, byteOrder: PixelByteOrder = .rgba) throws -> Texture {
+        guard !isClosed else { throw GPUError.deviceClosed(operation: "borrowTexture") }
+        try validate(pixelSize, what: "borrowed texture", maximum: capabilities.maxTextureSize)
+        let isTexture = try gl.withCurrentThrowing { glIsTexture(GLuint(glName)) == GLboolean(GL_TRUE) }
+        guard isTexture else {
+            throw GPUError.notAnObject(what: "texture \(glName)", ownership: ownership)
+        }
+        return Texture(gl: gl, name: GLuint(glName), pixelSize: pixelSize, byteOrder: byteOrder, borrowed: true)
+    }
+
+    /// The sampler object for a pair of filters (inside a scope), made on first use.
+    func sampler(min: TextureFilter, mag: TextureFilter) -> Sampler {
+        let key = (min == .linear ? 2 : 0) + (mag == .linear ? 1 : 0)
+        if let s = samplers[key], !s.isReleased { return s }
+        let s = Sampler(gl: gl, minFilter: min, magFilter: mag)
+        samplers[key] = s
+        return s
+    }
+
+    /// Sampling defaults for a new texture (inside a scope, the texture bound): linear
+    /// filtering, clamped edges, and the red/blue swizzle for BGRA data. Lamina draws
+    /// through sampler objects; these matter to a host sampling the texture itself.
     func configure(_ texture: Texture) {
         let target = GLenum(GL_TEXTURE_2D)
         glTexParameteri(target, GLenum(GL_TEXTURE_MIN_FILTER), GL_LINEAR)

@@ -42,7 +42,7 @@ public struct GPUCapabilities: Sendable {
 
 /// Kinds of GL objects Lamina creates and counts.
 public enum GPUObjectKind: String, CaseIterable, Sendable {
-    case texture, framebuffer, renderbuffer, program, buffer, vertexArray
+    case texture, framebuffer, renderbuffer, program, buffer, vertexArray, sampler
 }
 
 /// Live GL objects per kind.
@@ -63,143 +63,24 @@ public struct GLErrorReport: Sendable, CustomStringConvertible {
     public var description: String { "\(name) (0x\(String(code, radix: 16))) after \(call)" }
 }
 
-/// Counts of live GL objects, names waiting to be deleted, and EGL images. Shared with
-/// the objects' `deinit`, which may run on any thread: it only queues, never calls GL.
-final class ObjectLedger: Sendable {
-    private struct State {
-        var live: [GPUObjectKind: Int] = [:]
-        var pending: [(GPUObjectKind, GLuint)] = []
-        var images: Set<UInt> = []
-        var closed = false
-    }
-    private let state = Mutex(State())
-
-    func created(_ kind: GPUObjectKind) { state.withLock { $0.live[kind, default: 0] += 1 } }
-    func deleted(_ kind: GPUObjectKind) { state.withLock { $0.live[kind, default: 0] -= 1 } }
-    /// Queues a name for deletion; false when the context is gone (nothing to delete).
-    func enqueue(_ kind: GPUObjectKind, _ name: GLuint) {
-        state.withLock { s in if !s.closed { s.pending.append((kind, name)) } }
-    }
-    func takePending() -> [(GPUObjectKind, GLuint)] { state.withLock { s in defer { s.pending = [] }; return s.pending } }
-    var pendingCount: Int { state.withLock { $0.pending.count } }
-    var isClosed: Bool { state.withLock { $0.closed } }
-    func counts() -> GPUObjectCounts { state.withLock { GPUObjectCounts(counts: $0.live.filter { $0.value != 0 }) } }
-
-    func imageCreated(_ image: EGLImage) { state.withLock { _ = $0.images.insert(UInt(bitPattern: image)) } }
-    /// True (once) when the image is still registered: the caller destroys it.
-    func takeImage(_ image: EGLImage) -> Bool { state.withLock { $0.images.remove(UInt(bitPattern: image)) != nil } }
-
-    /// Marks the context closed; returns the EGL images still alive, to destroy.
-    func close() -> [EGLImage] {
-        state.withLock { s in
-            let images = s.images.compactMap { EGLImage(bitPattern: $0) }
-            s = State()
-            s.closed = true
-            return images
-        }
-    }
-}
-
-/// The EGL display and context that GL objects belong to. Objects hold this (not the
-/// `GPUDevice`), so the device's own caches never keep the device alive.
-final class GLContext {
-    let display: EGLDisplay
-    let context: EGLContext
-    let ledger = ObjectLedger()
-    var glErrorHandler: (GLErrorReport) -> Void = { report in
-        assertionFailure("Lamina GL error: \(report)")
-    }
-    var uploadedBytes = 0
-    var drawCalls = 0
-
-    init(display: EGLDisplay, context: EGLContext) { self.display = display; self.context = context }
-
-    var isClosed: Bool { ledger.isClosed }
-
-    /// Makes the context current on this thread. Using one device from two threads at
-    /// once is a programmer error and stops here.
-    func makeCurrent() {
-        precondition(!isClosed, "Lamina: GPUDevice used after close()")
-        if eglGetCurrentContext() != context {
-            guard eglMakeCurrent(display, nil, nil, context) == EGL_TRUE else {
-                preconditionFailure("Lamina: eglMakeCurrent failed with \(lastEGLError()): is this GPUDevice in use on another thread?")
-            }
-        }
-    }
-
-    func deleteName(_ kind: GPUObjectKind, _ name: GLuint) {
-        var n = name
-        switch kind {
-        case .texture: glDeleteTextures(1, &n)
-        case .framebuffer: glDeleteFramebuffers(1, &n)
-        case .renderbuffer: glDeleteRenderbuffers(1, &n)
-        case .program: glDeleteProgram(n)
-        case .buffer: glDeleteBuffers(1, &n)
-        case .vertexArray: glDeleteVertexArrays(1, &n)
-        }
-        ledger.deleted(kind)
-    }
-
-    func collectGarbage() {
-        guard !isClosed else { return }
-        let pending = ledger.takePending()
-        guard !pending.isEmpty else { return }
-        makeCurrent()
-        for (kind, name) in pending { deleteName(kind, name) }
-    }
-
-    /// Destroys an EGL image unless `close()` already did.
-    func destroyImage(_ image: EGLImage) {
-        if ledger.takeImage(image) { eglDestroyImage(display, image) }
-    }
-
-    /// Destroys the context (which frees all its GL names) and every EGL image left.
-    func close() {
-        guard !isClosed else { return }
-        if eglGetCurrentContext() == context { eglMakeCurrent(display, nil, nil, nil) }
-        for image in ledger.close() { eglDestroyImage(display, image) }
-        eglDestroyContext(display, context)
-        DisplayRegistry.release(display)
-    }
-
-    /// In debug builds: reports any GL error raised by the call just made, by name.
-    @inline(__always)
-    func checkGLError(_ call: @autoclosure () -> String) {
-        #if DEBUG
-        reportGLErrors(call())
-        #endif
-    }
-
-    @discardableResult
-    func reportGLErrors(_ call: String) -> Int {
-        var count = 0
-        while true {
-            let e = glGetError()
-            if e == GLenum(GL_NO_ERROR) || count > 16 { break }
-            count += 1
-            glErrorHandler(GLErrorReport(call: call, code: e, name: glErrorName(e)))
-        }
-        return count
-    }
-
-    /// Environmental GL failure check (any build): out-of-memory becomes a thrown error.
-    func throwIfOutOfMemory(_ what: String) throws {
-        let e = glGetError()
-        if e == GLenum(GL_OUT_OF_MEMORY) { throw GPUError.outOfMemory(what: what) }
-        if e != GLenum(GL_NO_ERROR) {
-            glErrorHandler(GLErrorReport(call: what, code: e, name: glErrorName(e)))
-        }
-    }
-}
-
-/// An EGL display plus an OpenGL ES 3 context on one backend, and everything created
-/// with it. Use a device from one thread at a time: each call makes its context
-/// current on the calling thread. GL objects are freed by `release()` (or, when a
-/// wrapper is dropped unreleased, queued and freed by `collectGarbage()` on the
-/// device's thread); `close()` frees the whole context.
+/// An EGL display plus an OpenGL ES 3 context, and everything created with it.
+///
+/// Three ways to own the context (docs/embedding.md): `init(backend:drmDevice:)` opens
+/// Lamina's own display and context on a backend; `init(sharingWith:)` creates Lamina's
+/// own context in a host's share group; `init(adopting:)` issues Lamina's GL on the
+/// host's context itself. Use a device from one thread at a time. Every entry point that
+/// touches GL makes the device's context current and, when it returns, puts back what
+/// the caller had current (context, surfaces and client API); on an adopted context it
+/// also puts back the host's GL state (the state contract). A render pass holds the
+/// context from `beginRenderPass` to `submit()`.
+///
+/// GL objects are freed by `release()` (or, when a wrapper is dropped unreleased,
+/// queued and freed by `collectGarbage()` on the device's thread); `close()` frees
+/// everything Lamina made.
 public final class GPUDevice {
     public let backend: GPUBackend
-    /// What the backend opened: a DRM node, an EGL device, or the surfaceless platform.
+    /// What the backend opened: a DRM node, an EGL device, the surfaceless platform, or
+    /// the host's context.
     public let backendDetail: String
     public let capabilities: GPUCapabilities
 
@@ -209,9 +90,9 @@ public final class GPUDevice {
 
     lazy var shaders = ShaderLibrary(gl: gl)
     var quadGeometry: QuadGeometry?
-    /// The pass whose GL state is current, and the program in use.
-    weak var activePass: RenderPass?
-    var currentProgram: GLuint = 0
+    /// Sampler objects by (minification, magnification) filter: they override whatever
+    /// sampling state a texture (Lamina's or a host's) carries.
+    var samplers: [Int: Sampler] = [:]
 
     /// Opens a device. `backend` wins over `LAMINA_BACKEND`; nil means "use the
     /// environment, else auto". `drmDevice` (or `LAMINA_DRM_DEVICE`) picks the DRM node for GBM.
@@ -220,14 +101,69 @@ public final class GPUDevice {
         let opened = try BackendOpener.open(selection, drmDevice: drmDevice)
         self.backend = opened.backend
         self.backendDetail = opened.detail
-        self.gl = GLContext(display: opened.display, context: opened.context)
+        self.gl = GLContext(display: opened.display, context: opened.context, ownership: .own)
         self.gbm = opened.gbm
-        guard eglMakeCurrent(opened.display, nil, nil, opened.context) == EGL_TRUE else {
-            let err = lastEGLError()
+        do {
+            self.capabilities = try gl.withCurrentThrowing { GPUDevice.detectCapabilities(display: opened.display) }
+        } catch {
             gl.close()
-            throw GPUError.eglFailure(call: "eglMakeCurrent (no surface)", error: err, hint: "the driver cannot make a surfaceless context current")
+            throw error
         }
-        self.capabilities = GPUDevice.detectCapabilities(display: opened.display)
+    }
+
+    /// Adopts a host's OpenGL ES 3 context: Lamina issues its GL on that context (call it
+    /// on the host's thread, normally with the context current), owns nothing of EGL and
+    /// never terminates the display or destroys the context. Each pass sets all the state
+    /// it depends on and restores the host's afterwards (`docs/embedding.md`).
+    public init(adopting host: HostContext) throws {
+        let (display, context) = try host.resolve(purpose: "adopt")
+        try GPUDevice.requireES3(display: display, context: context)
+        let current = EGLCurrentBinding.read()
+        let surfaces: (EGLSurface?, EGLSurface?) = current.context == context ? (current.draw, current.read) : (nil, nil)
+        if current.api != EGLenum(EGL_OPENGL_ES_API) { eglBindAPI(current.api) }
+        self.backend = .host
+        self.backendDetail = "adopted EGL context \(context) on display \(display)"
+        self.gl = GLContext(display: display, context: context, ownership: .adopt, hostSurfaces: surfaces)
+        self.gbm = nil
+        self.capabilities = try gl.withCurrentThrowing { GPUDevice.detectCapabilities(display: display) }
+    }
+
+    /// Creates Lamina's own OpenGL ES 3 context in the share group of a host's context,
+    /// on the host's display: textures and renderbuffers are visible to both, framebuffers
+    /// and vertex arrays are not. Lamina destroys only the context it created. Every pass
+    /// ends with `glFinish`, so its output is complete when the host samples it.
+    public init(sharingWith host: HostContext) throws {
+        let (display, hostContext) = try host.resolve(purpose: "share")
+        try GPUDevice.requireES3(display: display, context: hostContext)
+        let context = try BackendOpener.createContext(display, sharingWith: hostContext)
+        self.backend = .host
+        self.backendDetail = "own context in the share group of \(hostContext) on display \(display)"
+        self.gl = GLContext(display: display, context: context, ownership: .share)
+        self.gbm = nil
+        do {
+            self.capabilities = try gl.withCurrentThrowing { GPUDevice.detectCapabilities(display: display) }
+        } catch {
+            gl.close()
+            throw error
+        }
+    }
+
+    /// Who owns the context Lamina draws with.
+    public var ownership: ContextOwnership { gl.ownership }
+
+    private static func requireES3(display: EGLDisplay, context: EGLContext) throws {
+        var type: EGLint = 0, version: EGLint = 0
+        guard eglQueryContext(display, context, EGL_CONTEXT_CLIENT_TYPE, &type) == EGL_TRUE else {
+            throw GPUError.eglFailure(call: "eglQueryContext(EGL_CONTEXT_CLIENT_TYPE)", error: lastEGLError(),
+                                      hint: "the display or context handed to Lamina is not valid")
+        }
+        eglQueryContext(display, context, EGL_CONTEXT_CLIENT_VERSION, &version)
+        guard type == EGLint(EGL_OPENGL_ES_API), version >= 3 else {
+            throw GPUError.eglFailure(
+                call: "eglQueryContext", error: type == EGLint(EGL_OPENGL_ES_API) ? "an OpenGL ES \(version) context"
+                    : type == EGLint(EGL_OPENGL_API) ? "a desktop OpenGL context" : "not an OpenGL ES context",
+                hint: "Lamina needs an OpenGL ES 3 context: create the host's context with EGL_CONTEXT_MAJOR_VERSION 3 and EGL_OPENGL_ES_API (SDL: SDL_GL_CONTEXT_PROFILE_ES, major version 3)")
+        }
     }
 
     private static func detectCapabilities(display: EGLDisplay) -> GPUCapabilities {
@@ -253,22 +189,50 @@ public final class GPUDevice {
 
     public var isClosed: Bool { gl.isClosed }
 
-    /// Destroys the context, which frees every GL object of this device, and the EGL images
-    /// of imported buffers. Objects released later are no-ops; new work throws.
+    /// Frees everything Lamina made on the context: every GL object of this device still
+    /// alive, the EGL images of imported buffers, and — only when Lamina created them —
+    /// the context and its reference to the display. A host's display and context are
+    /// left as they were. Objects released later are no-ops; new work throws.
     public func close() {
         guard !gl.isClosed else { return }
         gl.close()
         quadGeometry = nil
+        samplers = [:]
         shaders.forgetAll()
-        activePass = nil
+    }
+
+    /// Runs `body` with the device's context current (and, on an adopted context, the
+    /// host's GL state saved): Lamina's calls inside pay for one save and restore in all.
+    /// Do not issue GL of your own inside it. Throws when the context cannot be made
+    /// current (or the device is closed).
+    public func withContext<T>(_ body: () throws -> T) throws -> T {
+        try gl.withCurrentThrowing(body)
+    }
+
+    /// Tells Lamina that GL state changed behind its back (Skia's `resetContext`): the
+    /// next pass sets all its state again. Lamina already does so at the start of every
+    /// outermost call, so this matters only inside `withContext` or a render pass.
+    public func resetState() {
+        gl.activePass = nil
+        gl.currentProgram = 0
     }
 
     /// Called for GL errors caught after Lamina's own calls in debug builds. The default
-    /// stops in the debugger (`assertionFailure`) naming the call and the error.
+    /// stops in the debugger (`assertionFailure`) naming the call and the error. Errors
+    /// a host left pending are not reported here: Lamina sets them aside and raises them
+    /// again when it returns (see `takeUnreturnedHostGLErrors()`).
     public var glErrorHandler: (GLErrorReport) -> Void {
         get { gl.glErrorHandler }
         set { gl.glErrorHandler = newValue }
     }
+
+    /// Errors a host left pending on an adopted context that could not be raised again
+    /// when Lamina returned (GL_OUT_OF_MEMORY, GL_INVALID_FRAMEBUFFER_OPERATION), oldest
+    /// first; reading them clears the list.
+    public func takeUnreturnedHostGLErrors() -> [UInt32] { gl.takeUnreturnedHostErrors().map { UInt32($0) } }
+
+    /// How many times the host's GL state was captured and restored (adopted contexts).
+    public var hostStateSaves: Int { gl.stateSaves }
 
     /// Bytes uploaded to textures since the device opened (all uploads, full or partial).
     public var uploadedBytes: Int { gl.uploadedBytes }
@@ -276,9 +240,8 @@ public final class GPUDevice {
     /// Draw calls issued on this device since it opened (all passes).
     public var drawCalls: Int { gl.drawCalls }
 
-    func makeCurrent() { gl.makeCurrent() }
-
-    /// Live GL objects per kind (including those dropped but not yet collected).
+    /// Live GL objects per kind (including those dropped but not yet collected; borrowed
+    /// host objects are not counted).
     public var liveObjectCounts: GPUObjectCounts { gl.ledger.counts() }
 
     /// Names of dropped-but-unreleased wrappers waiting for `collectGarbage()`.
@@ -286,18 +249,25 @@ public final class GPUDevice {
 
     /// Deletes GL names queued by wrappers that were dropped without `release()`.
     /// Runs at the start of every render pass too.
-    public func collectGarbage() { gl.collectGarbage() }
+    public func collectGarbage() {
+        guard !isClosed, gl.ledger.pendingCount > 0 else { return }
+        gl.withCurrent { gl.collectGarbage() }
+    }
 
-    /// Frees objects the device caches for itself (compiled programs, the unit quad),
-    /// so that live counts reflect only what callers hold.
+    /// Frees objects the device caches for itself (compiled programs, the unit quad,
+    /// samplers), so that live counts reflect only what callers hold.
     public func purgeCaches() {
         guard !isClosed else { return }
-        shaders.releaseAll()
-        currentProgram = 0
-        activePass = nil
-        quadGeometry?.release()
-        quadGeometry = nil
-        collectGarbage()
+        gl.withCurrent {
+            shaders.releaseAll()
+            gl.currentProgram = 0
+            gl.activePass = nil
+            quadGeometry?.release()
+            quadGeometry = nil
+            for s in samplers.values { s.release() }
+            samplers = [:]
+            gl.collectGarbage()
+        }
     }
 
     /// In debug builds: reports any GL error raised by the call just made, by name.
@@ -308,9 +278,37 @@ public final class GPUDevice {
         #endif
     }
 
-    /// Reports every pending GL error to `glErrorHandler`; returns how many there were.
+    /// Reports every pending GL error of Lamina's context to `glErrorHandler`; returns how
+    /// many there were.
     @discardableResult
-    public func reportGLErrors(_ call: String) -> Int { gl.reportGLErrors(call) }
+    public func reportGLErrors(_ call: String) -> Int {
+        guard !isClosed else { return 0 }
+        return gl.withCurrent { gl.reportGLErrors(call) }
+    }
+}
+
+/// A host's EGL context, for `GPUDevice(adopting:)` and `GPUDevice(sharingWith:)`.
+public enum HostContext {
+    /// The OpenGL ES context current on the calling thread (`eglGetCurrentContext`).
+    case current
+    /// An explicit `EGLDisplay` and `EGLContext` (both `void *` in C).
+    case context(display: UnsafeMutableRawPointer, context: UnsafeMutableRawPointer)
+
+    func resolve(purpose: String) throws -> (EGLDisplay, EGLContext) {
+        switch self {
+        case let .context(display, context):
+            return (display, context)
+        case .current:
+            let before = EGLCurrentBinding.read()
+            defer { if before.api != EGLenum(EGL_OPENGL_ES_API) { eglBindAPI(before.api) } }
+            if let c = before.context, let d = before.display { return (d, c) }
+            // Name what is current instead, if anything.
+            eglBindAPI(EGLenum(EGL_OPENGL_API))
+            let desktop = eglGetCurrentContext() != nil
+            eglBindAPI(EGLenum(EGL_OPENGL_ES_API))
+            throw GPUError.noHostContext(purpose: purpose, desktopGLCurrent: desktop)
+        }
+    }
 }
 
 func glErrorName(_ e: GLenum) -> String {

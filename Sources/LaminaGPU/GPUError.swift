@@ -9,6 +9,12 @@ public enum GPUBackend: String, CaseIterable, Sendable, CustomStringConvertible 
     case device
     /// `EGL_MESA_platform_surfaceless`: no window system, no device file.
     case surfaceless
+    /// A host program's EGL display (`GPUDevice(adopting:)`, `GPUDevice(sharingWith:)`);
+    /// never opened by backend selection.
+    case host
+
+    /// The backends `auto` tries, in order.
+    public static let openable: [GPUBackend] = [.gbm, .device, .surfaceless]
 
     public var description: String { rawValue }
 }
@@ -25,7 +31,7 @@ public enum BackendSelection: Equatable, Sendable, CustomStringConvertible {
     public init(parsing text: String) throws {
         let t = text.trimmingCharacters(in: .whitespaces).lowercased()
         if t == "auto" || t.isEmpty { self = .auto; return }
-        guard let b = GPUBackend(rawValue: t) else {
+        guard let b = GPUBackend(rawValue: t), b != .host else {
             throw GPUError.invalidBackendName(text)
         }
         self = .only(b)
@@ -39,7 +45,7 @@ public enum BackendSelection: Equatable, Sendable, CustomStringConvertible {
 
     var candidates: [GPUBackend] {
         switch self {
-        case .auto: return GPUBackend.allCases
+        case .auto: return GPUBackend.openable
         case .only(let b): return [b]
         }
     }
@@ -77,6 +83,10 @@ public enum GPUError: Error, Equatable, CustomStringConvertible, LocalizedError 
     case wrongBackend(operation: String, required: GPUBackend, actual: GPUBackend)
     case gbmFailure(call: String, reason: String)
     case deviceClosed(operation: String)
+    case noHostContext(purpose: String, desktopGLCurrent: Bool)
+    case notAnObject(what: String, ownership: ContextOwnership)
+    /// A target that cannot be drawn as asked (a caller's framebuffer that is not usable).
+    case unusableTarget(reason: String)
 
     public static func == (a: GPUError, b: GPUError) -> Bool { a.description == b.description }
 
@@ -110,6 +120,26 @@ public enum GPUError: Error, Equatable, CustomStringConvertible, LocalizedError 
             return "\(operation) needs the \(required) backend, but this device uses \(actual); open the device with backend \(required) (\(BackendSelection.environmentVariable)=\(required))"
         case let .gbmFailure(call, reason):
             return "\(call) failed: \(reason)"
+        case let .noHostContext(purpose, desktop):
+            var s = "Lamina cannot \(purpose) the current context: "
+            if desktop {
+                s += "the current EGL context is a desktop OpenGL context; Lamina needs OpenGL ES 3 (EGL_OPENGL_ES_API, major version 3)"
+            } else {
+                s += "no EGL context is current on this thread. Make the host's context current first. "
+                s += "SDL2 on X11 creates its context through GLX unless asked for EGL: set SDL_HINT_VIDEO_X11_FORCE_EGL to \"1\" "
+                s += "(or SDL_VIDEO_X11_FORCE_EGL=1) before creating the window; GLFW: glfwWindowHint(GLFW_CONTEXT_CREATION_API, GLFW_EGL_CONTEXT_API)"
+            }
+            return s
+        case let .notAnObject(what, ownership):
+            let why: String
+            switch ownership {
+            case .own: why = "Lamina's own context shares nothing with other contexts: adopt the host's context (GPUDevice(adopting:)) or create the device in its share group (GPUDevice(sharingWith:))"
+            case .share: why = "only textures and renderbuffers are shared between contexts; framebuffers and vertex arrays are not: wrap the host's texture instead (borrowTexture, OffscreenTarget(device:texture:)), or adopt the host's context"
+            case .adopt: why = "the name does not exist on the adopted context: check that the host created it on this context"
+            }
+            return "\(what) is not an object of Lamina's \(ownership) context; \(why)"
+        case let .unusableTarget(reason):
+            return reason
         case let .deviceClosed(operation):
             return "\(operation) on a GPU device that was already closed; create a new GPUDevice"
         }

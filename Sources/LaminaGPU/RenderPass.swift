@@ -7,6 +7,10 @@ import LaminaGeometry
 ///
 /// Passes may interleave (a compositor renders a group into a second target while the
 /// first pass is open): each pass restores its own GL state before it draws again.
+///
+/// A pass holds the device's context from `beginRenderPass` to `submit()` (or until it is
+/// dropped): the caller's context, and on an adopted context the host's GL state, come
+/// back when it ends. Issue no GL of your own while a pass is open.
 public final class RenderPass {
     public let target: RenderTarget
     public private(set) var drawCalls = 0
@@ -17,38 +21,43 @@ public final class RenderPass {
     private let quad: QuadGeometry
     private var stencilCleared = false
 
-    init(target: RenderTarget, clear color: Color?) {
+    /// Opens the pass: enters the device's context (held until `submit()`).
+    init(target: RenderTarget, clear color: Color?) throws {
         self.target = target
         self.device = target.device
-        device.makeCurrent()
-        device.collectGarbage()
+        try device.gl.enter()
+        do {
+            try target.validateForPass()
+        } catch {
+            isSubmitted = true
+            device.gl.exit()
+            throw error
+        }
+        device.gl.collectGarbage()
         quad = device.unitQuad()
         restoreState()
         if let color { clear(color) }
         device.checkGLError("begin render pass")
     }
 
-    /// Makes this pass's framebuffer and state current (if another pass ran meanwhile).
+    deinit {
+        // Dropped without submit() (an error part-way): give the context back.
+        if !isSubmitted { device.gl.exit() }
+    }
+
+    /// Sets everything this pass depends on (if another pass or a transfer ran meanwhile,
+    /// or the pass just began): never assumes what the context held.
     private func restoreState() {
-        guard device.activePass !== self else { return }
-        device.activePass = self
-        device.currentProgram = 0
-        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), target.framebufferName)
-        glViewport(0, 0, GLsizei(target.pixelSize.width), GLsizei(target.pixelSize.height))
-        glDisable(GLenum(GL_DEPTH_TEST))
-        glDisable(GLenum(GL_CULL_FACE))
-        glDisable(GLenum(GL_SCISSOR_TEST))
-        glEnable(GLenum(GL_BLEND))
-        // Premultiplied alpha: source over.
-        glBlendFunc(GLenum(GL_ONE), GLenum(GL_ONE_MINUS_SRC_ALPHA))
-        glColorMask(GLboolean(GL_TRUE), GLboolean(GL_TRUE), GLboolean(GL_TRUE), GLboolean(GL_TRUE))
-        glBindVertexArray(quad.vertexArray.name)
+        guard device.gl.activePass !== self else { return }
+        device.gl.activePass = self
+        device.gl.currentProgram = 0
+        LaminaGLState.applyForDrawing(framebuffer: target.framebufferName, viewport: target.viewport,
+                                      vertexArray: quad.vertexArray.name)
         applyStencilTest()
     }
 
     private func prepare() {
         precondition(!isSubmitted, "RenderPass used after submit()")
-        device.makeCurrent()
         restoreState()
     }
 
@@ -87,7 +96,7 @@ public final class RenderPass {
         precondition(texture.belongs(to: device), "texture of another device")
         precondition(!texture.isReleased, "drawing a released texture")
         let program = try use(vertex: "quad.vert", fragment: "texture.frag")
-        texture.bind(minFilter: minFilter, magFilter: magFilter)
+        bind(texture, minFilter: minFilter, magFilter: magFilter)
         glUniform1i(program.uniformLocation("u_texture"), 0)
         glUniform1f(program.uniformLocation("u_alpha"), GLfloat(alpha))
         draw(program, rect: rect, transform: transform, textureRect: sourceRect)
@@ -105,7 +114,7 @@ public final class RenderPass {
         precondition(texture.belongs(to: device), "texture of another device")
         precondition(!texture.isReleased, "drawing a released texture")
         let program = try use(vertex: "quad.vert", fragment: "nineslice.frag")
-        texture.bind(minFilter: minFilter, magFilter: magFilter)
+        bind(texture, minFilter: minFilter, magFilter: magFilter)
         let dest = Size(width: abs(rect.size.width), height: abs(rect.size.height))
         let c = center.standardized
         func caps(_ start: Double, _ end: Double, _ size: Double) -> (Double, Double) {
@@ -144,9 +153,9 @@ public final class RenderPass {
     public func pushClip(_ rect: Rect, cornerRadius: Double = 0, transform: Transform3D = .identity) throws {
         prepare()
         try target.prepareStencil()
+        restoreState()   // preparing the stencil may have rebound the framebuffer
         if !stencilCleared {
-            // Bound again: attaching may have rebound the framebuffer.
-            glBindFramebuffer(GLenum(GL_FRAMEBUFFER), target.framebufferName)
+            // Inside the target's scissor: a host's stencil outside the region is kept.
             glClearStencil(0)
             glClear(GLbitfield(GL_STENCIL_BUFFER_BIT))
             stencilCleared = true
@@ -190,19 +199,16 @@ public final class RenderPass {
     }
 
     /// Finishes the pass. The target's contents are complete for readback or export.
+    /// In share mode the pass ends with `glFinish`, so that the host's context sees
+    /// complete pixels; otherwise with `glFlush`. The caller's context and state come back.
     public func submit() {
         guard !isSubmitted else { return }
         precondition(clipDepth == 0, "RenderPass submitted with \(clipDepth) clips still pushed")
-        device.makeCurrent()
         isSubmitted = true
-        if device.activePass === self {
-            device.activePass = nil
-            glBindVertexArray(0)
-            glBindFramebuffer(GLenum(GL_FRAMEBUFFER), 0)
-            glDisable(GLenum(GL_STENCIL_TEST))
-        }
-        glFlush()
+        if device.gl.activePass === self { device.gl.activePass = nil }
+        if device.ownership == .share { glFinish() } else { glFlush() }
         device.checkGLError("submit render pass")
+        device.gl.exit()
     }
 
     private func use(vertex: String, fragment: String) throws -> Program {
@@ -213,10 +219,17 @@ public final class RenderPass {
     }
 
     private func bind(_ program: Program) {
-        if device.currentProgram != program.name {
+        if device.gl.currentProgram != program.name {
             glUseProgram(program.name)
-            device.currentProgram = program.name
+            device.gl.currentProgram = program.name
         }
+    }
+
+    /// Binds `texture` to unit 0 with Lamina's sampler for these filters.
+    private func bind(_ texture: Texture, minFilter: TextureFilter, magFilter: TextureFilter) {
+        glActiveTexture(GLenum(GL_TEXTURE0))
+        glBindTexture(GLenum(GL_TEXTURE_2D), texture.name)
+        glBindSampler(0, device.sampler(min: minFilter, mag: magFilter).name)
     }
 
     private func setShape(_ program: Program, rect: Rect, cornerRadius: Double, borderWidth: Double, clip: Bool) {
@@ -241,12 +254,24 @@ public final class RenderPass {
     }
 }
 
+extension RenderTarget {
+    /// Draws `texture` (premultiplied) over what the target holds, into `rect` (points;
+    /// nil: the whole target), in one pass of one quad: e.g. a retained output texture
+    /// into a host's framebuffer.
+    public func composite(_ texture: Texture, in rect: Rect? = nil, alpha: Double = 1,
+                          filter: TextureFilter = .nearest) throws {
+        let pass = try device.beginRenderPass(on: self, clear: nil)
+        try pass.draw(texture, in: rect ?? Rect(origin: .zero, size: size), alpha: alpha, minFilter: filter, magFilter: filter)
+        pass.submit()
+    }
+}
+
 extension GPUDevice {
     /// Begins a render pass on `target`, cleared to `clear` if given.
     public func beginRenderPass(on target: RenderTarget, clear: Color? = nil) throws -> RenderPass {
         guard !isClosed else { throw GPUError.deviceClosed(operation: "beginRenderPass") }
         precondition(target.device === self, "render target of another device")
         precondition(!target.isReleased, "render pass on a released target")
-        return RenderPass(target: target, clear: clear)
+        return try RenderPass(target: target, clear: clear)
     }
 }

@@ -4,14 +4,15 @@ import CGLES
 import Glibc
 import LaminaGeometry
 
-/// Where a render pass lands: a framebuffer of `pixelSize` pixels showing `size` points
-/// at `scale` pixels per point.
+/// Where a render pass lands: a framebuffer rectangle of `pixelSize` pixels showing
+/// `size` points at `scale` pixels per point.
 ///
 /// Row order: offscreen and GBM targets keep the image's top row in memory row 0 (what
 /// `glReadPixels`, dma-buf consumers and scan-out expect). The only y flip of Lamina is
 /// `pointsToClip`, which maps UIKit's top-left points to GL clip space for this target.
 public class RenderTarget {
     public let device: GPUDevice
+    /// The pixels Lamina renders: the whole framebuffer, or the `region` of a host's.
     public let pixelSize: PixelSize
     public let scale: Double
     /// The framebuffer Lamina draws into, and the wrapper owning it (nil: the caller's).
@@ -20,26 +21,42 @@ public class RenderTarget {
     private var externalReleased = false
     /// True when memory row 0 is the image's bottom row (a window system's back buffer).
     let bottomRowFirst: Bool
+    /// The whole framebuffer's size, and the rectangle Lamina renders (top-left origin).
+    public let framebufferSize: PixelSize
+    public let region: PixelRect
+    /// The region in GL window coordinates (origin bottom-left of the framebuffer).
+    let viewport: GLViewport
 
     init(device: GPUDevice, pixelSize: PixelSize, scale: Double, framebuffer: Framebuffer) {
         self.device = device; self.pixelSize = pixelSize; self.scale = scale
         self.framebufferName = framebuffer.name
         self.ownedFramebuffer = framebuffer
         self.bottomRowFirst = false
+        self.framebufferSize = pixelSize
+        self.region = PixelRect(size: pixelSize)
+        self.viewport = GLViewport(x: 0, y: 0, width: GLint(pixelSize.width), height: GLint(pixelSize.height))
     }
 
-    init(device: GPUDevice, pixelSize: PixelSize, scale: Double, externalFramebuffer name: GLuint, bottomRowFirst: Bool) {
-        self.device = device; self.pixelSize = pixelSize; self.scale = scale
+    init(device: GPUDevice, framebufferSize: PixelSize, region: PixelRect, scale: Double, externalFramebuffer name: GLuint, bottomRowFirst: Bool) {
+        self.device = device; self.pixelSize = region.size; self.scale = scale
         self.framebufferName = name
         self.ownedFramebuffer = nil
         self.bottomRowFirst = bottomRowFirst
+        self.framebufferSize = framebufferSize
+        self.region = region
+        let y = bottomRowFirst ? framebufferSize.height - region.y - region.height : region.y
+        self.viewport = GLViewport(x: GLint(region.x), y: GLint(y), width: GLint(region.width), height: GLint(region.height))
     }
 
     /// The target's size in points.
     public var size: Size { Size(width: Double(pixelSize.width) / scale, height: Double(pixelSize.height) / scale) }
 
-    /// The texture the target renders into (to composite it elsewhere); nil for a caller's framebuffer.
+    /// The texture the target renders into (to composite it elsewhere, or for a host to
+    /// draw: `texture?.glName`); nil for a caller's framebuffer.
     public var texture: Texture? { ownedFramebuffer?.colorTexture }
+
+    /// The GL name of the framebuffer Lamina draws into (read-only; 0 is a window surface).
+    public var glFramebuffer: UInt32 { framebufferName }
 
     public var isReleased: Bool { ownedFramebuffer?.isReleased ?? externalReleased }
 
@@ -51,70 +68,114 @@ public class RenderTarget {
             : Transform3D(scaleX: sx, y: sy, z: 0).concatenating(Transform3D(translationX: -1, y: -1))
     }
 
-    /// Makes stencil clipping possible: Lamina's own targets get a depth/stencil buffer on
-    /// first need; a caller's framebuffer must come with stencil bits.
+    /// Checks, before a pass, that the framebuffer can be drawn (inside a scope). A
+    /// caller's framebuffer may have changed since the target was made.
+    func validateForPass() throws {
+        guard ownedFramebuffer == nil else { return }
+        try ExternalFramebufferTarget.check(device: device, framebuffer: framebufferName, framebufferSize: framebufferSize)
+    }
+
+    /// Makes stencil clipping possible (inside a scope): Lamina's own targets get a
+    /// depth/stencil buffer on first need; a caller's framebuffer must come with stencil bits.
     func prepareStencil() throws {
         if let fb = ownedFramebuffer {
             try fb.attachStencil()
             return
         }
-        device.makeCurrent()
+        device.gl.activePass = nil   // the binding changes below
         glBindFramebuffer(GLenum(GL_FRAMEBUFFER), framebufferName)
         var bits: GLint = 0
         glGetFramebufferAttachmentParameteriv(GLenum(GL_FRAMEBUFFER), GLenum(framebufferName == 0 ? GL_STENCIL : GL_STENCIL_ATTACHMENT),
                                               GLenum(GL_FRAMEBUFFER_ATTACHMENT_STENCIL_SIZE), &bits)
         _ = glGetError()   // no stencil attachment at all reports an error: the answer is 0 bits
         guard bits > 0 else {
-            throw GPUError.incompleteFramebuffer(status: "the caller's framebuffer \(framebufferName) has no stencil buffer, which clipping (masksToBounds) needs: attach a depth/stencil buffer with 8 stencil bits, or render into an OffscreenTarget")
+            throw GPUError.unusableTarget(reason: "the caller's framebuffer \(framebufferName) has no stencil buffer, which clipping (masksToBounds) needs: \(framebufferName == 0 ? "ask for 8 stencil bits when creating the window surface (SDL_GL_STENCIL_SIZE 8, EGL_STENCIL_SIZE 8)" : "attach a depth/stencil buffer with 8 stencil bits"), or render into an OffscreenTarget")
         }
     }
 
-    /// Reads the target's pixels (or `region` of them, in pixels from the top-left) as a
-    /// premultiplied RGBA8 image, top row first.
+    /// Reads the target's pixels (or `region` of them, in pixels from the top-left of the
+    /// target) as a premultiplied RGBA8 image, top row first.
     public func readPixels(_ region: PixelRect? = nil) throws -> RGBAImage {
         guard !device.isClosed else { throw GPUError.deviceClosed(operation: "readPixels") }
         precondition(!isReleased, "readPixels on a released target")
         let r = region ?? PixelRect(size: pixelSize)
         precondition(PixelRect(size: pixelSize).contains(r), "readPixels region \(r) outside \(pixelSize)")
-        device.makeCurrent()
-        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), framebufferName)
-        glPixelStorei(GLenum(GL_PACK_ALIGNMENT), 4)
-        let glY = bottomRowFirst ? pixelSize.height - r.y - r.height : r.y
+        let glX = Int(viewport.x) + r.x
+        let glY = Int(viewport.y) + (bottomRowFirst ? pixelSize.height - r.y - r.height : r.y)
         var bytes = [UInt8](repeating: 0, count: r.area * 4)
-        glReadPixels(GLint(r.x), GLint(glY), GLsizei(r.width), GLsizei(r.height), GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), &bytes)
-        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), 0)
-        device.checkGLError("glReadPixels(\(r))")
+        try device.gl.withCurrentThrowing {
+            device.gl.activePass = nil
+            LaminaGLState.applyForReadback(framebuffer: framebufferName)
+            glReadPixels(GLint(glX), GLint(glY), GLsizei(r.width), GLsizei(r.height), GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), &bytes)
+            device.checkGLError("glReadPixels(\(r))")
+        }
         var image = RGBAImage(width: r.width, height: r.height, bytes: bytes)
         if bottomRowFirst { image = image.flippedVertically() }
         return image
     }
 
-    /// Frees the target's framebuffer, texture and stencil (and buffer, for GBM targets).
-    /// A caller's framebuffer is only forgotten, never deleted.
+    /// Frees the target's framebuffer, stencil and (when it owns it) texture — and the
+    /// buffer, for GBM targets. A caller's framebuffer or a borrowed texture is only
+    /// forgotten, never deleted.
     public func release() {
         guard let fb = ownedFramebuffer else { externalReleased = true; return }
         fb.release()
-        fb.colorTexture.release()
+        if fb.ownsColorTexture { fb.colorTexture.release() }
     }
 }
 
 /// A caller's framebuffer (embedding): Lamina draws into the framebuffer object `name`
-/// (0: the current window surface's) of `pixelSize`, which the caller owns and keeps;
-/// `bottomRowFirst` is true for a window system's back buffer (GL's usual orientation),
-/// false for a framebuffer whose row 0 is the image's top. Clipping needs stencil bits.
+/// of the context it draws with — on an adopted device any framebuffer of the host,
+/// including 0, the window surface current with the host's context. The caller owns and
+/// keeps it. `pixelSize` is the whole framebuffer's size; `region` (top-left origin, in
+/// its pixels) restricts Lamina to a rectangle of it, e.g. a UI panel: nothing outside is
+/// cleared, drawn or read. `bottomRowFirst` is true for a window system's back buffer and
+/// for framebuffers drawn in GL's usual orientation, false for one whose row 0 is the
+/// image's top. Clipping (`masksToBounds`) needs stencil bits; Lamina uses the stencil of
+/// the region as scratch (its contents there are undefined after a pass).
 public final class ExternalFramebufferTarget: RenderTarget {
-    public init(device: GPUDevice, framebuffer name: UInt32, pixelSize: PixelSize, scale: Double = 1, bottomRowFirst: Bool = true) throws {
+    public init(device: GPUDevice, framebuffer name: UInt32, pixelSize: PixelSize, region: PixelRect? = nil,
+                scale: Double = 1, bottomRowFirst: Bool = true) throws {
         guard !device.isClosed else { throw GPUError.deviceClosed(operation: "ExternalFramebufferTarget") }
         try device.validate(pixelSize, what: "caller's framebuffer", maximum: device.capabilities.maxRenderTargetSize)
-        device.makeCurrent()
-        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), GLuint(name))
+        let r = region ?? PixelRect(size: pixelSize)
+        guard r.width >= 1, r.height >= 1, PixelRect(size: pixelSize).contains(r) else {
+            throw GPUError.invalidSize(what: "region \(r) of a \(pixelSize) framebuffer (it must lie inside it)", size: r.size)
+        }
+        guard scale.isFinite, scale > 0 else {
+            throw GPUError.invalidSize(what: "caller's framebuffer at scale \(scale)", size: r.size)
+        }
+        try device.gl.withCurrentThrowing {
+            try ExternalFramebufferTarget.check(device: device, framebuffer: GLuint(name), framebufferSize: pixelSize)
+        }
+        super.init(device: device, framebufferSize: pixelSize, region: r, scale: scale, externalFramebuffer: GLuint(name), bottomRowFirst: bottomRowFirst)
+    }
+
+    /// Throws unless `framebuffer` can be drawn on the device's context now (inside a scope).
+    static func check(device: GPUDevice, framebuffer name: GLuint, framebufferSize: PixelSize) throws {
+        if name != 0 {
+            guard glIsFramebuffer(name) == GLboolean(GL_TRUE) else {
+                throw GPUError.notAnObject(what: "framebuffer \(name)", ownership: device.ownership)
+            }
+        } else if let surface = eglGetCurrentSurface(EGL_DRAW) {
+            var w: EGLint = 0, h: EGLint = 0
+            eglQuerySurface(device.display, surface, EGL_WIDTH, &w)
+            eglQuerySurface(device.display, surface, EGL_HEIGHT, &h)
+            guard Int(w) == framebufferSize.width, Int(h) == framebufferSize.height else {
+                throw GPUError.unusableTarget(reason: "framebuffer 0 is the current window surface, \(w)×\(h) px, not \(framebufferSize): make a target of the surface's size (after a resize, a new target)")
+            }
+        }
+        device.gl.activePass = nil
+        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), name)
         let status = glCheckFramebufferStatus(GLenum(GL_FRAMEBUFFER))
         glBindFramebuffer(GLenum(GL_FRAMEBUFFER), 0)
         _ = glGetError()
         guard status == GLenum(GL_FRAMEBUFFER_COMPLETE) else {
-            throw GPUError.incompleteFramebuffer(status: "the caller's framebuffer \(name) is not complete (0x\(String(status, radix: 16))) on this context")
+            let detail = status == GLenum(GL_FRAMEBUFFER_UNDEFINED)
+                ? "framebuffer 0 is undefined: no window surface is current with Lamina's \(device.ownership) context. Framebuffer 0 works on an adopted context (GPUDevice(adopting: .current)) while the host's window surface is current; with Lamina's own context, composite into an OffscreenTarget and draw its texture"
+                : "the caller's framebuffer \(name) is not complete on Lamina's \(device.ownership) context"
+            throw GPUError.unusableTarget(reason: "\(detail) (status 0x\(String(status, radix: 16)))")
         }
-        super.init(device: device, pixelSize: pixelSize, scale: scale, externalFramebuffer: GLuint(name), bottomRowFirst: bottomRowFirst)
     }
 }
 
@@ -140,10 +201,23 @@ public final class OffscreenTarget: RenderTarget {
     public init(device: GPUDevice, pixelSize: PixelSize, scale: Double = 1) throws {
         guard !device.isClosed else { throw GPUError.deviceClosed(operation: "OffscreenTarget") }
         try device.validate(pixelSize, what: "render target", maximum: device.capabilities.maxRenderTargetSize)
-        let texture = try device.makeTexture(pixelSize: pixelSize)
-        let fb: Framebuffer
-        do { fb = try Framebuffer(colorTexture: texture) } catch { texture.release(); throw error }
+        let fb = try device.gl.withCurrentThrowing {
+            let texture = try device.makeTexture(pixelSize: pixelSize)
+            do { return try Framebuffer(colorTexture: texture) } catch { texture.release(); throw error }
+        }
         super.init(device: device, pixelSize: pixelSize, scale: scale, framebuffer: fb)
+    }
+
+    /// A target rendering into `texture` — Lamina's, or a host's lent through
+    /// `borrowTexture` (a complete RGBA8 `GL_TEXTURE_2D`). The target owns only its
+    /// framebuffer (and stencil): `release()` leaves the texture alone.
+    public init(device: GPUDevice, texture: Texture, scale: Double = 1) throws {
+        guard !device.isClosed else { throw GPUError.deviceClosed(operation: "OffscreenTarget") }
+        precondition(texture.belongs(to: device), "OffscreenTarget: texture of another device")
+        precondition(!texture.isReleased, "OffscreenTarget: released texture")
+        try device.validate(texture.pixelSize, what: "render target", maximum: device.capabilities.maxRenderTargetSize)
+        let fb = try device.gl.withCurrentThrowing { try Framebuffer(colorTexture: texture, ownsColorTexture: false) }
+        super.init(device: device, pixelSize: texture.pixelSize, scale: scale, framebuffer: fb)
     }
 }
 
@@ -205,7 +279,10 @@ extension GPUDevice {
             throw GPUError.eglFailure(call: "eglGetProcAddress(glEGLImageTargetTexture2DOES)", error: "not found", hint: "this driver lacks GL_OES_EGL_image")
         }
         try validate(PixelSize(width: buf.width, height: buf.height), what: "dma-buf texture", maximum: capabilities.maxTextureSize)
-        makeCurrent()
+        return try gl.withCurrentThrowing { try importDMABufInScope(buf, target: target) }
+    }
+
+    private func importDMABufInScope(_ buf: DMABuf, target: PFNGLEGLIMAGETARGETTEXTURE2DOESPROC) throws -> Texture {
         var attrs: [EGLAttrib] = [
             EGLAttrib(EGL_WIDTH), buf.width, EGLAttrib(EGL_HEIGHT), buf.height,
             EGLAttrib(EGL_LINUX_DRM_FOURCC_EXT), EGLAttrib(buf.fourcc),
@@ -267,13 +344,14 @@ public final class GBMTarget: RenderTarget {
         }
         self.bo = bo
         self.fourcc = format
-        let texture: Texture
         let fb: Framebuffer
         do {
             let buf = try GBMTarget.export(bo)
             defer { buf.close() }
-            texture = try device.importDMABuf(buf)
-            do { fb = try Framebuffer(colorTexture: texture) } catch { texture.release(); throw error }
+            fb = try device.gl.withCurrentThrowing {
+                let texture = try device.importDMABuf(buf)
+                do { return try Framebuffer(colorTexture: texture) } catch { texture.release(); throw error }
+            }
         } catch {
             gbm_bo_destroy(bo)
             self.bo = nil
@@ -295,8 +373,7 @@ public final class GBMTarget: RenderTarget {
     public func exportDMABuf() throws -> DMABuf {
         guard let bo else { throw GPUError.gbmFailure(call: "exportDMABuf", reason: "the target was released") }
         guard !device.isClosed else { throw GPUError.deviceClosed(operation: "exportDMABuf") }
-        device.makeCurrent()
-        glFinish()
+        try device.gl.withCurrentThrowing { glFinish() }
         return try GBMTarget.export(bo)
     }
 
@@ -305,8 +382,7 @@ public final class GBMTarget: RenderTarget {
     public func readMappedPixels() throws -> RGBAImage {
         guard let bo else { throw GPUError.gbmFailure(call: "gbm_bo_map", reason: "the target was released") }
         guard !device.isClosed else { throw GPUError.deviceClosed(operation: "readMappedPixels") }
-        device.makeCurrent()
-        glFinish()
+        try device.gl.withCurrentThrowing { glFinish() }
         var stride: UInt32 = 0
         var mapData: UnsafeMutableRawPointer?
         guard let p = gbm_bo_map(bo, 0, 0, UInt32(pixelSize.width), UInt32(pixelSize.height),

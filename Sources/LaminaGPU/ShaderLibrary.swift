@@ -52,7 +52,14 @@ extension GPUDevice {
 
     static func makeProgram(_ gl: GLContext, vertexSource: String, vertexName: String,
                             fragmentSource: String, fragmentName: String) throws -> Program {
-        gl.makeCurrent()
+        try gl.withCurrentThrowing {
+            try linkProgram(gl, vertexSource: vertexSource, vertexName: vertexName,
+                            fragmentSource: fragmentSource, fragmentName: fragmentName)
+        }
+    }
+
+    private static func linkProgram(_ gl: GLContext, vertexSource: String, vertexName: String,
+                                    fragmentSource: String, fragmentName: String) throws -> Program {
         let vs = try compile(vertexSource, stage: GLenum(GL_VERTEX_SHADER), name: vertexName)
         defer { glDeleteShader(vs) }
         let fs = try compile(fragmentSource, stage: GLenum(GL_FRAGMENT_SHADER), name: fragmentName)

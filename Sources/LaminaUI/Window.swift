@@ -12,8 +12,10 @@ open class Window: View {
     public let scale: Double
     private var activeTouches: [Int: Touch] = [:]
 
-    /// A window covering `target` (its size in points is the target's).
-    public init(target: RenderTarget, background: Color = .white) {
+    /// A window covering `target` (its size in points is the target's), cleared to
+    /// `background` before each frame — nil: composited over what the target holds (a
+    /// host's frame; see `LayerTreeHost.compositesEveryFrame`).
+    public init(target: RenderTarget, background: Color? = .white) {
         scale = target.scale
         host = LayerTreeHost(rootLayer: Layer(), target: target, background: background)
         super.init(frame: Rect(origin: .zero, size: target.size))

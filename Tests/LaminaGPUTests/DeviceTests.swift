@@ -57,18 +57,21 @@ struct DeviceTests {
         #expect(try BackendSelection(parsing: "surfaceless") == .only(.surfaceless))
         #expect(throws: GPUError.invalidBackendName("vulkan")) { try BackendSelection(parsing: "vulkan") }
         #expect(GPUError.invalidBackendName("vulkan").description.contains("auto, gbm, device or surfaceless"))
+        // A host's display is adopted or shared through the API, never selected by name.
+        #expect(throws: GPUError.invalidBackendName("host")) { try BackendSelection(parsing: "host") }
     }
 
     @Test("capabilities are detected once and agree with the driver's own answers")
     func capabilities() throws {
         let d = try openDevice()
         let c = d.capabilities
-        d.makeCurrent()
         var maxTexture: GLint = 0
-        glGetIntegerv(GLenum(GL_MAX_TEXTURE_SIZE), &maxTexture)
+        let extensions = try d.withContext {
+            glGetIntegerv(GLenum(GL_MAX_TEXTURE_SIZE), &maxTexture)
+            return String(cString: glGetString(GLenum(GL_EXTENSIONS))!)
+        }
         #expect(c.maxTextureSize == Int(maxTexture) && c.maxTextureSize >= 2048)
         #expect(c.maxRenderTargetSize <= c.maxTextureSize && c.maxRenderTargetSize > 0)
-        let extensions = String(cString: glGetString(GLenum(GL_EXTENSIONS))!)
         #expect(c.glExtensions == Set(extensions.split(separator: " ").map(String.init)))
         #expect(c.glExtensions.contains("GL_KHR_debug") && c.khrDebug)     // Mesa has it
         #expect(c.glVersion.hasPrefix("OpenGL ES 3"))
@@ -109,15 +112,18 @@ struct DeviceTests {
         let d = try openDevice()
         var reports: [GLErrorReport] = []
         d.glErrorHandler = { reports.append($0) }
-        d.makeCurrent()
-        glBindTexture(0xDEAD, 0)   // not a texture target
-        d.checkGLError("glBindTexture(0xDEAD)")
+        try d.withContext {
+            glBindTexture(0xDEAD, 0)   // not a texture target
+            d.checkGLError("glBindTexture(0xDEAD)")
+        }
         #expect(reports.count == 1)
         #expect(reports.first?.name == "GL_INVALID_ENUM")
         #expect(reports.first?.call == "glBindTexture(0xDEAD)")
         // A clean call reports nothing.
-        glBindTexture(GLenum(GL_TEXTURE_2D), 0)
-        d.checkGLError("glBindTexture")
+        try d.withContext {
+            glBindTexture(GLenum(GL_TEXTURE_2D), 0)
+            d.checkGLError("glBindTexture")
+        }
         #expect(reports.count == 1)
     }
     #endif

@@ -1,0 +1,199 @@
+import CGLES
+
+/// The GL state Lamina sets before it draws or uploads, captured from a host's context
+/// and put back afterwards (adopted contexts only: Lamina's own contexts hold no one
+/// else's state). This list is the state contract of docs/embedding.md: a piece of state
+/// added to what Lamina sets must be added here and to that table.
+struct GLStateSnapshot: Equatable {
+    // Framebuffers and the window on them.
+    var drawFramebuffer: GLint = 0
+    var readFramebuffer: GLint = 0
+    var renderbuffer: GLint = 0
+    var viewport: [GLint] = [0, 0, 0, 0]
+    var scissorTest = false
+    var scissorBox: [GLint] = [0, 0, 0, 0]
+    // Blending and masks.
+    var blend = false
+    var blendFunc: [GLint] = [0, 0, 0, 0]          // src RGB, dst RGB, src alpha, dst alpha
+    var blendEquation: [GLint] = [0, 0]            // RGB, alpha
+    var colorMask: [GLboolean] = [1, 1, 1, 1]
+    var clearColor: [GLfloat] = [0, 0, 0, 0]
+    // Tests and rasterisation switches.
+    var depthTest = false
+    var cullFace = false
+    var rasterizerDiscard = false
+    var sampleAlphaToCoverage = false
+    var sampleCoverage = false
+    var dither = true
+    var stencilTest = false
+    var stencilFront: [GLint] = [0, 0, 0, 0, 0, 0, 0]   // func, ref, value mask, fail, depth fail, pass, write mask
+    var stencilBack: [GLint] = [0, 0, 0, 0, 0, 0, 0]
+    var stencilClear: GLint = 0
+    // Program, vertex input, textures.
+    var program: GLint = 0
+    var vertexArray: GLint = 0
+    var arrayBuffer: GLint = 0
+    var activeTexture: GLint = GLint(GL_TEXTURE0)
+    var texture2DUnit0: GLint = 0
+    var samplerUnit0: GLint = 0
+    // Pixel transfer.
+    var unpackBuffer: GLint = 0
+    var packBuffer: GLint = 0
+    /// UNPACK_ALIGNMENT, ROW_LENGTH, IMAGE_HEIGHT, SKIP_ROWS, SKIP_PIXELS, SKIP_IMAGES.
+    var unpack: [GLint] = [4, 0, 0, 0, 0, 0]
+    /// PACK_ALIGNMENT, ROW_LENGTH, SKIP_ROWS, SKIP_PIXELS.
+    var pack: [GLint] = [4, 0, 0, 0]
+    /// Transform feedback that was active and running: paused while Lamina draws.
+    var transformFeedbackRunning = false
+
+    static let unpackNames = [GL_UNPACK_ALIGNMENT, GL_UNPACK_ROW_LENGTH, GL_UNPACK_IMAGE_HEIGHT,
+                              GL_UNPACK_SKIP_ROWS, GL_UNPACK_SKIP_PIXELS, GL_UNPACK_SKIP_IMAGES]
+    static let packNames = [GL_PACK_ALIGNMENT, GL_PACK_ROW_LENGTH, GL_PACK_SKIP_ROWS, GL_PACK_SKIP_PIXELS]
+
+    /// Reads the current context's state. Leaves the active texture unit as it found it.
+    static func capture() -> GLStateSnapshot {
+        func int(_ name: Int32) -> GLint { var v: GLint = 0; glGetIntegerv(GLenum(name), &v); return v }
+        func ints(_ name: Int32, _ n: Int) -> [GLint] {
+            var v = [GLint](repeating: 0, count: n); glGetIntegerv(GLenum(name), &v); return v
+        }
+        func on(_ cap: Int32) -> Bool { glIsEnabled(GLenum(cap)) == GLboolean(GL_TRUE) }
+        var s = GLStateSnapshot()
+        s.drawFramebuffer = int(GL_DRAW_FRAMEBUFFER_BINDING)
+        s.readFramebuffer = int(GL_READ_FRAMEBUFFER_BINDING)
+        s.renderbuffer = int(GL_RENDERBUFFER_BINDING)
+        s.viewport = ints(GL_VIEWPORT, 4)
+        s.scissorTest = on(GL_SCISSOR_TEST)
+        s.scissorBox = ints(GL_SCISSOR_BOX, 4)
+        s.blend = on(GL_BLEND)
+        s.blendFunc = [int(GL_BLEND_SRC_RGB), int(GL_BLEND_DST_RGB), int(GL_BLEND_SRC_ALPHA), int(GL_BLEND_DST_ALPHA)]
+        s.blendEquation = [int(GL_BLEND_EQUATION_RGB), int(GL_BLEND_EQUATION_ALPHA)]
+        glGetBooleanv(GLenum(GL_COLOR_WRITEMASK), &s.colorMask)
+        glGetFloatv(GLenum(GL_COLOR_CLEAR_VALUE), &s.clearColor)
+        s.depthTest = on(GL_DEPTH_TEST)
+        s.cullFace = on(GL_CULL_FACE)
+        s.rasterizerDiscard = on(GL_RASTERIZER_DISCARD)
+        s.sampleAlphaToCoverage = on(GL_SAMPLE_ALPHA_TO_COVERAGE)
+        s.sampleCoverage = on(GL_SAMPLE_COVERAGE)
+        s.dither = on(GL_DITHER)
+        s.stencilTest = on(GL_STENCIL_TEST)
+        s.stencilFront = [GL_STENCIL_FUNC, GL_STENCIL_REF, GL_STENCIL_VALUE_MASK, GL_STENCIL_FAIL,
+                          GL_STENCIL_PASS_DEPTH_FAIL, GL_STENCIL_PASS_DEPTH_PASS, GL_STENCIL_WRITEMASK].map(int)
+        s.stencilBack = [GL_STENCIL_BACK_FUNC, GL_STENCIL_BACK_REF, GL_STENCIL_BACK_VALUE_MASK, GL_STENCIL_BACK_FAIL,
+                         GL_STENCIL_BACK_PASS_DEPTH_FAIL, GL_STENCIL_BACK_PASS_DEPTH_PASS, GL_STENCIL_BACK_WRITEMASK].map(int)
+        s.stencilClear = int(GL_STENCIL_CLEAR_VALUE)
+        s.program = int(GL_CURRENT_PROGRAM)
+        s.vertexArray = int(GL_VERTEX_ARRAY_BINDING)
+        s.arrayBuffer = int(GL_ARRAY_BUFFER_BINDING)
+        s.activeTexture = int(GL_ACTIVE_TEXTURE)
+        if s.activeTexture != GL_TEXTURE0 { glActiveTexture(GLenum(GL_TEXTURE0)) }
+        s.texture2DUnit0 = int(GL_TEXTURE_BINDING_2D)
+        s.samplerUnit0 = int(GL_SAMPLER_BINDING)
+        if s.activeTexture != GL_TEXTURE0 { glActiveTexture(GLenum(s.activeTexture)) }
+        s.unpackBuffer = int(GL_PIXEL_UNPACK_BUFFER_BINDING)
+        s.packBuffer = int(GL_PIXEL_PACK_BUFFER_BINDING)
+        s.unpack = unpackNames.map(int)
+        s.pack = packNames.map(int)
+        // glIsEnabled does not take the transform feedback queries: read them as booleans.
+        var active: GLboolean = 0, paused: GLboolean = 0
+        glGetBooleanv(GLenum(GL_TRANSFORM_FEEDBACK_ACTIVE), &active)
+        glGetBooleanv(GLenum(GL_TRANSFORM_FEEDBACK_PAUSED), &paused)
+        s.transformFeedbackRunning = active == GLboolean(GL_TRUE) && paused != GLboolean(GL_TRUE)
+        return s
+    }
+
+    /// Puts this state back into the current context.
+    func restore() {
+        func set(_ cap: Int32, _ on: Bool) { on ? glEnable(GLenum(cap)) : glDisable(GLenum(cap)) }
+        glBindFramebuffer(GLenum(GL_DRAW_FRAMEBUFFER), GLuint(drawFramebuffer))
+        glBindFramebuffer(GLenum(GL_READ_FRAMEBUFFER), GLuint(readFramebuffer))
+        glBindRenderbuffer(GLenum(GL_RENDERBUFFER), GLuint(renderbuffer))
+        glViewport(viewport[0], viewport[1], viewport[2], viewport[3])
+        set(GL_SCISSOR_TEST, scissorTest)
+        glScissor(scissorBox[0], scissorBox[1], scissorBox[2], scissorBox[3])
+        set(GL_BLEND, blend)
+        glBlendFuncSeparate(GLenum(blendFunc[0]), GLenum(blendFunc[1]), GLenum(blendFunc[2]), GLenum(blendFunc[3]))
+        glBlendEquationSeparate(GLenum(blendEquation[0]), GLenum(blendEquation[1]))
+        glColorMask(colorMask[0], colorMask[1], colorMask[2], colorMask[3])
+        glClearColor(clearColor[0], clearColor[1], clearColor[2], clearColor[3])
+        set(GL_DEPTH_TEST, depthTest)
+        set(GL_CULL_FACE, cullFace)
+        set(GL_RASTERIZER_DISCARD, rasterizerDiscard)
+        set(GL_SAMPLE_ALPHA_TO_COVERAGE, sampleAlphaToCoverage)
+        set(GL_SAMPLE_COVERAGE, sampleCoverage)
+        set(GL_DITHER, dither)
+        set(GL_STENCIL_TEST, stencilTest)
+        for (face, s) in [(GL_FRONT, stencilFront), (GL_BACK, stencilBack)] {
+            glStencilFuncSeparate(GLenum(face), GLenum(s[0]), s[1], GLuint(bitPattern: s[2]))
+            glStencilOpSeparate(GLenum(face), GLenum(s[3]), GLenum(s[4]), GLenum(s[5]))
+            glStencilMaskSeparate(GLenum(face), GLuint(bitPattern: s[6]))
+        }
+        glClearStencil(stencilClear)
+        glUseProgram(GLuint(program))
+        glBindVertexArray(GLuint(vertexArray))
+        glBindBuffer(GLenum(GL_ARRAY_BUFFER), GLuint(arrayBuffer))
+        glActiveTexture(GLenum(GL_TEXTURE0))
+        glBindTexture(GLenum(GL_TEXTURE_2D), GLuint(texture2DUnit0))
+        glBindSampler(0, GLuint(samplerUnit0))
+        glActiveTexture(GLenum(activeTexture))
+        glBindBuffer(GLenum(GL_PIXEL_UNPACK_BUFFER), GLuint(unpackBuffer))
+        glBindBuffer(GLenum(GL_PIXEL_PACK_BUFFER), GLuint(packBuffer))
+        for (name, value) in zip(GLStateSnapshot.unpackNames, unpack) { glPixelStorei(GLenum(name), value) }
+        for (name, value) in zip(GLStateSnapshot.packNames, pack) { glPixelStorei(GLenum(name), value) }
+        if transformFeedbackRunning { glResumeTransformFeedback() }
+    }
+}
+
+/// Lamina's own settings for everything it depends on, applied at the start of every
+/// render pass and before every transfer, whatever the context held before (never the
+/// defaults assumed).
+enum LaminaGLState {
+    /// What a render pass needs (the stencil test is set per clip by the pass itself).
+    static func applyForDrawing(framebuffer: GLuint, viewport: GLViewport, vertexArray: GLuint) {
+        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), framebuffer)
+        glViewport(viewport.x, viewport.y, viewport.width, viewport.height)
+        // The scissor keeps every clear and draw inside the target's rectangle (a
+        // sub-rectangle of a host's framebuffer).
+        glEnable(GLenum(GL_SCISSOR_TEST))
+        glScissor(viewport.x, viewport.y, viewport.width, viewport.height)
+        glEnable(GLenum(GL_BLEND))
+        glBlendEquationSeparate(GLenum(GL_FUNC_ADD), GLenum(GL_FUNC_ADD))
+        // Premultiplied alpha: source over.
+        glBlendFuncSeparate(GLenum(GL_ONE), GLenum(GL_ONE_MINUS_SRC_ALPHA), GLenum(GL_ONE), GLenum(GL_ONE_MINUS_SRC_ALPHA))
+        glColorMask(GLboolean(GL_TRUE), GLboolean(GL_TRUE), GLboolean(GL_TRUE), GLboolean(GL_TRUE))
+        glDisable(GLenum(GL_DEPTH_TEST))
+        glDisable(GLenum(GL_CULL_FACE))
+        glDisable(GLenum(GL_RASTERIZER_DISCARD))
+        glDisable(GLenum(GL_SAMPLE_ALPHA_TO_COVERAGE))
+        glDisable(GLenum(GL_SAMPLE_COVERAGE))
+        glDisable(GLenum(GL_DITHER))
+        glStencilMask(0xff)
+        glActiveTexture(GLenum(GL_TEXTURE0))
+        glBindVertexArray(vertexArray)
+    }
+
+    /// What a texture upload needs: no unpack buffer, tightly described rows.
+    static func applyForUpload(rowLength: GLint) {
+        glBindBuffer(GLenum(GL_PIXEL_UNPACK_BUFFER), 0)
+        glPixelStorei(GLenum(GL_UNPACK_ALIGNMENT), 4)
+        glPixelStorei(GLenum(GL_UNPACK_ROW_LENGTH), rowLength)
+        glPixelStorei(GLenum(GL_UNPACK_IMAGE_HEIGHT), 0)
+        glPixelStorei(GLenum(GL_UNPACK_SKIP_ROWS), 0)
+        glPixelStorei(GLenum(GL_UNPACK_SKIP_PIXELS), 0)
+        glPixelStorei(GLenum(GL_UNPACK_SKIP_IMAGES), 0)
+    }
+
+    /// What a readback needs.
+    static func applyForReadback(framebuffer: GLuint) {
+        glBindFramebuffer(GLenum(GL_READ_FRAMEBUFFER), framebuffer)
+        glBindBuffer(GLenum(GL_PIXEL_PACK_BUFFER), 0)
+        glPixelStorei(GLenum(GL_PACK_ALIGNMENT), 4)
+        glPixelStorei(GLenum(GL_PACK_ROW_LENGTH), 0)
+        glPixelStorei(GLenum(GL_PACK_SKIP_ROWS), 0)
+        glPixelStorei(GLenum(GL_PACK_SKIP_PIXELS), 0)
+    }
+}
+
+/// A rectangle of a framebuffer in GL's window coordinates (origin bottom-left).
+struct GLViewport: Equatable {
+    var x: GLint, y: GLint, width: GLint, height: GLint
+}

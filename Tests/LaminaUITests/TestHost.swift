@@ -1,0 +1,249 @@
+import CEGL
+import CGLES
+import Foundation
+import LaminaGeometry
+
+/// A host program's GL, made the way a host makes it and without Lamina: its own EGL
+/// context (OpenGL ES 3 on Mesa's surfaceless platform), optionally a pbuffer window
+/// surface with depth and stencil, its own framebuffers, buffers and shader program.
+/// Lamina is then adopted into (or shares with) this context in the tests.
+///
+/// The display is never terminated: EGL displays are process-wide, and other tests'
+/// devices may be using the same one.
+final class TestHost {
+    struct HostError: Error, CustomStringConvertible { var description: String }
+
+    let display: EGLDisplay
+    let context: EGLContext
+    let surface: EGLSurface?
+    let surfaceSize: PixelSize?
+    private(set) var program: GLuint = 0
+    private var colorLocation: GLint = -1
+    private var vertexArray: GLuint = 0
+    private var buffer: GLuint = 0
+    private var framebuffers: [HostFramebuffer] = []
+
+    /// A framebuffer of the host: a texture, and a depth/stencil renderbuffer if asked.
+    struct HostFramebuffer {
+        var fbo: GLuint
+        var texture: GLuint
+        var depthStencil: GLuint
+        var size: PixelSize
+    }
+
+    init(surface size: PixelSize? = nil) throws {
+        guard let d = eglGetPlatformDisplay(EGLenum(EGL_PLATFORM_SURFACELESS_MESA), nil, nil) else {
+            throw HostError(description: "no surfaceless display")
+        }
+        var major: EGLint = 0, minor: EGLint = 0
+        guard eglInitialize(d, &major, &minor) == EGL_TRUE else { throw HostError(description: "eglInitialize failed") }
+        eglBindAPI(EGLenum(EGL_OPENGL_ES_API))
+        let want: [EGLint] = [EGL_RENDERABLE_TYPE, EGL_OPENGL_ES3_BIT, EGL_SURFACE_TYPE, EGL_PBUFFER_BIT,
+                              EGL_RED_SIZE, 8, EGL_GREEN_SIZE, 8, EGL_BLUE_SIZE, 8, EGL_ALPHA_SIZE, 8,
+                              EGL_DEPTH_SIZE, 24, EGL_STENCIL_SIZE, 8, EGL_NONE]
+        var config: EGLConfig?
+        var n: EGLint = 0
+        guard eglChooseConfig(d, want, &config, 1, &n) == EGL_TRUE, n > 0 else { throw HostError(description: "no ES3 pbuffer config") }
+        guard let c = eglCreateContext(d, config, nil, [EGL_CONTEXT_MAJOR_VERSION, 3, EGL_NONE]) else {
+            throw HostError(description: "eglCreateContext failed")
+        }
+        display = d
+        context = c
+        surfaceSize = size
+        if let size {
+            surface = eglCreatePbufferSurface(d, config, [EGL_WIDTH, EGLint(size.width), EGL_HEIGHT, EGLint(size.height), EGL_NONE])
+            guard surface != nil else { throw HostError(description: "eglCreatePbufferSurface failed") }
+        } else {
+            surface = nil
+        }
+        makeCurrent()
+        try buildProgram()
+    }
+
+    func makeCurrent() {
+        eglBindAPI(EGLenum(EGL_OPENGL_ES_API))
+        precondition(eglMakeCurrent(display, surface, surface, context) == EGL_TRUE, "host eglMakeCurrent failed")
+    }
+
+    var isCurrent: Bool { eglGetCurrentContext() == context }
+
+    /// Frees the host's objects, surface and context (never the display).
+    func destroy() {
+        makeCurrent()
+        for f in framebuffers {
+            var fbo = f.fbo, t = f.texture, rb = f.depthStencil
+            glDeleteFramebuffers(1, &fbo); glDeleteTextures(1, &t)
+            if rb != 0 { glDeleteRenderbuffers(1, &rb) }
+        }
+        framebuffers = []
+        glDeleteProgram(program)
+        glDeleteVertexArrays(1, &vertexArray)
+        glDeleteBuffers(1, &buffer)
+        eglMakeCurrent(display, nil, nil, nil)
+        if let surface { eglDestroySurface(display, surface) }
+        eglDestroyContext(display, context)
+    }
+
+    private func buildProgram() throws {
+        func compile(_ type: Int32, _ source: String) throws -> GLuint {
+            let s = glCreateShader(GLenum(type))
+            source.withCString { cs in var p: UnsafePointer<GLchar>? = cs; glShaderSource(s, 1, &p, nil) }
+            glCompileShader(s)
+            var ok: GLint = 0
+            glGetShaderiv(s, GLenum(GL_COMPILE_STATUS), &ok)
+            guard ok == GL_TRUE else { throw HostError(description: "host shader failed to compile") }
+            return s
+        }
+        let vs = try compile(GL_VERTEX_SHADER, "#version 300 es\nlayout(location = 0) in vec2 p;\nvoid main() { gl_Position = vec4(p, 0.0, 1.0); }\n")
+        let fs = try compile(GL_FRAGMENT_SHADER, "#version 300 es\nprecision mediump float;\nuniform vec4 color;\nout vec4 o;\nvoid main() { o = color; }\n")
+        program = glCreateProgram()
+        glAttachShader(program, vs); glAttachShader(program, fs)
+        glLinkProgram(program)
+        glDeleteShader(vs); glDeleteShader(fs)
+        colorLocation = glGetUniformLocation(program, "color")
+        glGenVertexArrays(1, &vertexArray)
+        glGenBuffers(1, &buffer)
+        glBindVertexArray(vertexArray)
+        glBindBuffer(GLenum(GL_ARRAY_BUFFER), buffer)
+        let quad: [Float] = [-1, -1, 1, -1, -1, 1, 1, 1]
+        glBufferData(GLenum(GL_ARRAY_BUFFER), quad.count * 4, quad, GLenum(GL_STATIC_DRAW))
+        glEnableVertexAttribArray(0)
+        glVertexAttribPointer(0, 2, GLenum(GL_FLOAT), GLboolean(GL_FALSE), 8, nil)
+        glBindVertexArray(0)
+        glBindBuffer(GLenum(GL_ARRAY_BUFFER), 0)
+    }
+
+    /// A framebuffer of the host's, `size` pixels, RGBA8, with depth/stencil if asked.
+    func makeFramebuffer(_ size: PixelSize, depthStencil: Bool = true) -> HostFramebuffer {
+        var tex: GLuint = 0, fbo: GLuint = 0, rb: GLuint = 0
+        glGenTextures(1, &tex)
+        glBindTexture(GLenum(GL_TEXTURE_2D), tex)
+        glTexImage2D(GLenum(GL_TEXTURE_2D), 0, GL_RGBA8, GLsizei(size.width), GLsizei(size.height), 0,
+                     GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), nil)
+        glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_MIN_FILTER), GL_NEAREST)
+        glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_MAG_FILTER), GL_NEAREST)
+        glBindTexture(GLenum(GL_TEXTURE_2D), 0)
+        glGenFramebuffers(1, &fbo)
+        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), fbo)
+        glFramebufferTexture2D(GLenum(GL_FRAMEBUFFER), GLenum(GL_COLOR_ATTACHMENT0), GLenum(GL_TEXTURE_2D), tex, 0)
+        if depthStencil {
+            glGenRenderbuffers(1, &rb)
+            glBindRenderbuffer(GLenum(GL_RENDERBUFFER), rb)
+            glRenderbufferStorage(GLenum(GL_RENDERBUFFER), GLenum(GL_DEPTH24_STENCIL8), GLsizei(size.width), GLsizei(size.height))
+            glBindRenderbuffer(GLenum(GL_RENDERBUFFER), 0)
+            glFramebufferRenderbuffer(GLenum(GL_FRAMEBUFFER), GLenum(GL_DEPTH_STENCIL_ATTACHMENT), GLenum(GL_RENDERBUFFER), rb)
+        }
+        precondition(glCheckFramebufferStatus(GLenum(GL_FRAMEBUFFER)) == GLenum(GL_FRAMEBUFFER_COMPLETE))
+        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), 0)
+        let f = HostFramebuffer(fbo: fbo, texture: tex, depthStencil: rb, size: size)
+        framebuffers.append(f)
+        return f
+    }
+
+    /// The host's own drawing: a solid rectangle (GL window coordinates, origin bottom-left)
+    /// with the host's program, vertex array and scissor, into `framebuffer`. Leaves the
+    /// host's state as the host wants it (its program and vertex array bound).
+    func fill(_ framebuffer: GLuint, _ rect: PixelRect, _ c: (Float, Float, Float, Float), size: PixelSize) {
+        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), framebuffer)
+        glViewport(0, 0, GLsizei(size.width), GLsizei(size.height))
+        let scissor = glIsEnabled(GLenum(GL_SCISSOR_TEST))
+        glEnable(GLenum(GL_SCISSOR_TEST))
+        glScissor(GLint(rect.x), GLint(rect.y), GLsizei(rect.width), GLsizei(rect.height))
+        glUseProgram(program)
+        glUniform4f(colorLocation, c.0, c.1, c.2, c.3)
+        glBindVertexArray(vertexArray)
+        glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
+        if scissor != GLboolean(GL_TRUE) { glDisable(GLenum(GL_SCISSOR_TEST)) }
+    }
+
+    /// Reads `framebuffer` with the host's own state set for it; top row of the picture
+    /// first when the framebuffer is drawn bottom-row-first (GL's orientation).
+    func read(_ framebuffer: GLuint, size: PixelSize, bottomRowFirst: Bool = true) -> RGBAImage {
+        var pack: [GLint] = [0, 0, 0, 0], packBuffer: GLint = 0, readFB: GLint = 0
+        for (i, name) in [GL_PACK_ALIGNMENT, GL_PACK_ROW_LENGTH, GL_PACK_SKIP_ROWS, GL_PACK_SKIP_PIXELS].enumerated() {
+            glGetIntegerv(GLenum(name), &pack[i])
+        }
+        glGetIntegerv(GLenum(GL_PIXEL_PACK_BUFFER_BINDING), &packBuffer)
+        glGetIntegerv(GLenum(GL_READ_FRAMEBUFFER_BINDING), &readFB)
+        glBindBuffer(GLenum(GL_PIXEL_PACK_BUFFER), 0)
+        glPixelStorei(GLenum(GL_PACK_ALIGNMENT), 4); glPixelStorei(GLenum(GL_PACK_ROW_LENGTH), 0)
+        glPixelStorei(GLenum(GL_PACK_SKIP_ROWS), 0); glPixelStorei(GLenum(GL_PACK_SKIP_PIXELS), 0)
+        glBindFramebuffer(GLenum(GL_READ_FRAMEBUFFER), framebuffer)
+        var bytes = [UInt8](repeating: 0, count: size.width * size.height * 4)
+        glReadPixels(0, 0, GLsizei(size.width), GLsizei(size.height), GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), &bytes)
+        glBindFramebuffer(GLenum(GL_READ_FRAMEBUFFER), GLuint(readFB))
+        glBindBuffer(GLenum(GL_PIXEL_PACK_BUFFER), GLuint(packBuffer))
+        for (i, name) in [GL_PACK_ALIGNMENT, GL_PACK_ROW_LENGTH, GL_PACK_SKIP_ROWS, GL_PACK_SKIP_PIXELS].enumerated() {
+            glPixelStorei(GLenum(name), pack[i])
+        }
+        var image = RGBAImage(width: size.width, height: size.height, bytes: bytes)
+        if bottomRowFirst {
+            var flipped = image
+            for y in 0..<size.height { for x in 0..<size.width { flipped[x, y] = image[x, size.height - 1 - y] } }
+            image = flipped
+        }
+        return image
+    }
+}
+
+/// The host's GL state, read with the test's own queries (independent of Lamina's
+/// snapshot): every binding, switch, function, mask, clear value and pixel-store
+/// parameter a host might rely on. Equal before and after a Lamina call = untouched.
+func hostStateFingerprint() -> [String: [Int]] {
+    func ints(_ name: Int32, _ n: Int = 1) -> [Int] {
+        var v = [GLint](repeating: 0, count: n); glGetIntegerv(GLenum(name), &v); return v.map(Int.init)
+    }
+    func floats(_ name: Int32, _ n: Int) -> [Int] {
+        var v = [GLfloat](repeating: 0, count: n); glGetFloatv(GLenum(name), &v); return v.map { Int(($0 * 1000).rounded()) }
+    }
+    var f: [String: [Int]] = [:]
+    let single: [(String, Int32)] = [
+        ("drawFramebuffer", GL_DRAW_FRAMEBUFFER_BINDING), ("readFramebuffer", GL_READ_FRAMEBUFFER_BINDING),
+        ("renderbuffer", GL_RENDERBUFFER_BINDING), ("program", GL_CURRENT_PROGRAM), ("vertexArray", GL_VERTEX_ARRAY_BINDING),
+        ("arrayBuffer", GL_ARRAY_BUFFER_BINDING), ("unpackBuffer", GL_PIXEL_UNPACK_BUFFER_BINDING),
+        ("packBuffer", GL_PIXEL_PACK_BUFFER_BINDING), ("uniformBuffer", GL_UNIFORM_BUFFER_BINDING),
+        ("activeTexture", GL_ACTIVE_TEXTURE), ("blendSrcRGB", GL_BLEND_SRC_RGB), ("blendDstRGB", GL_BLEND_DST_RGB),
+        ("blendSrcAlpha", GL_BLEND_SRC_ALPHA), ("blendDstAlpha", GL_BLEND_DST_ALPHA),
+        ("blendEquationRGB", GL_BLEND_EQUATION_RGB), ("blendEquationAlpha", GL_BLEND_EQUATION_ALPHA),
+        ("depthFunc", GL_DEPTH_FUNC), ("depthMask", GL_DEPTH_WRITEMASK), ("stencilFunc", GL_STENCIL_FUNC),
+        ("stencilRef", GL_STENCIL_REF), ("stencilValueMask", GL_STENCIL_VALUE_MASK), ("stencilWriteMask", GL_STENCIL_WRITEMASK),
+        ("stencilFail", GL_STENCIL_FAIL), ("stencilZFail", GL_STENCIL_PASS_DEPTH_FAIL), ("stencilZPass", GL_STENCIL_PASS_DEPTH_PASS),
+        ("stencilBackFunc", GL_STENCIL_BACK_FUNC), ("stencilBackWriteMask", GL_STENCIL_BACK_WRITEMASK),
+        ("stencilBackFail", GL_STENCIL_BACK_FAIL), ("stencilClear", GL_STENCIL_CLEAR_VALUE),
+        ("frontFace", GL_FRONT_FACE), ("cullFaceMode", GL_CULL_FACE_MODE),
+        ("unpackAlignment", GL_UNPACK_ALIGNMENT), ("unpackRowLength", GL_UNPACK_ROW_LENGTH),
+        ("unpackImageHeight", GL_UNPACK_IMAGE_HEIGHT), ("unpackSkipRows", GL_UNPACK_SKIP_ROWS),
+        ("unpackSkipPixels", GL_UNPACK_SKIP_PIXELS), ("unpackSkipImages", GL_UNPACK_SKIP_IMAGES),
+        ("packAlignment", GL_PACK_ALIGNMENT), ("packRowLength", GL_PACK_ROW_LENGTH),
+        ("packSkipRows", GL_PACK_SKIP_ROWS), ("packSkipPixels", GL_PACK_SKIP_PIXELS),
+    ]
+    for (key, name) in single { f[key] = ints(name) }
+    f["viewport"] = ints(GL_VIEWPORT, 4)
+    f["scissorBox"] = ints(GL_SCISSOR_BOX, 4)
+    f["clearColor"] = floats(GL_COLOR_CLEAR_VALUE, 4)
+    f["clearDepth"] = floats(GL_DEPTH_CLEAR_VALUE, 1)
+    f["blendColor"] = floats(GL_BLEND_COLOR, 4)
+    var mask: [GLboolean] = [0, 0, 0, 0]
+    glGetBooleanv(GLenum(GL_COLOR_WRITEMASK), &mask)
+    f["colorMask"] = mask.map(Int.init)
+    for (key, cap) in [("blend", GL_BLEND), ("cull", GL_CULL_FACE), ("depthTest", GL_DEPTH_TEST), ("scissor", GL_SCISSOR_TEST),
+                       ("stencilTest", GL_STENCIL_TEST), ("dither", GL_DITHER), ("rasterizerDiscard", GL_RASTERIZER_DISCARD),
+                       ("alphaToCoverage", GL_SAMPLE_ALPHA_TO_COVERAGE), ("sampleCoverage", GL_SAMPLE_COVERAGE),
+                       ("polygonOffsetFill", GL_POLYGON_OFFSET_FILL), ("primitiveRestart", GL_PRIMITIVE_RESTART_FIXED_INDEX)] {
+        f[key] = [Int(glIsEnabled(GLenum(cap)))]
+    }
+    // Texture and sampler bindings of units 0 and 1, then the active unit put back.
+    let active = ints(GL_ACTIVE_TEXTURE)[0]
+    for unit in 0..<2 {
+        glActiveTexture(GLenum(GL_TEXTURE0 + Int32(unit)))
+        f["texture2D\(unit)"] = ints(GL_TEXTURE_BINDING_2D)
+        f["sampler\(unit)"] = ints(GL_SAMPLER_BINDING)
+    }
+    glActiveTexture(GLenum(active))
+    return f
+}
+
+/// Keys whose values differ between two fingerprints.
+func changedState(_ a: [String: [Int]], _ b: [String: [Int]]) -> [String] {
+    Set(a.keys).union(b.keys).filter { a[$0] != b[$0] }.sorted().map { "\($0): \(a[$0] ?? []) → \(b[$0] ?? [])" }
+}
