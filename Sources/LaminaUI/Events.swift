@@ -1,5 +1,6 @@
 import LaminaGeometry
 
+/// The phases of a touch (`UITouch.Phase`).
 public enum TouchPhase: String, Sendable, CaseIterable { case began, moved, stationary, ended, cancelled }
 
 /// One finger (or the pointer) over its life, from `began` to `ended`/`cancelled`. The same
@@ -42,6 +43,8 @@ public final class Touch: Hashable {
 public struct Event {
     public var timestamp: Double
     public var allTouches: Set<Touch>
+    /// The modifier keys held (as of the last key input).
+    public var modifierFlags: KeyModifierFlags = []
     /// The touches of `allTouches` that `view` handles (those that began in it).
     public func touches(for view: View) -> Set<Touch> { allTouches.filter { $0.view === view } }
 }
@@ -58,14 +61,92 @@ public struct TouchInput: Sendable {
     }
 }
 
-/// The responder chain (`UIResponder`): touches not handled by a view go to its
-/// superview, then up to the window.
+/// The responder chain (`UIResponder`): events a responder does not handle go to its
+/// `next` — for a view its superview, then up to the window. Touches, pointer moves and
+/// scroll-wheel events start at the view under the finger or pointer; key presses start at
+/// the window's first responder (or the window when there is none).
 @MainActor
 open class Responder {
     public init() {}
+    /// The next responder of the chain (a view's superview; nil after the window).
     open var next: Responder? { nil }
+
+    // MARK: Touches
+
+    /// Fingers (or pointer buttons) went down on the view.
     open func touchesBegan(_ touches: Set<Touch>, with event: Event) { next?.touchesBegan(touches, with: event) }
     open func touchesMoved(_ touches: Set<Touch>, with event: Event) { next?.touchesMoved(touches, with: event) }
     open func touchesEnded(_ touches: Set<Touch>, with event: Event) { next?.touchesEnded(touches, with: event) }
     open func touchesCancelled(_ touches: Set<Touch>, with event: Event) { next?.touchesCancelled(touches, with: event) }
+
+    // MARK: First responder
+
+    /// The window in which this responder can be first responder (a view's window).
+    var firstResponderWindow: Window? { nil }
+
+    /// Whether this responder accepts to become first responder (false by default: override
+    /// to return true).
+    open var canBecomeFirstResponder: Bool { false }
+
+    /// Whether this responder accepts to give up first responder status (true by default).
+    open var canResignFirstResponder: Bool { true }
+
+    /// Whether this responder is its window's first responder.
+    public var isFirstResponder: Bool {
+        guard let window = firstResponderWindow else { return false }
+        return window.firstResponder === self
+    }
+
+    /// Makes this responder its window's first responder, as UIKit does: only a view in a
+    /// window whose `canBecomeFirstResponder` is true can; the current first responder is
+    /// asked to resign first and may refuse. Returns whether this responder is now the
+    /// first responder. Override to react (call `super`).
+    @discardableResult
+    open func becomeFirstResponder() -> Bool {
+        guard let window = firstResponderWindow else { return false }
+        if window.firstResponder === self { return true }
+        guard canBecomeFirstResponder else { return false }
+        // The current first responder may refuse (an override returning true without
+        // calling super is replaced all the same).
+        if let current = window.firstResponder, !current.resignFirstResponder() { return false }
+        window.firstResponder = self
+        return true
+    }
+
+    /// Gives up first responder status, unless `canResignFirstResponder` is false. Returns
+    /// whether this responder is no longer the first responder (true when it was not).
+    /// Override to react (call `super`).
+    @discardableResult
+    open func resignFirstResponder() -> Bool {
+        guard let window = firstResponderWindow, window.firstResponder === self else { return true }
+        guard canResignFirstResponder else { return false }
+        window.firstResponder = nil
+        return true
+    }
+
+    // MARK: Presses (keys)
+
+    /// Keys went down. Presses start at the first responder (or the window).
+    open func pressesBegan(_ presses: Set<Press>, with event: PressesEvent) { next?.pressesBegan(presses, with: event) }
+    /// Held keys repeated (auto-repeat; `Press.repeatCount` counts them).
+    open func pressesChanged(_ presses: Set<Press>, with event: PressesEvent) { next?.pressesChanged(presses, with: event) }
+    open func pressesEnded(_ presses: Set<Press>, with event: PressesEvent) { next?.pressesEnded(presses, with: event) }
+    /// Presses stopped without their keys going up (the window lost the keyboard).
+    open func pressesCancelled(_ presses: Set<Press>, with event: PressesEvent) { next?.pressesCancelled(presses, with: event) }
+
+    // MARK: Pointer (hover) and scroll wheel
+
+    /// The pointer entered this view (it is over the view or one of its subviews). Sent to
+    /// each view concerned only, outermost first; never forwarded.
+    open func pointerEntered(_ event: PointerEvent) {}
+    /// The pointer moved over the view (the deepest one under it) with no button down.
+    /// Forwarded up the chain when not handled.
+    open func pointerMoved(_ event: PointerEvent) { next?.pointerMoved(event) }
+    /// The pointer left this view (it is over none of the view and its subviews any more,
+    /// or left the window, or the view left the window). Sent to each view concerned only,
+    /// deepest first; never forwarded.
+    open func pointerExited(_ event: PointerEvent) {}
+    /// The scroll wheel turned over the view (AppKit's name). Forwarded up the chain when
+    /// not handled; `ScrollView` scrolls.
+    open func scrollWheel(with event: ScrollEvent) { next?.scrollWheel(with: event) }
 }

@@ -48,6 +48,8 @@ open class View: Responder, LayerDelegate {
 
     open override var next: Responder? { superview }
 
+    override var firstResponderWindow: Window? { window }
+
     // MARK: Geometry (the layer's)
 
     /// The view's rectangle in its superview (undefined under a non-identity transform, as
@@ -113,7 +115,10 @@ open class View: Responder, LayerDelegate {
             view.superview?.willRemoveSubview(view)
             view.willMove(toSuperview: self)
         }
-        if oldWindow !== newWindow { view.notifyWillMove(toWindow: newWindow) }
+        if oldWindow !== newWindow {
+            view.notifyWillMove(toWindow: newWindow)
+            oldWindow?.subtreeWillLeave(view)
+        }
         var i = max(0, min(index, subviews.count))
         if view.superview === self, let old = subviews.firstIndex(where: { $0 === view }) {
             subviews.remove(at: old)
@@ -159,7 +164,10 @@ open class View: Responder, LayerDelegate {
         let oldWindow = window
         parent.willRemoveSubview(self)
         willMove(toSuperview: nil)
-        if oldWindow != nil { notifyWillMove(toWindow: nil) }
+        if let oldWindow {
+            notifyWillMove(toWindow: nil)
+            oldWindow.subtreeWillLeave(self)
+        }
         detach()
         if oldWindow != nil { notifyDidMoveToWindow() }
         didMoveToSuperview()
@@ -198,6 +206,17 @@ open class View: Responder, LayerDelegate {
         }
         didMoveToWindow()
         for s in subviews { s.notifyDidMoveToWindow() }
+    }
+
+    /// The window's scale changed (it moved to a target of another scale): every view's
+    /// layer takes the new `contentsScale`, and views showing drawn content are redrawn at
+    /// it (as UIKit redraws on a display-scale trait change).
+    func windowScaleDidChange(to scale: Double) {
+        if layer.contentsScale != scale {
+            layer.contentsScale = scale
+            if let store = layer.backingStore, store.scale != scale { setNeedsDisplay() }
+        }
+        for s in subviews { s.windowScaleDidChange(to: scale) }
     }
 
     // MARK: Coordinates
