@@ -112,7 +112,9 @@ public final class BackingStore {
     @discardableResult
     func upload(to device: GPUDevice) throws -> Int {
         let key = ObjectIdentifier(device)
-        if let entry = uploads[key], entry.texture.isReleased || device.isClosed { uploads[key] = nil }
+        // Textures of closed devices go (a new device may even reuse a closed one's identity).
+        uploads = uploads.filter { $0.value.texture.isUsable }
+        if let entry = uploads[key], !entry.texture.belongs(to: device) { uploads[key] = nil }
         if uploads[key] == nil {
             let t = try device.makeTexture(pixelSize: pixelSize, byteOrder: bitmap.isOpaque ? .bgrx : .bgra)
             uploads[key] = (t, PixelRect(size: pixelSize))

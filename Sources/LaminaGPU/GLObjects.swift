@@ -26,6 +26,9 @@ public class GPUObject {
     /// Whether the object belongs to `device`.
     public func belongs(to device: GPUDevice) -> Bool { gl === device.gl }
 
+    /// False once released, or once its device closed.
+    public var isUsable: Bool { !isReleased && !gl.isClosed }
+
     /// Frees the GL object now (a borrowed one is only forgotten). Safe to call twice,
     /// and after the device closed.
     public func release() {

@@ -271,7 +271,9 @@ extension GPUDevice {
     public func beginRenderPass(on target: RenderTarget, clear: Color? = nil) throws -> RenderPass {
         guard !isClosed else { throw GPUError.deviceClosed(operation: "beginRenderPass") }
         precondition(target.device === self, "render target of another device")
-        precondition(!target.isReleased, "render pass on a released target")
+        guard !target.isReleased else {
+            throw GPUError.unusableTarget(reason: "a render pass on a released target: make a new target (a window moved away from a target must not be composited into it after release())")
+        }
         return try RenderPass(target: target, clear: clear)
     }
 }
