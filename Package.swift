@@ -26,6 +26,8 @@ let package = Package(
         .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
         // Declares its few functions itself (see its shim.h): no pkg-config, no -pthread warning.
         .systemLibrary(name: "CPango", providers: [.apt(["libpango1.0-dev"])]),
+        // epoll/timerfd/eventfd (not in Swift's Glibc module) and libdispatch's main-queue hooks.
+        .systemLibrary(name: "CRunLoop"),
 
         .target(name: "LaminaGeometry", swiftSettings: strict),
         .target(
@@ -35,7 +37,7 @@ let package = Package(
             plugins: ["ShaderEmbedder"]
         ),
         .target(name: "LaminaGraphics", dependencies: ["CCairo", "CPango", "LaminaGeometry"], swiftSettings: strict),
-        .target(name: "LaminaCore", dependencies: ["LaminaGeometry", "LaminaGPU", "LaminaGraphics"], swiftSettings: strict),
+        .target(name: "LaminaCore", dependencies: ["CRunLoop", "LaminaGeometry", "LaminaGPU", "LaminaGraphics"], swiftSettings: strict),
         .target(name: "LaminaUI", dependencies: ["LaminaCore", "LaminaGeometry", "LaminaGPU", "LaminaGraphics"], swiftSettings: strict),
         .target(name: "LaminaScene", dependencies: ["LaminaCore", "LaminaGeometry", "LaminaGPU", "LaminaGraphics"], swiftSettings: strict),
 
@@ -52,9 +54,17 @@ let package = Package(
             path: "Tools/lamina",
             swiftSettings: strict
         ),
+        // Runs MainLoop.main from synchronous top-level code: what RunLoopTests cannot show
+        // inside the test process (whose main thread belongs to Dispatch). Run by RunLoopTests.
+        .executableTarget(
+            name: "lamina-runloop-probe",
+            dependencies: ["LaminaCore"],
+            path: "Tests/RunLoopProbe",
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "LaminaCoreTests",
-            dependencies: ["LaminaCore", "LaminaGPU", "LaminaGraphics", "LaminaGeometry"],
+            dependencies: ["LaminaCore", "LaminaGPU", "LaminaGraphics", "LaminaGeometry", "CRunLoop"],
             swiftSettings: strict
         ),
         .testTarget(

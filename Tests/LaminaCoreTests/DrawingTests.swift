@@ -67,7 +67,7 @@ struct DrawingTests {
         let layer = CountingLayer()
         layer.frame = Rect(x: 0, y: 0, width: 50, height: 50)
         s.root.addSublayer(layer)
-        let loop = MainLoop()
+        let loop = try MainLoop()
         loop.perform {
             for _ in 0..<10 { layer.setNeedsDisplay() }
             #expect(layer.needsDisplay)
@@ -87,7 +87,7 @@ struct DrawingTests {
         let layer = s.addCountingLayer(Rect(x: 0, y: 0, width: 50, height: 50))
         try Transaction.flush()
         let uploaded = s.device.uploadedBytes, calls = s.device.drawCalls, frames = s.host.frameCount
-        let loop = MainLoop()
+        let loop = try MainLoop()
         var ticks = 0
         let link = DisplayLink(loop: loop, framesPerSecond: 1000) { _ in ticks += 1 }
         try loop.run { ticks >= 100 }
@@ -199,7 +199,7 @@ struct DrawingTests {
 
     @Test("a timer cancelled by another timer's handler in the same turn does not fire; a dropped DisplayLink stops")
     func timers() throws {
-        let loop = MainLoop()
+        let loop = try MainLoop()
         var fired: [String] = []
         var b: MainLoop.Token = 0
         loop.addTimer(after: 0) { fired.append("a"); loop.cancelTimer(b) }

@@ -78,7 +78,7 @@ struct InteractionTests {
             stretchy.setNeedsDisplay()
             log.append("handler done")
         }
-        let loop = MainLoop()
+        let loop = try MainLoop()
         loop.perform {
             window.send([TouchInput(phase: .began, location: Point(x: 30, y: 30))])
             window.send([TouchInput(phase: .ended, location: Point(x: 30, y: 30))])
@@ -97,7 +97,7 @@ struct InteractionTests {
         window.addSubview(swatch)
         try window.compositeNow()
         #expect(swatch.draws == 1)
-        let loop = MainLoop()
+        let loop = try MainLoop()
         loop.perform {
             swatch.frame = Rect(x: 100, y: 100, width: 50, height: 50)
             swatch.color = .blue

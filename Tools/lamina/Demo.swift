@@ -162,7 +162,7 @@ struct DemoApp {
         for v in [title, counter, button, chart, tiles] as [View] { window.addSubview(v) }
 
         // The script: one run-loop turn per step.
-        let loop = MainLoop()
+        let loop = try MainLoop()
         typealias Step = (String, [TouchInput])
         func tap(_ p: Point) -> [[TouchInput]] { [[TouchInput(phase: .began, location: p)], [TouchInput(phase: .ended, location: p)]] }
         var steps: [Step] = [("first frame", [])]
@@ -179,7 +179,7 @@ struct DemoApp {
         for (i, step) in steps.enumerated() {
             loop.perform { if !step.1.isEmpty { window.send(step.1) } }
             let before = window.host.frameCount
-            try loop.runOnce(timeout: 0)
+            try loop.runFrame()
             let f = window.lastFrame
             let composited = window.host.frameCount > before
             let drawn = composited ? f.displays.map { "\($0.layer) \(Int($0.rect.width))×\(Int($0.rect.height)) pt by \($0.reasons.first.map { "\($0)" } ?? "")" } : []
