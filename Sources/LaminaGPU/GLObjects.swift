@@ -103,7 +103,7 @@ public final class Texture: GPUObject {
         precondition(!gl.isClosed, "Texture.upload after the device closed")
         gl.withCurrent {
             LaminaGLState.applyForUpload(rowLength: GLint(bytesPerRow / 4))
-            glBindTexture(GLenum(GL_TEXTURE_2D), name)
+            LaminaGLState.bindForTransfer(texture: name)
             glTexSubImage2D(GLenum(GL_TEXTURE_2D), 0, GLint(r.x), GLint(r.y), GLsizei(r.width), GLsizei(r.height),
                             GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), bytes.baseAddress)
             gl.checkGLError("glTexSubImage2D(\(r))")
@@ -291,7 +291,7 @@ extension GPUDevice {
             glGenTextures(1, &t)
             let texture = Texture(gl: gl, name: t, pixelSize: pixelSize, byteOrder: byteOrder)
             glBindBuffer(GLenum(GL_PIXEL_UNPACK_BUFFER), 0)
-            glBindTexture(GLenum(GL_TEXTURE_2D), t)
+            LaminaGLState.bindForTransfer(texture: t)
             _ = glGetError()
             glTexImage2D(GLenum(GL_TEXTURE_2D), 0, GL_RGBA8, GLsizei(pixelSize.width), GLsizei(pixelSize.height), 0,
                          GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), nil)

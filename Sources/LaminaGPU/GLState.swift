@@ -171,6 +171,13 @@ enum LaminaGLState {
         glBindVertexArray(vertexArray)
     }
 
+    /// Binds `texture` for a transfer (upload, storage, EGL image), on unit 0: the only
+    /// unit whose binding Lamina changes (and restores, on an adopted context).
+    static func bindForTransfer(texture: GLuint) {
+        glActiveTexture(GLenum(GL_TEXTURE0))
+        glBindTexture(GLenum(GL_TEXTURE_2D), texture)
+    }
+
     /// What a texture upload needs: no unpack buffer, tightly described rows.
     static func applyForUpload(rowLength: GLint) {
         glBindBuffer(GLenum(GL_PIXEL_UNPACK_BUFFER), 0)

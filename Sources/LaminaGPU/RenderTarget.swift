@@ -304,7 +304,7 @@ extension GPUDevice {
         gl.ledger.imageCreated(image)
         let texture = Texture(gl: gl, name: t, pixelSize: PixelSize(width: buf.width, height: buf.height), byteOrder: .rgba)
         texture.eglImage = image
-        glBindTexture(GLenum(GL_TEXTURE_2D), t)
+        LaminaGLState.bindForTransfer(texture: t)
         _ = glGetError()
         target(GLenum(GL_TEXTURE_2D), image)
         let e = glGetError()

@@ -232,9 +232,9 @@ func hostStateFingerprint() -> [String: [Int]] {
                        ("polygonOffsetFill", GL_POLYGON_OFFSET_FILL), ("primitiveRestart", GL_PRIMITIVE_RESTART_FIXED_INDEX)] {
         f[key] = [Int(glIsEnabled(GLenum(cap)))]
     }
-    // Texture and sampler bindings of units 0 and 1, then the active unit put back.
+    // Texture and sampler bindings of units 0 to 3, then the active unit put back.
     let active = ints(GL_ACTIVE_TEXTURE)[0]
-    for unit in 0..<2 {
+    for unit in 0..<4 {
         glActiveTexture(GLenum(GL_TEXTURE0 + Int32(unit)))
         f["texture2D\(unit)"] = ints(GL_TEXTURE_BINDING_2D)
         f["sampler\(unit)"] = ints(GL_SAMPLER_BINDING)
