@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
-# Tools/setup.sh [--vm]
+# Tools/setup.sh [--tests]
 # Installs, idempotently, the Debian 12 packages Lamina builds and tests with: EGL,
 # OpenGL ES, GBM, Cairo and Pango headers, the DejaVu fonts, Mesa's drivers (llvmpipe works without a GPU),
-# glslang-tools (shader validation in the tests); with --vm also qemu and busybox for the
-# GBM test VM (Tools/vm/run-in-vm.sh). Nothing is done when everything is present.
+# glslang-tools (shader validation in the tests); with --tests also qemu and busybox for the
+# GBM test VM (Tools/vm/run-in-vm.sh), and SDL2, Xvfb and xdotool for the real host program
+# (Examples/SDLHost) the tests run in an X window. Nothing is done when everything is present.
 # Run it (bash Tools/setup.sh); it needs root (or sudo) only when something is missing.
 set -euo pipefail
 
 lamina_packages=(pkg-config libegl-dev libgles-dev libgbm-dev libegl-mesa0 libgl1-mesa-dri libgbm1
                  libcairo2-dev libpango1.0-dev fonts-dejavu-core glslang-tools)
-if [ "${1:-}" = "--vm" ]; then
-  lamina_packages+=(qemu-system-x86 busybox-static xz-utils)
+if [ "${1:-}" = "--tests" ] || [ "${1:-}" = "--vm" ]; then
+  lamina_packages+=(qemu-system-x86 busybox-static xz-utils libsdl2-dev xvfb xauth xdotool)
 fi
 
 lamina_missing=()

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# The test command: installs what is missing, builds with warnings treated as failures,
-# runs the whole test suite on this machine (llvmpipe through EGL), then runs the GBM
-# suite with the same test binary inside a VM that has a DRM device (Tools/vm/).
+# The test command: installs what is missing, builds with warnings treated as failures
+# (Lamina, and the SDL2 host program of Examples/SDLHost that the suite drives under
+# Xvfb), runs the whole test suite on this machine (llvmpipe through EGL), then runs the
+# GBM suite with the same test binary inside a VM that has a DRM device (Tools/vm/).
 # Exits non-zero when anything fails; ends with one line "tests: N passed, N failed".
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash Tools/setup.sh --vm
+bash Tools/setup.sh --tests
 export NO_COLOR=1
 
 log=$(mktemp -d /tmp/lamina-test.XXXXXX)
@@ -18,6 +19,13 @@ swift build --build-tests 2>&1 | tee "$log/build.txt" | grep -vE '^\[[0-9]+/[0-9
 build_status=${PIPESTATUS[0]}
 set -e
 [ "$build_status" = 0 ] || { echo "tests: 0 passed, 1 failed (the build failed)"; exit 1; }
+
+echo "== build the SDL2 host (Examples/SDLHost, its own package depending on Lamina by path)"
+set +e
+swift build --package-path Examples/SDLHost 2>&1 | tee "$log/host-build.txt" | grep -vE '^\[[0-9]+/[0-9]+\]'
+host_build_status=${PIPESTATUS[0]}
+set -e
+[ "$host_build_status" = 0 ] || { echo "tests: 0 passed, 1 failed (the SDL host's build failed)"; exit 1; }
 
 echo "== tests on this machine"
 set +e

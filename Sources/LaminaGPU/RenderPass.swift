@@ -199,14 +199,21 @@ public final class RenderPass {
     }
 
     /// Finishes the pass. The target's contents are complete for readback or export.
-    /// In share mode the pass ends with `glFinish`, so that the host's context sees
-    /// complete pixels; otherwise with `glFlush`. The caller's context and state come back.
+    /// How the pass ends depends on who owns the context: Lamina's own context is flushed
+    /// (`glFlush`); a context shared with the host waits for the GPU (`glFinish`), so that
+    /// the host's context sees complete pixels; an adopted context is left to the host,
+    /// whose later commands (or buffer swap) follow Lamina's in the same stream. The
+    /// caller's context and state come back.
     public func submit() {
         guard !isSubmitted else { return }
         precondition(clipDepth == 0, "RenderPass submitted with \(clipDepth) clips still pushed")
         isSubmitted = true
         if device.gl.activePass === self { device.gl.activePass = nil }
-        if device.ownership == .share { glFinish() } else { glFlush() }
+        switch device.ownership {
+        case .own: glFlush()
+        case .share: glFinish()
+        case .adopt: break
+        }
         device.checkGLError("submit render pass")
         device.gl.exit()
     }

@@ -72,7 +72,7 @@ public class RenderTarget {
     /// caller's framebuffer may have changed since the target was made.
     func validateForPass() throws {
         guard ownedFramebuffer == nil else { return }
-        try ExternalFramebufferTarget.check(device: device, framebuffer: framebufferName, framebufferSize: framebufferSize)
+        try ExternalFramebufferTarget.check(device: device, framebuffer: framebufferName, framebufferSize: nil)
     }
 
     /// Makes stencil clipping possible (inside a scope): Lamina's own targets get a
@@ -151,13 +151,15 @@ public final class ExternalFramebufferTarget: RenderTarget {
         super.init(device: device, framebufferSize: pixelSize, region: r, scale: scale, externalFramebuffer: GLuint(name), bottomRowFirst: bottomRowFirst)
     }
 
-    /// Throws unless `framebuffer` can be drawn on the device's context now (inside a scope).
-    static func check(device: GPUDevice, framebuffer name: GLuint, framebufferSize: PixelSize) throws {
+    /// Throws unless `framebuffer` can be drawn on the device's context now (inside a scope);
+    /// with `framebufferSize`, also unless framebuffer 0's surface has that size (asking
+    /// the window system: done when the target is made, not before every pass).
+    static func check(device: GPUDevice, framebuffer name: GLuint, framebufferSize: PixelSize?) throws {
         if name != 0 {
             guard glIsFramebuffer(name) == GLboolean(GL_TRUE) else {
                 throw GPUError.notAnObject(what: "framebuffer \(name)", ownership: device.ownership)
             }
-        } else if let surface = eglGetCurrentSurface(EGL_DRAW) {
+        } else if let framebufferSize, let surface = eglGetCurrentSurface(EGL_DRAW) {
             var w: EGLint = 0, h: EGLint = 0
             eglQuerySurface(device.display, surface, EGL_WIDTH, &w)
             eglQuerySurface(device.display, surface, EGL_HEIGHT, &h)
