@@ -245,6 +245,10 @@ struct SDLHostTests {
         #expect(!host.process.isRunning, "the host quits when asked")
         host.stop()
         #expect(host.process.terminationStatus == 0, "\(host.reports.all.suffix(5))")
+        // Keep the last frame for the docs (docs/images/sdl-host.png is the every-frame one).
+        let out = repository.appendingPathComponent("out").path
+        try? FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        try? last.writePNG(to: "\(out)/sdl-host-\(mode).png")
         try? FileManager.default.removeItem(atPath: folder)
     }
 }

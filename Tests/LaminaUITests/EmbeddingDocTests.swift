@@ -1,0 +1,121 @@
+import CEGL
+import CGLES
+import Foundation
+import LaminaCore
+import LaminaGeometry
+import LaminaGPU
+import Testing
+import LaminaUI
+
+/// The code blocks of docs/embedding.md, verbatim, each run against a host context made
+/// by the test (a 640×400 window surface, for framebuffer 0). `hud` is a 20×20 red view.
+@MainActor
+@Suite("docs/embedding.md", .serialized)
+struct EmbeddingDocTests {
+    private static let screenSize = PixelSize(width: 640, height: 400)
+
+    private func makeHUD() -> View {
+        let hud = View(frame: Rect(x: 0, y: 0, width: 20, height: 20))
+        hud.backgroundColor = .red
+        return hud
+    }
+
+    @Test("every swift block of docs/embedding.md is the text of one of these tests")
+    func blocksAreVerbatim() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let doc = try String(contentsOf: root.appendingPathComponent("docs/embedding.md"), encoding: .utf8)
+        let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
+        let normalizedSource = source.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: "\n")
+        let blocks = doc.components(separatedBy: "```swift\n").dropFirst().map { $0.components(separatedBy: "```")[0] }
+        #expect(blocks.count == 4)
+        for block in blocks {
+            let normalized = block.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: "\n")
+            #expect(normalizedSource.contains(normalized), "docs/embedding.md block not found in the tests:\n\(block)")
+        }
+    }
+
+    @Test("adopt, every frame, into a panel of framebuffer 0")
+    func adoptEveryFrame() throws {
+        try Transaction.flush()
+        let host = try TestHost(surface: EmbeddingDocTests.screenSize)
+        defer { host.destroy() }
+        let hud = makeHUD()
+        host.fill(0, PixelRect(size: EmbeddingDocTests.screenSize), (0, 0, 1.0 / 3, 1), size: EmbeddingDocTests.screenSize)
+        let device = try GPUDevice(adopting: .current)
+        let screen = try ExternalFramebufferTarget(device: device, framebuffer: 0, pixelSize: PixelSize(width: 640, height: 400),
+                                                   region: PixelRect(x: 24, y: 24, width: 280, height: 196))
+        let window = Window(target: screen, background: nil)        // nil: over the host's pixels
+        window.host.compositesEveryFrame = true
+        window.addSubview(hud)
+        // Each frame, after the host drew its scene, before it swaps:
+        try MainLoop.main.runFrame()
+        for frame in 0..<3 {
+            if frame > 0 {   // the host's next frames
+                host.fill(0, PixelRect(size: EmbeddingDocTests.screenSize), (0, 0, Float(frame + 1) / 3, 1), size: EmbeddingDocTests.screenSize)
+                try MainLoop.main.runFrame()
+            }
+            let image = host.read(0, size: EmbeddingDocTests.screenSize)
+            #expect(image[30, 30] == RGBAPixel(r: 255, g: 0, b: 0, a: 255), "frame \(frame)")
+            #expect(image[100, 100].b == UInt8((Float(frame + 1) / 3 * 255).rounded()))
+        }
+        window.host.invalidate()
+        device.close()
+    }
+
+    @Test("adopt, retained output presented each frame")
+    func adoptRetained() throws {
+        try Transaction.flush()
+        let host = try TestHost(surface: EmbeddingDocTests.screenSize)
+        defer { host.destroy() }
+        let hud = makeHUD()
+        host.fill(0, PixelRect(size: EmbeddingDocTests.screenSize), (0, 0, 1, 1), size: EmbeddingDocTests.screenSize)
+        let device = try GPUDevice(adopting: .current)
+        let screen = try ExternalFramebufferTarget(device: device, framebuffer: 0, pixelSize: PixelSize(width: 640, height: 400))
+        let window = Window(target: try OffscreenTarget(device: device, pixelSize: PixelSize(width: 280, height: 196)), background: nil)
+        window.addSubview(hud)
+        // Each frame:
+        try MainLoop.main.runFrame()                                 // composites only when the HUD changed
+        try window.host.present(into: screen, in: Rect(x: 24, y: 24, width: 280, height: 196))   // one quad
+        let image = host.read(0, size: EmbeddingDocTests.screenSize)
+        #expect(image[30, 30] == RGBAPixel(r: 255, g: 0, b: 0, a: 255))
+        #expect(image[100, 100] == RGBAPixel(r: 0, g: 0, b: 255, a: 255))
+        window.host.invalidate()
+        device.close()
+    }
+
+    @Test("share: the host samples Lamina's texture")
+    func share() throws {
+        try Transaction.flush()
+        let host = try TestHost()
+        defer { host.destroy() }
+        let hud = makeHUD()
+        let device = try GPUDevice(sharingWith: .current)            // Lamina's own context, the host's share group
+        let window = Window(target: try OffscreenTarget(device: device, pixelSize: PixelSize(width: 280, height: 196)), background: .clear)
+        window.addSubview(hud)
+        try MainLoop.main.runFrame()
+        let name = window.host.target.texture!.glName                // a GL_TEXTURE_2D, premultiplied, row 0 on top
+        var fbo: GLuint = 0
+        glGenFramebuffers(1, &fbo)
+        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), fbo)
+        glFramebufferTexture2D(GLenum(GL_FRAMEBUFFER), GLenum(GL_COLOR_ATTACHMENT0), GLenum(GL_TEXTURE_2D), name, 0)
+        let seen = host.read(fbo, size: PixelSize(width: 280, height: 196), bottomRowFirst: false)
+        glDeleteFramebuffers(1, &fbo)
+        #expect(seen[5, 5] == RGBAPixel(r: 255, g: 0, b: 0, a: 255) && seen[100, 100] == RGBAPixel(r: 0, g: 0, b: 0, a: 0))
+        window.host.invalidate()
+        device.close()
+    }
+
+    @Test("own everything")
+    func own() throws {
+        try Transaction.flush()
+        let hud = makeHUD()
+        let device = try GPUDevice()
+        let window = Window(target: try OffscreenTarget(device: device, pixelSize: PixelSize(width: 280, height: 196)))
+        window.addSubview(hud)
+        try window.compositeNow()
+        let pixels = try window.host.target.readPixels()             // RGBA, premultiplied, top row first
+        #expect(pixels[5, 5] == RGBAPixel(r: 255, g: 0, b: 0, a: 255) && pixels[100, 100] == RGBAPixel(r: 255, g: 255, b: 255, a: 255))
+        window.host.invalidate()
+        device.close()
+    }
+}
