@@ -125,8 +125,9 @@ public final class LayerTreeHost {
         return stats
     }
 
-    /// Stops compositing this tree and frees the compositor's GPU objects.
-    public func invalidate() {
+    /// Stops compositing this tree and frees the compositor's GPU objects (the host is
+    /// detached from its tree and from the commits; its target is left to its owner).
+    public func detach() {
         Transaction.hosts.removeAll { $0.host === self || $0.host == nil }
         rootLayer.hosts.removeAll { $0.host === self || $0.host == nil }
         compositor.release()

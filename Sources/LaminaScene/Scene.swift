@@ -243,7 +243,7 @@ extension Scene {
         defer { target.release() }
         setContentsScale(scale, of: root)
         let host = LayerTreeHost(rootLayer: root, target: target, background: background)
-        defer { host.invalidate() }
+        defer { host.detach() }
         try Transaction.flush()
         return (try target.readPixels(), host.lastFrame)
     }

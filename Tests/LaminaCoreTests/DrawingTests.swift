@@ -344,7 +344,7 @@ struct DrawingTests {
         let otherDevice = try GPUDevice()
         let otherTarget = try OffscreenTarget(device: otherDevice, size: Size(width: 100, height: 100))
         let other = LayerTreeHost(rootLayer: s.root, target: otherTarget, background: .white)
-        defer { other.invalidate() }
+        defer { other.detach() }
         let layer = s.addCountingLayer(Rect(x: 0, y: 0, width: 100, height: 100))
         try Transaction.flush()
         let before = (s.device.uploadedBytes, otherDevice.uploadedBytes)

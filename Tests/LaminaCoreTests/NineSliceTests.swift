@@ -157,7 +157,7 @@ struct NineSliceTests {
         let target = try OffscreenTarget(device: device, size: Size(width: 200, height: 100))
         let root = rootLayer(width: 200, height: 100)
         let host = LayerTreeHost(rootLayer: root, target: target, background: .white)
-        defer { host.invalidate() }
+        defer { host.detach() }
         final class Button: Layer {
             override func draw(in context: GraphicsContext) {
                 context.setFillColor(.blue)

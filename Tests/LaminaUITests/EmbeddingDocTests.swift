@@ -32,6 +32,22 @@ struct EmbeddingDocTests {
             let normalized = block.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: "\n")
             #expect(normalizedSource.contains(normalized), "docs/embedding.md block not found in the tests:\n\(block)")
         }
+        // The README's embedding excerpt: its code lines (comments aside), in this order, in the first test.
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let excerpt = try #require(readme.components(separatedBy: "```swift\n").first { $0.hasPrefix("let device = try GPUDevice(adopting") })
+        let codeLines = excerpt.components(separatedBy: "```")[0].split(separator: "\n").compactMap { line -> String? in
+            let code = line.components(separatedBy: "//")[0].trimmingCharacters(in: .whitespaces)
+            return code.isEmpty ? nil : code
+        }
+        #expect(codeLines.count == 6)
+        var position = normalizedSource.startIndex
+        for line in codeLines {
+            guard let found = normalizedSource.range(of: line, range: position..<normalizedSource.endIndex) else {
+                Issue.record("README line not found (in order) in the tests: \(line)")
+                break
+            }
+            position = found.upperBound
+        }
     }
 
     @Test("adopt, every frame, into a panel of framebuffer 0")
@@ -58,7 +74,7 @@ struct EmbeddingDocTests {
             #expect(image[30, 30] == RGBAPixel(r: 255, g: 0, b: 0, a: 255), "frame \(frame)")
             #expect(image[100, 100].b == UInt8((Float(frame + 1) / 3 * 255).rounded()))
         }
-        window.host.invalidate()
+        window.host.detach()
         device.close()
     }
 
@@ -79,7 +95,7 @@ struct EmbeddingDocTests {
         let image = host.read(0, size: EmbeddingDocTests.screenSize)
         #expect(image[30, 30] == RGBAPixel(r: 255, g: 0, b: 0, a: 255))
         #expect(image[100, 100] == RGBAPixel(r: 0, g: 0, b: 255, a: 255))
-        window.host.invalidate()
+        window.host.detach()
         device.close()
     }
 
@@ -101,7 +117,7 @@ struct EmbeddingDocTests {
         let seen = host.read(fbo, size: PixelSize(width: 280, height: 196), bottomRowFirst: false)
         glDeleteFramebuffers(1, &fbo)
         #expect(seen[5, 5] == RGBAPixel(r: 255, g: 0, b: 0, a: 255) && seen[100, 100] == RGBAPixel(r: 0, g: 0, b: 0, a: 0))
-        window.host.invalidate()
+        window.host.detach()
         device.close()
     }
 
@@ -115,7 +131,7 @@ struct EmbeddingDocTests {
         try window.compositeNow()
         let pixels = try window.host.target.readPixels()             // RGBA, premultiplied, top row first
         #expect(pixels[5, 5] == RGBAPixel(r: 255, g: 0, b: 0, a: 255) && pixels[100, 100] == RGBAPixel(r: 255, g: 255, b: 255, a: 255))
-        window.host.invalidate()
+        window.host.detach()
         device.close()
     }
 }

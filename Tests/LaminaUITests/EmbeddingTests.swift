@@ -115,7 +115,7 @@ struct ContextOwnershipTests {
         // close(): Lamina's objects are gone, the host's context and display still work.
         let texture = try device.makeTexture(pixelSize: PixelSize(width: 2, height: 2))
         let name = texture.glName
-        window.host.invalidate()
+        window.host.detach()
         device.close()
         #expect(device.liveObjectCounts.total == 0)
         #expect(host.isCurrent)
@@ -173,7 +173,7 @@ struct ContextOwnershipTests {
             let window = Window(target: try OffscreenTarget(device: device, pixelSize: PixelSize(width: 16, height: 16)))
             window.addSubview(Halves(frame: Rect(x: 0, y: 0, width: 8, height: 8)))
             try window.compositeNow()
-            window.host.invalidate()
+            window.host.detach()
         }
         try check("withContext") { try device.withContext {} }
         check("reportGLErrors") { device.reportGLErrors("test") }
@@ -250,7 +250,7 @@ struct ContextOwnershipTests {
         #expect(seen[4, 4] == px(255, 0, 0) && seen[24, 4] == px(0, 0, 255))
         glBindFramebuffer(GLenum(GL_FRAMEBUFFER), 0)
         glDeleteFramebuffers(1, &fbo)
-        window.host.invalidate()
+        window.host.detach()
         device.close()
         #expect(host.isCurrent)
         #expect(glIsTexture(name) == GLboolean(GL_FALSE))   // deleted by close(), though the share group lives on
@@ -280,7 +280,7 @@ struct ContextOwnershipTests {
         #expect(try target.readPixels()[2, 2] == px(255, 0, 0))
         #expect { _ = try ExternalFramebufferTarget(device: device, framebuffer: 0, pixelSize: PixelSize(width: 80, height: 24)) }
             throws: { "\($0)".contains("40×24 px") }
-        window.host.invalidate()
+        window.host.detach()
         device.close()
 
         let own = try GPUDevice()
@@ -366,7 +366,7 @@ struct HostileStateTests {
         let errorAfter = glGetError()
         let changed = changedState(before, hostStateFingerprint())
         #expect(glGetError() == GLenum(GL_NO_ERROR))
-        window.host.invalidate()
+        window.host.detach()
         device.close()
         // The host puts its state back to read its pixels with clean state.
         glDisable(GLenum(GL_RASTERIZER_DISCARD))
@@ -425,7 +425,7 @@ struct HostFrameTests {
                 #expect(image[30, 10] == px(255, 255, 255))
                 #expect(image[10, 10].maxChannelDifference(px(255, 127, 127)) <= 1)
             }
-            window.host.invalidate()
+            window.host.detach()
         }
     }
 
@@ -447,7 +447,7 @@ struct HostFrameTests {
         let target = try ExternalFramebufferTarget(device: device, framebuffer: fb.fbo, pixelSize: size, region: region)
         #expect(target.size == Size(width: 32, height: 24))
         let window = Window(target: target, background: .white)
-        defer { window.host.invalidate() }
+        defer { window.host.detach() }
         let clip = View(frame: Rect(x: 0, y: 0, width: 8, height: 8))
         clip.clipsToBounds = true
         let big = View(frame: Rect(x: -100, y: -100, width: 300, height: 300))   // clipped to 8×8 at the region's corner
@@ -485,7 +485,7 @@ struct HostFrameTests {
         let device = try GPUDevice(adopting: .current)
         defer { device.close() }
         let window = Window(target: try OffscreenTarget(device: device, pixelSize: PixelSize(width: 24, height: 16)), background: nil)
-        defer { window.host.invalidate() }
+        defer { window.host.detach() }
         let red = View(frame: Rect(x: 0, y: 0, width: 12, height: 16))
         red.backgroundColor = .red
         window.addSubview(red)
@@ -524,7 +524,7 @@ struct HostFrameTests {
         let device = try GPUDevice(adopting: .current)
         defer { device.close() }
         let window = Window(target: try ExternalFramebufferTarget(device: device, framebuffer: fb.fbo, pixelSize: size), background: nil)
-        defer { window.host.invalidate() }
+        defer { window.host.detach() }
         window.host.compositesEveryFrame = true
         let drawn = Halves(frame: Rect(x: 0, y: 0, width: 24, height: 16))
         drawn.isOpaque = false

@@ -132,7 +132,7 @@ struct DemoApp {
         let target = try OffscreenTarget(device: device, size: Size(width: 360, height: 300), scale: scale)
         defer { target.release() }
         let window = Window(target: target, background: Color(r8: 242, g8: 244, b8: 248))
-        defer { window.host.invalidate() }
+        defer { window.host.detach() }
 
         let title = Label(text: "Lamina demo", font: Font(family: "DejaVu Sans", size: 20, weight: .bold))
         title.frame.origin = Point(x: 16, y: 12)

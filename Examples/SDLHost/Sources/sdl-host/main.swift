@@ -214,7 +214,7 @@ final class LaminaHUD {
     }
 
     func close() {
-        window.host.invalidate()
+        window.host.detach()
         device.close()
     }
 }
