@@ -120,10 +120,10 @@ final class GLContext {
     weak var activePass: AnyObject?
     var currentProgram: GLuint = 0
 
-    private var depth = 0
-    /// What to put back when the outermost scope ends.
-    private var saved: EGLCurrentBinding?
-    private var switched = false
+    /// The open scopes, innermost last: what each puts back when it closes (nil: nothing,
+    /// it found this context current inside an outer scope).
+    private var scopes: [Scope?] = []
+    private struct Scope { var before: EGLCurrentBinding; var switched: Bool }
     private var hostState: GLStateSnapshot?
     private var hostError: GLenum = GLenum(GL_NO_ERROR)
     /// GL errors the host had left pending that could not be raised again on exit.
@@ -138,16 +138,21 @@ final class GLContext {
 
     var isClosed: Bool { ledger.isClosed }
     /// Whether a scope is open (GL calls are allowed).
-    var isEntered: Bool { depth > 0 }
+    var isEntered: Bool { !scopes.isEmpty }
 
     // MARK: Scopes
 
     /// Opens a scope: the context is current on this thread until the matching `exit()`.
+    /// Inside an open scope this is nearly free — unless another context was made current
+    /// meanwhile (a second device's call nested in this one's), which is switched back.
     func enter() throws(GPUError) {
-        if depth > 0 { depth += 1; return }
         guard !isClosed else { throw GPUError.deviceClosed(operation: "a GL call") }
+        if !scopes.isEmpty && eglGetCurrentContext() == context {
+            scopes.append(nil)
+            return
+        }
         let before = EGLCurrentBinding.read()
-        var didSwitch = false
+        var switched = false
         if before.context != context {
             let surfaces: (draw: EGLSurface?, read: EGLSurface?) = ownership == .adopt ? hostSurfaces : (nil, nil)
             guard eglMakeCurrent(display, surfaces.draw, surfaces.read, context) == EGL_TRUE else {
@@ -159,11 +164,10 @@ final class GLContext {
                         ? "the adopted context could not be made current on this thread: call Lamina on the host's thread, with its context current"
                         : "is this GPUDevice in use on another thread? Use a device from one thread at a time")
             }
-            didSwitch = true
+            switched = true
         }
-        saved = before
-        switched = didSwitch
-        depth = 1
+        scopes.append(Scope(before: before, switched: switched))
+        guard scopes.count == 1 else { return }
         activePass = nil
         currentProgram = 0
         if ownership == .adopt {
@@ -177,37 +181,37 @@ final class GLContext {
         }
     }
 
-    /// Closes a scope; the outermost puts back the host's state and the caller's context.
+    /// Closes a scope; the outermost puts back the host's state (adopted context), and any
+    /// scope that made the context current puts back what was current before it.
     func exit() {
-        precondition(depth > 0, "Lamina: GL scope closed more often than opened")
-        depth -= 1
-        guard depth == 0 else { return }
-        activePass = nil
-        if let state = hostState {
-            #if DEBUG
-            reportGLErrors("Lamina's GL work on the host's context")
-            #else
-            while glGetError() != GLenum(GL_NO_ERROR) {}
-            #endif
-            state.restore()
-            hostState = nil
-            if hostError != GLenum(GL_NO_ERROR) {
-                if !GLContext.raise(hostError) { unreturnedHostErrors.append(hostError) }
-                hostError = GLenum(GL_NO_ERROR)
-            }
-        }
-        if let before = saved {
-            if switched {
-                if let c = before.context, let d = before.display {
-                    eglMakeCurrent(d, before.draw, before.read, c)
-                } else {
-                    eglMakeCurrent(display, nil, nil, nil)
+        precondition(!scopes.isEmpty, "Lamina: GL scope closed more often than opened")
+        let scope = scopes.removeLast()
+        if scopes.isEmpty {
+            activePass = nil
+            if let state = hostState {
+                #if DEBUG
+                reportGLErrors("Lamina's GL work on the host's context")
+                #else
+                while glGetError() != GLenum(GL_NO_ERROR) {}
+                #endif
+                state.restore()
+                hostState = nil
+                if hostError != GLenum(GL_NO_ERROR) {
+                    if !GLContext.raise(hostError) { unreturnedHostErrors.append(hostError) }
+                    hostError = GLenum(GL_NO_ERROR)
                 }
             }
-            if before.api != EGLenum(EGL_OPENGL_ES_API) { eglBindAPI(before.api) }
         }
-        saved = nil
-        switched = false
+        guard let scope else { return }
+        if scope.switched {
+            let before = scope.before
+            if let c = before.context, let d = before.display {
+                eglMakeCurrent(d, before.draw, before.read, c)
+            } else {
+                eglMakeCurrent(display, nil, nil, nil)
+            }
+        }
+        if scope.before.api != EGLenum(EGL_OPENGL_ES_API) { eglBindAPI(scope.before.api) }
     }
 
     /// Runs `body` inside a scope; a failure to make the context current ends the process

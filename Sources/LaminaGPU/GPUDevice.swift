@@ -202,9 +202,11 @@ public final class GPUDevice {
     }
 
     /// Runs `body` with the device's context current (and, on an adopted context, the
-    /// host's GL state saved): Lamina's calls inside pay for one save and restore in all.
-    /// Do not issue GL of your own inside it. Throws when the context cannot be made
-    /// current (or the device is closed).
+    /// host's GL state captured): Lamina's calls inside pay for one save and restore in all.
+    /// GL of your own inside runs on Lamina's context; on an adopted context, state you set
+    /// there is undone at the end (call `resetState()` after changing state Lamina relies
+    /// on inside it). Throws when the context cannot be made current (or the device is
+    /// closed).
     public func withContext<T>(_ body: () throws -> T) throws -> T {
         try gl.withCurrentThrowing(body)
     }

@@ -199,6 +199,28 @@ struct ContextOwnershipTests {
         host.makeCurrent()
     }
 
+    @Test("calls of two devices nested in each other each run on their own context, and the caller's comes back")
+    func nestedDevices() throws {
+        let host = try TestHost()
+        defer { host.destroy() }
+        let a = try GPUDevice(), b = try GPUDevice()
+        defer { a.close(); b.close() }
+        let ta = try OffscreenTarget(device: a, pixelSize: PixelSize(width: 4, height: 4))
+        let tb = try OffscreenTarget(device: b, pixelSize: PixelSize(width: 4, height: 4))
+        try a.withContext {
+            try b.withContext {
+                let pa = try a.beginRenderPass(on: ta, clear: .red)     // a's pass inside b's scope
+                pa.submit()
+                let pb = try b.beginRenderPass(on: tb, clear: .green)
+                pb.submit()
+                #expect(try ta.readPixels()[1, 1] == px(255, 0, 0))
+            }
+            #expect(try ta.readPixels()[1, 1] == px(255, 0, 0))
+            #expect(try tb.readPixels()[1, 1] == px(0, 255, 0))
+        }
+        #expect(eglGetCurrentContext() == host.context)
+    }
+
     @Test("own context: a caller with a desktop OpenGL context current (EGL_OPENGL_API) gets both its API and its context back")
     func desktopCaller() throws {
         let host = try TestHost()
