@@ -62,9 +62,11 @@ let package = Package(
             path: "Tests/RunLoopProbe",
             swiftSettings: strict
         ),
+        // Helpers shared by the test targets (not a product).
+        .target(name: "LaminaTestSupport", path: "Tests/LaminaTestSupport", swiftSettings: strict),
         .testTarget(
             name: "LaminaCoreTests",
-            dependencies: ["LaminaCore", "LaminaGPU", "LaminaGraphics", "LaminaGeometry", "CRunLoop"],
+            dependencies: ["LaminaCore", "LaminaGPU", "LaminaGraphics", "LaminaGeometry", "CRunLoop", "LaminaTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -74,7 +76,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LaminaUITests",
-            dependencies: ["LaminaUI", "LaminaCore", "LaminaGPU", "LaminaGraphics", "LaminaGeometry", "CGLES", "CEGL"],
+            dependencies: ["LaminaUI", "LaminaCore", "LaminaGPU", "LaminaGraphics", "LaminaGeometry", "CGLES", "CEGL", "LaminaTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -84,7 +86,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LaminaGPUTests",
-            dependencies: ["LaminaGPU", "LaminaGraphics", "LaminaGeometry", "CGLES", "CGBM", "CEGL"],
+            dependencies: ["LaminaGPU", "LaminaGraphics", "LaminaGeometry", "CGLES", "CGBM", "CEGL", "LaminaTestSupport"],
             swiftSettings: strict
         ),
     ],

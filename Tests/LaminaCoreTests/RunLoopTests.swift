@@ -1,6 +1,7 @@
 import CRunLoop
 import Dispatch
 import Foundation
+import LaminaTestSupport
 import Glibc
 import Testing
 @testable import LaminaCore
@@ -243,7 +244,7 @@ struct RunLoopTests {
     @Test("Dispatch main-queue work and a @MainActor task run inside MainLoop.run() (lamina-runloop-probe, synchronous top-level code)")
     func mainQueueInsideRun() throws {
         let probe = try #require(probeExecutable(), "lamina-runloop-probe was not built next to the tests (looked in \(probeDirectories().map(\.path))); run swift build --build-tests")
-        let (status, output) = try runProgram(probe.path)
+        let (status, output) = try runProcess(probe.path)
         #expect(status == 0, "\(output)")
         let lines = output.split(separator: "\n").map(String.init)
         #expect(lines == [
@@ -278,15 +279,3 @@ private func probeExecutable() -> URL? {
         .first { FileManager.default.isExecutableFile(atPath: $0.path) }
 }
 
-/// Runs a program to completion; returns its exit status and stdout+stderr.
-private func runProgram(_ path: String) throws -> (status: Int32, output: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
-    try process.run()
-    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    return (process.terminationStatus, output)
-}

@@ -1,4 +1,5 @@
 import Foundation
+import LaminaTestSupport
 import LaminaGeometry
 import LaminaGraphics
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import LaminaTestSupport
 import Testing
 @testable import LaminaGPU
 

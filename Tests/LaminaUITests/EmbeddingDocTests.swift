@@ -110,12 +110,7 @@ struct EmbeddingDocTests {
         window.addSubview(hud)
         try MainLoop.main.runFrame()
         let name = window.host.target.texture!.glName                // a GL_TEXTURE_2D, premultiplied, row 0 on top
-        var fbo: GLuint = 0
-        glGenFramebuffers(1, &fbo)
-        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), fbo)
-        glFramebufferTexture2D(GLenum(GL_FRAMEBUFFER), GLenum(GL_COLOR_ATTACHMENT0), GLenum(GL_TEXTURE_2D), name, 0)
-        let seen = host.read(fbo, size: PixelSize(width: 280, height: 196), bottomRowFirst: false)
-        glDeleteFramebuffers(1, &fbo)
+        let seen = host.read(texture: name, size: PixelSize(width: 280, height: 196))
         #expect(seen[5, 5] == RGBAPixel(r: 255, g: 0, b: 0, a: 255) && seen[100, 100] == RGBAPixel(r: 0, g: 0, b: 0, a: 0))
         window.host.detach()
         device.close()

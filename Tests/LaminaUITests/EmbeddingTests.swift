@@ -264,14 +264,8 @@ struct ContextOwnershipTests {
         #expect(host.isCurrent)
         // The host attaches Lamina's texture to a framebuffer of its own (textures are shared).
         let name = try #require(target.texture?.glName)
-        var fbo: GLuint = 0
-        glGenFramebuffers(1, &fbo)
-        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), fbo)
-        glFramebufferTexture2D(GLenum(GL_FRAMEBUFFER), GLenum(GL_COLOR_ATTACHMENT0), GLenum(GL_TEXTURE_2D), name, 0)
-        let seen = host.read(fbo, size: PixelSize(width: 32, height: 16), bottomRowFirst: false)
+        let seen = host.read(texture: name, size: PixelSize(width: 32, height: 16))
         #expect(seen[4, 4] == px(255, 0, 0) && seen[24, 4] == px(0, 0, 255))
-        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), 0)
-        glDeleteFramebuffers(1, &fbo)
         window.host.detach()
         device.close()
         #expect(host.isCurrent)
@@ -453,20 +447,15 @@ struct HostFrameTests {
 
     @Test("a sub-rectangle of the host's framebuffer: Lamina clears, draws, clips and reads only there; the host's colour and stencil outside are kept")
     func subRectangle() throws {
-        try Transaction.flush()
-        let host = try TestHost()
-        defer { host.destroy() }
-        let size = PixelSize(width: 64, height: 48)
-        let fb = host.makeFramebuffer(size)
-        host.fill(fb.fbo, PixelRect(size: size), (0, 0, 1, 1), size: size)
-        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), fb.fbo)
+        let h = try AdoptedHost(framebuffer: PixelSize(width: 64, height: 48))
+        defer { h.close() }
+        h.fill((0, 0, 1, 1))
+        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), h.framebuffer.fbo)
         glClearStencil(5)
         glDisable(GLenum(GL_SCISSOR_TEST))
         glClear(GLbitfield(GL_STENCIL_BUFFER_BIT))
         let region = PixelRect(x: 16, y: 8, width: 32, height: 24)     // top-left origin, in the picture
-        let device = try GPUDevice(adopting: .current)
-        defer { device.close() }
-        let target = try ExternalFramebufferTarget(device: device, framebuffer: fb.fbo, pixelSize: size, region: region)
+        let target = try h.target(region: region)
         #expect(target.size == Size(width: 32, height: 24))
         let window = Window(target: target, background: .white)
         defer { window.host.detach() }
@@ -477,7 +466,7 @@ struct HostFrameTests {
         clip.addSubview(big)
         window.addSubview(clip)
         try window.compositeNow()
-        let image = host.read(fb.fbo, size: size)
+        let image = h.read()
         let mismatches = image.pixels { x, y in
             if x >= 16 && x < 24 && y >= 8 && y < 16 { return px(255, 0, 0) }
             return region.contains(x: x, y: y) ? px(255, 255, 255) : px(0, 0, 255)
@@ -487,39 +476,33 @@ struct HostFrameTests {
         let own = try target.readPixels()
         #expect(own.width == 32 && own[2, 2] == px(255, 0, 0) && own[20, 20] == px(255, 255, 255))
         // The host's stencil outside the region still holds 5: the host's own stencil test shows it.
-        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), fb.fbo)
         glEnable(GLenum(GL_STENCIL_TEST))
         glStencilFunc(GLenum(GL_EQUAL), 5, 0xff)
-        host.fill(fb.fbo, PixelRect(size: size), (0, 1, 0, 1), size: size)
+        h.fill((0, 1, 0, 1))
         glDisable(GLenum(GL_STENCIL_TEST))
-        let stencilled = host.read(fb.fbo, size: size)
+        let stencilled = h.read()
         let wrong = stencilled.pixels { x, y in region.contains(x: x, y: y) ? nil : px(0, 255, 0) }
         #expect(wrong.isEmpty, "\(wrong)")
     }
 
     @Test("retained mode: the tree is composited once into Lamina's texture; each host frame draws it with one quad (or samples it by its GL name)")
     func retained() throws {
-        try Transaction.flush()
-        let host = try TestHost()
-        defer { host.destroy() }
-        let size = PixelSize(width: 48, height: 32)
-        let fb = host.makeFramebuffer(size)
-        let device = try GPUDevice(adopting: .current)
-        defer { device.close() }
-        let window = Window(target: try OffscreenTarget(device: device, pixelSize: PixelSize(width: 24, height: 16)), background: nil)
+        let h = try AdoptedHost(framebuffer: PixelSize(width: 48, height: 32))
+        defer { h.close() }
+        let window = Window(target: try OffscreenTarget(device: h.device, pixelSize: PixelSize(width: 24, height: 16)), background: nil)
         defer { window.host.detach() }
         let red = View(frame: Rect(x: 0, y: 0, width: 12, height: 16))
         red.backgroundColor = .red
         window.addSubview(red)
-        let destination = try ExternalFramebufferTarget(device: device, framebuffer: fb.fbo, pixelSize: size)
+        let destination = try h.target()
         let colors: [(Float, Float, Float)] = [(0, 0, 1), (0, 1, 0), (1, 1, 0)]
         for (frame, c) in colors.enumerated() {
-            host.fill(fb.fbo, PixelRect(size: size), (c.0, c.1, c.2, 1), size: size)   // the host's frame
+            h.fill((c.0, c.1, c.2, 1))   // the host's frame
             try Transaction.commitIfNeeded()
             #expect(window.host.frameCount == 1, "frame \(frame): composited only when the tree changed")
             let stats = try window.host.present(into: destination, in: Rect(x: 8, y: 8, width: 24, height: 16))
             #expect(stats.drawCalls == 1)
-            let image = host.read(fb.fbo, size: size)
+            let image = h.read()
             let hostPixel = px(UInt8(c.0 * 255), UInt8(c.1 * 255), UInt8(c.2 * 255))
             #expect(image[10, 10] == px(255, 0, 0))            // Lamina's view, placed at (8, 8)
             #expect(image[25, 10] == hostPixel)                // Lamina's transparent part shows the host
@@ -527,25 +510,15 @@ struct HostFrameTests {
         }
         // The host can sample the retained texture itself, by name (same context).
         let name = try #require(window.host.target.texture?.glName)
-        var fbo: GLuint = 0
-        glGenFramebuffers(1, &fbo)
-        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), fbo)
-        glFramebufferTexture2D(GLenum(GL_FRAMEBUFFER), GLenum(GL_COLOR_ATTACHMENT0), GLenum(GL_TEXTURE_2D), name, 0)
-        let seen = host.read(fbo, size: PixelSize(width: 24, height: 16), bottomRowFirst: false)
-        glDeleteFramebuffers(1, &fbo)
+        let seen = h.host.read(texture: name, size: PixelSize(width: 24, height: 16))
         #expect(seen[4, 4] == px(255, 0, 0) && seen[20, 4] == px(0, 0, 0, 0))
     }
 
     @Test("every-frame mode: each commit composites over the host's new frame from the last render list: no tree walk, layout, draw or upload")
     func everyFrame() throws {
-        try Transaction.flush()
-        let host = try TestHost()
-        defer { host.destroy() }
-        let size = PixelSize(width: 48, height: 32)
-        let fb = host.makeFramebuffer(size)
-        let device = try GPUDevice(adopting: .current)
-        defer { device.close() }
-        let window = Window(target: try ExternalFramebufferTarget(device: device, framebuffer: fb.fbo, pixelSize: size), background: nil)
+        let h = try AdoptedHost(framebuffer: PixelSize(width: 48, height: 32))
+        defer { h.close() }
+        let window = Window(target: try h.target(), background: nil)
         defer { window.host.detach() }
         window.host.compositesEveryFrame = true
         let drawn = Halves(frame: Rect(x: 0, y: 0, width: 24, height: 16))
@@ -553,10 +526,10 @@ struct HostFrameTests {
         window.addSubview(drawn)
         var first: FrameStatistics?
         for (frame, c) in [(Float(1), Float(0), Float(0)), (0, 1, 0), (1, 1, 1), (0, 0, 0)].enumerated() {
-            host.fill(fb.fbo, PixelRect(size: size), (c.0, c.1, c.2, 1), size: size)
+            h.fill((c.0, c.1, c.2, 1))
             try Transaction.commitIfNeeded()
             let stats = window.lastFrame
-            let image = host.read(fb.fbo, size: size)
+            let image = h.read()
             #expect(image[4, 4] == px(0, 0, 255), "frame \(frame): the UI is there")
             #expect(image[40, 20] == px(UInt8(c.0 * 255), UInt8(c.1 * 255), UInt8(c.2 * 255)))
             if let first {

@@ -1,4 +1,5 @@
 import Foundation
+import LaminaTestSupport
 import LaminaGeometry
 import LaminaGraphics
 import Synchronization
@@ -52,22 +53,12 @@ private struct HostTestError: Error, CustomStringConvertible {
     init(_ d: String) { description = d }
 }
 
-/// Runs a command to completion; its status and output.
+/// Runs an X client (xdotool) on `display` to completion; its status and output.
 @discardableResult
 private func run(_ tool: String, _ arguments: [String], display: String) throws -> (status: Int32, output: String) {
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    p.arguments = [tool] + arguments
     var env = ProcessInfo.processInfo.environment
     env["DISPLAY"] = display
-    p.environment = env
-    let pipe = Pipe()
-    p.standardOutput = pipe
-    p.standardError = pipe
-    try p.run()
-    let out = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    p.waitUntilExit()
-    return (p.terminationStatus, out)
+    return try runProcess("/usr/bin/env", [tool] + arguments, environment: env)
 }
 
 /// An X server of its own (Xvfb picks a free display number and tells it on stdout).

@@ -1,7 +1,9 @@
 import CEGL
 import CGLES
 import Foundation
+import LaminaCore
 import LaminaGeometry
+import LaminaGPU
 
 /// A host program's GL, made the way a host makes it and without Lamina: its own EGL
 /// context (OpenGL ES 3 on Mesa's surfaceless platform), optionally a pbuffer window
@@ -156,6 +158,19 @@ final class TestHost {
         if scissor != GLboolean(GL_TRUE) { glDisable(GLenum(GL_SCISSOR_TEST)) }
     }
 
+    /// Reads a texture of this context or its share group (Lamina's, by its GL name)
+    /// through a framebuffer of the host's; row 0 first.
+    func read(texture name: GLuint, size: PixelSize) -> RGBAImage {
+        var fbo: GLuint = 0
+        glGenFramebuffers(1, &fbo)
+        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), fbo)
+        glFramebufferTexture2D(GLenum(GL_FRAMEBUFFER), GLenum(GL_COLOR_ATTACHMENT0), GLenum(GL_TEXTURE_2D), name, 0)
+        let image = read(fbo, size: size, bottomRowFirst: false)
+        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), 0)
+        glDeleteFramebuffers(1, &fbo)
+        return image
+    }
+
     /// Reads `framebuffer` with the host's own state set for it; top row of the picture
     /// first when the framebuffer is drawn bottom-row-first (GL's orientation).
     func read(_ framebuffer: GLuint, size: PixelSize, bottomRowFirst: Bool = true) -> RGBAImage {
@@ -183,6 +198,38 @@ final class TestHost {
             image = flipped
         }
         return image
+    }
+}
+
+/// A host context with one framebuffer of its own (with depth and stencil), and a Lamina
+/// device adopted into the context: the setup of most embedding tests. Commits what other
+/// tests left pending first.
+@MainActor
+final class AdoptedHost {
+    let host: TestHost
+    let framebuffer: TestHost.HostFramebuffer
+    let device: GPUDevice
+    var size: PixelSize { framebuffer.size }
+
+    init(framebuffer size: PixelSize) throws {
+        try Transaction.flush()
+        host = try TestHost()
+        framebuffer = host.makeFramebuffer(size)
+        device = try GPUDevice(adopting: .current)
+    }
+
+    /// The host draws its whole frame in one colour.
+    func fill(_ c: (Float, Float, Float, Float)) { host.fill(framebuffer.fbo, PixelRect(size: size), c, size: size) }
+    /// The host reads its framebuffer (top row first).
+    func read() -> RGBAImage { host.read(framebuffer.fbo, size: size) }
+    /// A target on the host's framebuffer (or a region of it).
+    func target(region: PixelRect? = nil) throws -> ExternalFramebufferTarget {
+        try ExternalFramebufferTarget(device: device, framebuffer: framebuffer.fbo, pixelSize: size, region: region)
+    }
+
+    func close() {
+        device.close()
+        host.destroy()
     }
 }
 

@@ -70,15 +70,7 @@ final class HostScene {
         // Gradient: a full-window strip, colour per vertex (top rows first in the picture).
         let t = HostScene.top, b = HostScene.bottom
         let gradient: [Float] = [-1, -1, b.0, b.1, b.2, 1, -1, b.0, b.1, b.2, -1, 1, t.0, t.1, t.2, 1, 1, t.0, t.1, t.2]
-        glGenVertexArrays(1, &gradientArray)
-        glGenBuffers(1, &gradientBuffer)
-        glBindVertexArray(gradientArray)
-        glBindBuffer(GLenum(GL_ARRAY_BUFFER), gradientBuffer)
-        glBufferData(GLenum(GL_ARRAY_BUFFER), gradient.count * 4, gradient, GLenum(GL_STATIC_DRAW))
-        glEnableVertexAttribArray(0)
-        glVertexAttribPointer(0, 2, GLenum(GL_FLOAT), GLboolean(GL_FALSE), 20, nil)
-        glEnableVertexAttribArray(1)
-        glVertexAttribPointer(1, 3, GLenum(GL_FLOAT), GLboolean(GL_FALSE), 20, UnsafeRawPointer(bitPattern: 8))
+        (gradientArray, gradientBuffer) = HostScene.vertexArray(gradient, stride: 20, attributes: [(0, 2, 0), (1, 3, 8)])
 
         // Triangle: three corners around its centre, `radius` pixels out.
         var corners: [Float] = []
@@ -86,13 +78,7 @@ final class HostScene {
             let a = Double(i) * 2 * Double.pi / 3 - Double.pi / 2
             corners += [Float(cos(a) * radius), Float(sin(a) * radius)]
         }
-        glGenVertexArrays(1, &triangleArray)
-        glGenBuffers(1, &triangleBuffer)
-        glBindVertexArray(triangleArray)
-        glBindBuffer(GLenum(GL_ARRAY_BUFFER), triangleBuffer)
-        glBufferData(GLenum(GL_ARRAY_BUFFER), corners.count * 4, corners, GLenum(GL_STATIC_DRAW))
-        glEnableVertexAttribArray(0)
-        glVertexAttribPointer(0, 2, GLenum(GL_FLOAT), GLboolean(GL_FALSE), 8, nil)
+        (triangleArray, triangleBuffer) = HostScene.vertexArray(corners, stride: 8, attributes: [(0, 2, 0)])
         glUseProgram(triangleProgram)
         glUniform2f(glGetUniformLocation(triangleProgram, "centre"),
                     Float(centre.x / Double(width) * 2 - 1), Float(1 - centre.y / Double(height) * 2))
@@ -164,12 +150,19 @@ final class HostScene {
     /// Whether the host's state is as `draw()` left it (call after Lamina ran).
     func stateIsIntact() -> Bool { fingerprint() == expected }
 
-    /// The gradient's colour at window row `y` (top-left origin), 0…255 per channel.
-    func gradientColor(row y: Int) -> (Double, Double, Double) {
-        // Pixel centres: the row's centre is (y + 0.5) / height from the top.
-        let f = (Double(y) + 0.5) / Double(height)
-        func mix(_ a: Float, _ b: Float) -> Double { (Double(a) + (Double(b) - Double(a)) * f) * 255 }
-        return (mix(HostScene.top.0, HostScene.bottom.0), mix(HostScene.top.1, HostScene.bottom.1), mix(HostScene.top.2, HostScene.bottom.2))
+    /// A vertex array over a static buffer of `data`: attributes (index, components, byte offset).
+    private static func vertexArray(_ data: [Float], stride: Int32, attributes: [(GLuint, GLint, Int)]) -> (GLuint, GLuint) {
+        var array: GLuint = 0, buffer: GLuint = 0
+        glGenVertexArrays(1, &array)
+        glGenBuffers(1, &buffer)
+        glBindVertexArray(array)
+        glBindBuffer(GLenum(GL_ARRAY_BUFFER), buffer)
+        glBufferData(GLenum(GL_ARRAY_BUFFER), data.count * 4, data, GLenum(GL_STATIC_DRAW))
+        for (index, components, offset) in attributes {
+            glEnableVertexAttribArray(index)
+            glVertexAttribPointer(index, components, GLenum(GL_FLOAT), GLboolean(GL_FALSE), stride, UnsafeRawPointer(bitPattern: offset))
+        }
+        return (array, buffer)
     }
 
     private static func link(vertex: String, fragment: String) throws -> GLuint {
