@@ -120,13 +120,14 @@ public final class BackingStore {
             uploads[key] = (t, PixelRect(size: pixelSize))
         }
         guard let entry = uploads[key], let region = entry.pending else { return 0 }
-        uploads[key]?.pending = nil
         let stride = bitmap.bytesPerRow
-        return bitmap.withUnsafeBytes { all in
+        let sent = try bitmap.withUnsafeBytes { all in
             let start = region.y * stride + region.x * 4
             let bytes = UnsafeRawBufferPointer(rebasing: all[start...])
-            return entry.texture.upload(bytes, bytesPerRow: stride, region: region)
+            return try entry.texture.upload(bytes, bytesPerRow: stride, region: region)
         }
+        uploads[key]?.pending = nil
+        return sent
     }
 
     func texture(on device: GPUDevice) throws -> Texture {

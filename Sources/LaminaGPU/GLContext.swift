@@ -1,5 +1,6 @@
 import CEGL
 import CGLES
+import Glibc
 import Synchronization
 
 /// Who owns the EGL context Lamina issues its GL on (docs/embedding.md).
@@ -95,13 +96,66 @@ struct EGLCurrentBinding {
     }
 }
 
+/// The Lamina scopes open on one thread, innermost last — of every device, so scopes of
+/// different devices may nest or interleave and end in any order — with what the thread's
+/// caller had current before the first, and which Lamina context is current now.
+final class ScopeStack {
+    /// Each open scope's context, and the Lamina context current when it opened (nil: the
+    /// caller's binding), to make current again when it closes.
+    var scopes: [(context: GLContext, previous: GLContext?)] = []
+    var caller: EGLCurrentBinding?
+    /// The Lamina context made current last (nil: the caller's binding is current).
+    weak var current: GLContext?
+
+    /// This thread's stack.
+    static var forThisThread: ScopeStack {
+        if let p = pthread_getspecific(scopeStackKey) { return Unmanaged<ScopeStack>.fromOpaque(p).takeUnretainedValue() }
+        let stack = ScopeStack()
+        pthread_setspecific(scopeStackKey, Unmanaged.passRetained(stack).toOpaque())
+        return stack
+    }
+}
+
+private let scopeStackKey: pthread_key_t = {
+    var key = pthread_key_t()
+    pthread_key_create(&key) { p in if let p { Unmanaged<ScopeStack>.fromOpaque(p).release() } }
+    return key
+}()
+
+/// GL entry points of indexed draw-buffer state (OpenGL ES 3.2, `OES_draw_buffers_indexed`):
+/// with them, Lamina sets and restores draw buffer 0's blending and colour mask only, and
+/// leaves the host's other draw buffers' settings alone.
+struct IndexedDrawBufferFunctions {
+    let enable: PFNGLENABLEIOESPROC
+    let disable: PFNGLDISABLEIOESPROC
+    let blendEquation: PFNGLBLENDEQUATIONSEPARATEIOESPROC
+    let blendFunc: PFNGLBLENDFUNCSEPARATEIOESPROC
+    let colorMask: PFNGLCOLORMASKIOESPROC
+
+    /// Looked up when the context has them (ES 3.2, or an indexed draw-buffers extension).
+    static func load(glVersion: String, extensions: Set<String>) -> IndexedDrawBufferFunctions? {
+        let suffix: String
+        if glVersion.hasPrefix("OpenGL ES 3.2") || glVersion.hasPrefix("OpenGL ES 4") { suffix = "" }
+        else if extensions.contains("GL_OES_draw_buffers_indexed") { suffix = "OES" }
+        else if extensions.contains("GL_EXT_draw_buffers_indexed") { suffix = "EXT" }
+        else { return nil }
+        guard let enable = eglProcedure("glEnablei" + suffix, as: PFNGLENABLEIOESPROC.self),
+              let disable = eglProcedure("glDisablei" + suffix, as: PFNGLDISABLEIOESPROC.self),
+              let equation = eglProcedure("glBlendEquationSeparatei" + suffix, as: PFNGLBLENDEQUATIONSEPARATEIOESPROC.self),
+              let function = eglProcedure("glBlendFuncSeparatei" + suffix, as: PFNGLBLENDFUNCSEPARATEIOESPROC.self),
+              let mask = eglProcedure("glColorMaski" + suffix, as: PFNGLCOLORMASKIOESPROC.self) else { return nil }
+        return IndexedDrawBufferFunctions(enable: enable, disable: disable, blendEquation: equation, blendFunc: function, colorMask: mask)
+    }
+}
+
 /// The EGL display and context that GL objects belong to. Objects hold this (not the
 /// `GPUDevice`), so the device's own caches never keep the device alive.
 ///
-/// Every public entry point that touches GL runs inside a *scope* (`enter()`/`exit()`,
-/// nested by a counter): the outermost one makes the context current (remembering what
-/// the caller had current, and putting it back on exit) and, on an adopted context,
-/// captures the host's GL state and pending error, and restores both on exit.
+/// Every public entry point that touches GL runs inside a *scope* (`enter()`/`exit()`):
+/// the thread's first scope remembers what the caller had current and its last puts it
+/// back; a scope makes its context current when another is (`ensureCurrent()` does the
+/// same for calls inside a long scope, a render pass); the outermost scope of an adopted
+/// context captures the host's GL state and pending error, and restores both.
 final class GLContext {
     let display: EGLDisplay
     let context: EGLContext
@@ -115,15 +169,20 @@ final class GLContext {
     }
     var uploadedBytes = 0
     var drawCalls = 0
+    /// Set by the device once its capabilities are known.
+    var indexedDrawBuffers: IndexedDrawBufferFunctions?
+    /// Whether outermost scopes capture and restore the host's GL state (adopted contexts,
+    /// once the device knows its capabilities).
+    var capturesHostState = false
 
     /// The pass whose GL state is set, and the program in use (valid inside a scope).
     weak var activePass: AnyObject?
     var currentProgram: GLuint = 0
 
-    /// The open scopes, innermost last: what each puts back when it closes (nil: nothing,
-    /// it found this context current inside an outer scope).
-    private var scopes: [Scope?] = []
-    private struct Scope { var before: EGLCurrentBinding; var switched: Bool }
+    /// This context's scopes open on the thread using it.
+    private var openScopes = 0
+    /// The surfaces this context is made current with while its scopes are open.
+    private var scopeSurfaces: (draw: EGLSurface?, read: EGLSurface?) = (nil, nil)
     private var hostState: GLStateSnapshot?
     private var hostError: GLenum = GLenum(GL_NO_ERROR)
     /// GL errors the host had left pending that could not be raised again on exit.
@@ -137,85 +196,142 @@ final class GLContext {
     }
 
     var isClosed: Bool { ledger.isClosed }
-    /// Whether a scope is open (GL calls are allowed).
-    var isEntered: Bool { !scopes.isEmpty }
+    /// Whether a scope of this context is open.
+    var isEntered: Bool { openScopes > 0 }
 
     // MARK: Scopes
 
-    /// Opens a scope: the context is current on this thread until the matching `exit()`.
-    /// Inside an open scope this is nearly free — unless another context was made current
-    /// meanwhile (a second device's call nested in this one's), which is switched back.
+    /// Opens a scope: the context is current on this thread until the matching `exit()`
+    /// (or, when scopes of several devices interleave, whenever it is used: `ensureCurrent`).
     func enter() throws(GPUError) {
         guard !isClosed else { throw GPUError.deviceClosed(operation: "a GL call") }
-        if !scopes.isEmpty && eglGetCurrentContext() == context {
-            scopes.append(nil)
+        let stack = ScopeStack.forThisThread
+        if stack.current === self && stack.scopes.last?.context === self {
+            stack.scopes.append((self, self))
+            openScopes += 1
             return
         }
-        let before = EGLCurrentBinding.read()
-        var switched = false
-        if before.context != context {
-            let surfaces: (draw: EGLSurface?, read: EGLSurface?) = ownership == .adopt ? hostSurfaces : (nil, nil)
-            guard eglMakeCurrent(display, surfaces.draw, surfaces.read, context) == EGL_TRUE else {
-                let error = lastEGLError()
-                if before.api != EGLenum(EGL_OPENGL_ES_API) { eglBindAPI(before.api) }
-                throw GPUError.eglFailure(
-                    call: "eglMakeCurrent (Lamina's \(ownership) context)", error: error,
-                    hint: ownership == .adopt
-                        ? "the adopted context could not be made current on this thread: call Lamina on the host's thread, with its context current"
-                        : "is this GPUDevice in use on another thread? Use a device from one thread at a time")
-            }
-            switched = true
+        if stack.scopes.isEmpty {
+            stack.caller = EGLCurrentBinding.read()   // binds the ES API; put back by the last exit
+            stack.current = nil
         }
-        scopes.append(Scope(before: before, switched: switched))
-        guard scopes.count == 1 else { return }
+        let outermost = openScopes == 0
+        if outermost {
+            // An adopted context found current keeps its surfaces (a window surface the host
+            // draws to); otherwise it gets those it was adopted with.
+            if ownership == .adopt, let caller = stack.caller {
+                scopeSurfaces = caller.context == context ? (caller.draw, caller.read) : hostSurfaces
+            } else {
+                scopeSurfaces = (nil, nil)
+            }
+        }
+        let previous = stack.current
+        let callersOwn = stack.current == nil && stack.caller?.context == context
+        if stack.current !== self && !callersOwn {
+            if let error = switchHere(stack) {
+                if stack.scopes.isEmpty { putBackCaller(stack) }
+                throw error
+            }
+        }
+        stack.current = self
+        stack.scopes.append((self, previous))
+        openScopes += 1
+        guard outermost else { return }
         activePass = nil
         currentProgram = 0
         if ownership == .adopt {
             // The host's error is not Lamina's: take it now, raise it again on exit.
             hostError = glGetError()
             while glGetError() != GLenum(GL_NO_ERROR) {}
-            let state = GLStateSnapshot.capture()
-            if state.transformFeedbackRunning { glPauseTransformFeedback() }
-            hostState = state
-            stateSaves += 1
+            if capturesHostState {
+                let state = GLStateSnapshot.capture()
+                if state.transformFeedbackRunning { glPauseTransformFeedback() }
+                hostState = state
+                stateSaves += 1
+            }
         }
     }
 
-    /// Closes a scope; the outermost puts back the host's state (adopted context), and any
-    /// scope that made the context current puts back what was current before it.
+    /// Makes the context current for GL calls inside an open scope, if another device's
+    /// scope made its own current meanwhile. Nearly free otherwise.
+    @discardableResult
+    func ensureCurrent() -> Bool {
+        let stack = ScopeStack.forThisThread
+        if stack.current === self || (stack.current == nil && stack.caller?.context == context) { return true }
+        guard switchHere(stack) == nil else { return false }
+        stack.current = self
+        return true
+    }
+
+    /// Closes a scope. The outermost of this context puts back the host's state (adopted
+    /// context); the thread's last puts back what its caller had current; otherwise the
+    /// context current when the scope opened is made current again if its scope is still
+    /// open (scopes that end out of order leave it to the next call's `ensureCurrent`).
     func exit() {
-        precondition(!scopes.isEmpty, "Lamina: GL scope closed more often than opened")
-        let scope = scopes.removeLast()
-        if scopes.isEmpty {
+        let stack = ScopeStack.forThisThread
+        guard let index = stack.scopes.lastIndex(where: { $0.context === self }) else {
+            preconditionFailure("Lamina: a GL scope closed more often than opened, or on another thread")
+        }
+        let previous = stack.scopes.remove(at: index).previous
+        openScopes -= 1
+        if openScopes == 0 {
             activePass = nil
-            if let state = hostState {
+            if ownership == .adopt, ensureCurrent() {
                 #if DEBUG
                 reportGLErrors("Lamina's GL work on the host's context")
-                #else
-                while glGetError() != GLenum(GL_NO_ERROR) {}
                 #endif
-                state.restore()
-                hostState = nil
-                if hostError != GLenum(GL_NO_ERROR) {
-                    if !GLContext.raise(hostError) { unreturnedHostErrors.append(hostError) }
-                    hostError = GLenum(GL_NO_ERROR)
-                }
+                hostState?.restore(indexed: indexedDrawBuffers)
+                // Nothing of Lamina's (nor of restoring) may stay pending for the host.
+                while glGetError() != GLenum(GL_NO_ERROR) {}
+                if hostError != GLenum(GL_NO_ERROR) && !GLContext.raise(hostError) { unreturnedHostErrors.append(hostError) }
             }
+            hostState = nil
+            hostError = GLenum(GL_NO_ERROR)
         }
-        guard let scope else { return }
-        if scope.switched {
-            let before = scope.before
-            if let c = before.context, let d = before.display {
-                eglMakeCurrent(d, before.draw, before.read, c)
+        if stack.scopes.isEmpty {
+            putBackCaller(stack)
+        } else if let previous, previous !== stack.current, previous.openScopes > 0 {
+            _ = previous.ensureCurrent()
+        }
+    }
+
+    /// eglMakeCurrent of this context on this thread; the error, or nil.
+    private func switchHere(_ stack: ScopeStack) -> GPUError? {
+        guard eglMakeCurrent(display, scopeSurfaces.draw, scopeSurfaces.read, context) == EGL_TRUE else {
+            let code = eglGetError()
+            var hint: String
+            switch ownership {
+            case .adopt: hint = "the adopted context could not be made current on this thread: call Lamina on the host's thread, with its context current (and before destroying it)"
+            default: hint = "is this GPUDevice in use on another thread? Use a device from one thread at a time"
+            }
+            if code == EGL_BAD_ACCESS && stack.caller?.context == nil {
+                hint = "another window-system API (GLX, say) has a context current on this thread, which EGL cannot replace: release it first, or create the host's context through EGL (SDL: SDL_HINT_VIDEO_X11_FORCE_EGL)"
+            }
+            return GPUError.eglFailure(call: "eglMakeCurrent (Lamina's \(ownership) context)", error: eglErrorName(code), hint: hint)
+        }
+        return nil
+    }
+
+    /// Puts back the binding the thread's caller had before its first scope.
+    private func putBackCaller(_ stack: ScopeStack) {
+        guard let caller = stack.caller else { return }
+        // Lamina switched away from the caller's binding (or to other surfaces): put it back.
+        if let current = stack.current, current.context != caller.context || current.scopeSurfaces.draw != caller.draw
+            || current.scopeSurfaces.read != caller.read {
+            if let c = caller.context, let d = caller.display {
+                eglMakeCurrent(d, caller.draw, caller.read, c)
             } else {
                 eglMakeCurrent(display, nil, nil, nil)
             }
         }
-        if scope.before.api != EGLenum(EGL_OPENGL_ES_API) { eglBindAPI(scope.before.api) }
+        if caller.api != EGLenum(EGL_OPENGL_ES_API) { eglBindAPI(caller.api) }
+        stack.caller = nil
+        stack.current = nil
     }
 
     /// Runs `body` inside a scope; a failure to make the context current ends the process
-    /// with its message (entry points that can throw use `enter()` themselves).
+    /// with its message (entry points that can throw use `withCurrentThrowing`; those that
+    /// free things use `withCurrentIfPossible`).
     func withCurrent<T>(_ body: () throws -> T) rethrows -> T {
         do { try enter() } catch { preconditionFailure("Lamina: \(error)") }
         defer { exit() }
@@ -229,6 +345,17 @@ final class GLContext {
         return try body()
     }
 
+    /// Runs `body` inside a scope if the context can be made current here; false when it
+    /// cannot (the host destroyed it, or it is current on another thread): then there is
+    /// nothing left to free, or nothing this thread may free.
+    @discardableResult
+    func withCurrentIfPossible(_ body: () -> Void) -> Bool {
+        do { try enter() } catch { return false }
+        defer { exit() }
+        body()
+        return true
+    }
+
     /// Raises `error` again with a GL call that changes nothing but sets exactly that
     /// error; false for errors no call can raise harmlessly (out of memory, incomplete
     /// framebuffer operations).
@@ -236,7 +363,7 @@ final class GLContext {
         switch Int32(error) {
         case GL_INVALID_ENUM: glEnable(0)
         case GL_INVALID_VALUE: glLineWidth(-1)
-        case GL_INVALID_OPERATION: glEndQuery(GLenum(GL_ANY_SAMPLES_PASSED))
+        case GL_INVALID_OPERATION: glBeginQuery(GLenum(GL_ANY_SAMPLES_PASSED), 0)   // query name 0: refused
         default: return false
         }
         return true
@@ -282,14 +409,14 @@ final class GLContext {
     /// Lamina did not create is never terminated or destroyed.
     func close() {
         guard !isClosed else { return }
-        do {
-            try enter()
-            for (kind, name) in ledger.liveNames() { deleteName(kind, name) }
-            glFlush()
-            exit()
-        } catch {
-            // Not current here (an adopted context current on another thread, say): the
-            // names cannot be deleted from this thread. Owned contexts free them below.
+        // An adopted context is only used where the host has it current: from another
+        // thread (a deinit, say) its names cannot be freed — they stay with the host.
+        let usable = ownership != .adopt || eglGetCurrentContext() == context || ScopeStack.forThisThread.current === self
+        if usable {
+            withCurrentIfPossible {
+                for (kind, name) in ledger.liveNames() { deleteName(kind, name) }
+                glFlush()
+            }
         }
         for image in ledger.close() { eglDestroyImage(display, image) }
         switch ownership {

@@ -35,10 +35,13 @@ public class GPUObject {
         guard !isReleased else { return }
         isReleased = true
         guard !gl.isClosed else { return }
-        gl.withCurrent {
+        let freed = gl.withCurrentIfPossible {
             willRelease()
             if !isBorrowed { gl.deleteName(kind, name) }
         }
+        // The context cannot be made current here (its host destroyed it, or has it current
+        // on another thread): the name is no longer Lamina's to free.
+        if !freed && !isBorrowed { gl.ledger.deleted(kind, name) }
     }
 
     /// Subclasses free what they own besides the GL name (EGL images, attachments);
@@ -91,17 +94,18 @@ public final class Texture: GPUObject {
 
     /// Uploads `region` of the texture from `bytes`, whose rows are `bytesPerRow` apart
     /// (top row first, in this texture's byte order). Only that region is sent
-    /// (`glTexSubImage2D`); returns the number of bytes uploaded.
+    /// (`glTexSubImage2D`); returns the number of bytes uploaded. Throws when the device's
+    /// context cannot be made current (closed, or a host's context that is gone).
     @discardableResult
-    public func upload(_ bytes: UnsafeRawBufferPointer, bytesPerRow: Int, region: PixelRect? = nil) -> Int {
+    public func upload(_ bytes: UnsafeRawBufferPointer, bytesPerRow: Int, region: PixelRect? = nil) throws -> Int {
         precondition(!isReleased, "Texture.upload after release()")
         let r = region ?? PixelRect(size: pixelSize)
         precondition(PixelRect(size: pixelSize).contains(r), "upload region \(r) outside texture \(pixelSize)")
         precondition(bytesPerRow % 4 == 0 && bytesPerRow >= r.width * 4, "bytesPerRow \(bytesPerRow) too small for \(r.width) pixels")
         precondition(bytes.count >= (r.height - 1) * bytesPerRow + r.width * 4, "upload: \(bytes.count) bytes do not cover \(r)")
         guard !r.isEmpty else { return 0 }
-        precondition(!gl.isClosed, "Texture.upload after the device closed")
-        gl.withCurrent {
+        guard !gl.isClosed else { throw GPUError.deviceClosed(operation: "Texture.upload") }
+        try gl.withCurrentThrowing {
             LaminaGLState.applyForUpload(rowLength: GLint(bytesPerRow / 4))
             LaminaGLState.bindForTransfer(texture: name)
             glTexSubImage2D(GLenum(GL_TEXTURE_2D), 0, GLint(r.x), GLint(r.y), GLsizei(r.width), GLsizei(r.height),
@@ -115,10 +119,10 @@ public final class Texture: GPUObject {
 
     /// Uploads a whole RGBA image of the texture's size.
     @discardableResult
-    public func upload(_ image: RGBAImage) -> Int {
+    public func upload(_ image: RGBAImage) throws -> Int {
         precondition(byteOrder == .rgba, "RGBAImage uploads need an .rgba texture")
         precondition(image.pixelSize == pixelSize, "image \(image.pixelSize) does not match texture \(pixelSize)")
-        return image.bytes.withUnsafeBytes { upload($0, bytesPerRow: image.width * 4) }
+        return try image.bytes.withUnsafeBytes { try upload($0, bytesPerRow: image.width * 4) }
     }
 }
 
@@ -297,27 +301,28 @@ extension GPUDevice {
                          GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), nil)
             do { try gl.throwIfOutOfMemory("a \(pixelSize) texture") } catch { texture.release(); throw error }
             configure(texture)
-            if let pixels { texture.upload(pixels) }
+            if let pixels { try texture.upload(pixels) }
             return texture
         }
     }
 
     /// Wraps a host's texture (a `GL_TEXTURE_2D` of this device's context or share group,
-    /// premultiplied, `pixelSize` pixels, row 0 the image's top unless the layer flips it)
+    /// premultiplied RGBA in memory order — Lamina never sets a borrowed texture's swizzle —
+    /// `pixelSize` pixels, row 0 the image's top)
     /// as a borrowed `Texture`: usable as layer contents (`.texture`) or as a render
     /// target (`OffscreenTarget(device:texture:)`); Lamina never deletes it and never
     /// changes its parameters (it samples through its own sampler objects). `release()`
     /// only forgets it. The host keeps it alive while Lamina may draw it, and after
     /// writing it from another context finishes that work (glFinish or a fence) before
     /// Lamina's next frame.
-    public func borrowTexture(glName: UInt32, pixelSize: PixelSize, byteOrder: PixelByteOrder = .rgba) throws -> Texture {
+    public func borrowTexture(glName: UInt32, pixelSize: PixelSize) throws -> Texture {
         guard !isClosed else { throw GPUError.deviceClosed(operation: "borrowTexture") }
         try validate(pixelSize, what: "borrowed texture", maximum: capabilities.maxTextureSize)
         let isTexture = try gl.withCurrentThrowing { glIsTexture(GLuint(glName)) == GLboolean(GL_TRUE) }
         guard isTexture else {
             throw GPUError.notAnObject(what: "texture \(glName)", ownership: ownership)
         }
-        return Texture(gl: gl, name: GLuint(glName), pixelSize: pixelSize, byteOrder: byteOrder, borrowed: true)
+        return Texture(gl: gl, name: GLuint(glName), pixelSize: pixelSize, byteOrder: .rgba, borrowed: true)
     }
 
     /// The sampler object for a pair of filters (inside a scope), made on first use.

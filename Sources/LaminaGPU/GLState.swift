@@ -101,8 +101,10 @@ struct GLStateSnapshot: Equatable {
         return s
     }
 
-    /// Puts this state back into the current context.
-    func restore() {
+    /// Puts this state back into the current context. With indexed draw-buffer state,
+    /// blending and the colour mask go back to draw buffer 0 only (what was read of them
+    /// is draw buffer 0's; the others were never touched).
+    func restore(indexed: IndexedDrawBufferFunctions?) {
         func set(_ cap: Int32, _ on: Bool) { on ? glEnable(GLenum(cap)) : glDisable(GLenum(cap)) }
         glBindFramebuffer(GLenum(GL_DRAW_FRAMEBUFFER), GLuint(drawFramebuffer))
         glBindFramebuffer(GLenum(GL_READ_FRAMEBUFFER), GLuint(readFramebuffer))
@@ -110,10 +112,17 @@ struct GLStateSnapshot: Equatable {
         glViewport(viewport[0], viewport[1], viewport[2], viewport[3])
         set(GL_SCISSOR_TEST, scissorTest)
         glScissor(scissorBox[0], scissorBox[1], scissorBox[2], scissorBox[3])
-        set(GL_BLEND, blend)
-        glBlendFuncSeparate(GLenum(blendFunc[0]), GLenum(blendFunc[1]), GLenum(blendFunc[2]), GLenum(blendFunc[3]))
-        glBlendEquationSeparate(GLenum(blendEquation[0]), GLenum(blendEquation[1]))
-        glColorMask(colorMask[0], colorMask[1], colorMask[2], colorMask[3])
+        if let i = indexed {
+            (blend ? i.enable : i.disable)(GLenum(GL_BLEND), 0)
+            i.blendFunc(0, GLenum(blendFunc[0]), GLenum(blendFunc[1]), GLenum(blendFunc[2]), GLenum(blendFunc[3]))
+            i.blendEquation(0, GLenum(blendEquation[0]), GLenum(blendEquation[1]))
+            i.colorMask(0, colorMask[0], colorMask[1], colorMask[2], colorMask[3])
+        } else {
+            set(GL_BLEND, blend)
+            glBlendFuncSeparate(GLenum(blendFunc[0]), GLenum(blendFunc[1]), GLenum(blendFunc[2]), GLenum(blendFunc[3]))
+            glBlendEquationSeparate(GLenum(blendEquation[0]), GLenum(blendEquation[1]))
+            glColorMask(colorMask[0], colorMask[1], colorMask[2], colorMask[3])
+        }
         glClearColor(clearColor[0], clearColor[1], clearColor[2], clearColor[3])
         set(GL_DEPTH_TEST, depthTest)
         set(GL_CULL_FACE, cullFace)
@@ -128,7 +137,9 @@ struct GLStateSnapshot: Equatable {
             glStencilMaskSeparate(GLenum(face), GLuint(bitPattern: s[6]))
         }
         glClearStencil(stencilClear)
-        glUseProgram(GLuint(program))
+        // A program the host deleted while it was current went when Lamina bound its own:
+        // it cannot come back (GL would refuse the name).
+        glUseProgram(program != 0 && glIsProgram(GLuint(program)) == GLboolean(GL_TRUE) ? GLuint(program) : 0)
         glBindVertexArray(GLuint(vertexArray))
         glBindBuffer(GLenum(GL_ARRAY_BUFFER), GLuint(arrayBuffer))
         glActiveTexture(GLenum(GL_TEXTURE0))
@@ -148,18 +159,29 @@ struct GLStateSnapshot: Equatable {
 /// defaults assumed).
 enum LaminaGLState {
     /// What a render pass needs (the stencil test is set per clip by the pass itself).
-    static func applyForDrawing(framebuffer: GLuint, viewport: GLViewport, vertexArray: GLuint) {
+    /// Blending and the colour mask are set for draw buffer 0 only when the context has
+    /// indexed draw-buffer state (the only buffer Lamina draws to).
+    static func applyForDrawing(framebuffer: GLuint, viewport: GLViewport, vertexArray: GLuint, indexed: IndexedDrawBufferFunctions?) {
         glBindFramebuffer(GLenum(GL_FRAMEBUFFER), framebuffer)
         glViewport(viewport.x, viewport.y, viewport.width, viewport.height)
         // The scissor keeps every clear and draw inside the target's rectangle (a
         // sub-rectangle of a host's framebuffer).
         glEnable(GLenum(GL_SCISSOR_TEST))
         glScissor(viewport.x, viewport.y, viewport.width, viewport.height)
-        glEnable(GLenum(GL_BLEND))
-        glBlendEquationSeparate(GLenum(GL_FUNC_ADD), GLenum(GL_FUNC_ADD))
         // Premultiplied alpha: source over.
-        glBlendFuncSeparate(GLenum(GL_ONE), GLenum(GL_ONE_MINUS_SRC_ALPHA), GLenum(GL_ONE), GLenum(GL_ONE_MINUS_SRC_ALPHA))
-        glColorMask(GLboolean(GL_TRUE), GLboolean(GL_TRUE), GLboolean(GL_TRUE), GLboolean(GL_TRUE))
+        let one = GLenum(GL_ONE), oneMinusSourceAlpha = GLenum(GL_ONE_MINUS_SRC_ALPHA), add = GLenum(GL_FUNC_ADD)
+        let yes = GLboolean(GL_TRUE)
+        if let i = indexed {
+            i.enable(GLenum(GL_BLEND), 0)
+            i.blendEquation(0, add, add)
+            i.blendFunc(0, one, oneMinusSourceAlpha, one, oneMinusSourceAlpha)
+            i.colorMask(0, yes, yes, yes, yes)
+        } else {
+            glEnable(GLenum(GL_BLEND))
+            glBlendEquationSeparate(add, add)
+            glBlendFuncSeparate(one, oneMinusSourceAlpha, one, oneMinusSourceAlpha)
+            glColorMask(yes, yes, yes, yes)
+        }
         glDisable(GLenum(GL_DEPTH_TEST))
         glDisable(GLenum(GL_CULL_FACE))
         glDisable(GLenum(GL_RASTERIZER_DISCARD))

@@ -21,6 +21,8 @@ public struct GPUCapabilities: Sendable {
     public var maxRenderbufferSize: Int
     /// GL_MAX_VIEWPORT_DIMS.
     public var maxViewportSize: PixelSize
+    /// GL_MAX_DRAW_BUFFERS.
+    public var maxDrawBuffers: Int
     /// The largest render target side: the smallest of the limits above.
     public var maxRenderTargetSize: Int {
         min(maxTextureSize, maxRenderbufferSize, maxViewportSize.width, maxViewportSize.height)
@@ -109,6 +111,7 @@ public final class GPUDevice {
             gl.close()
             throw error
         }
+        configureContext()
     }
 
     /// Adopts a host's OpenGL ES 3 context: Lamina issues its GL on that context (call it
@@ -125,7 +128,17 @@ public final class GPUDevice {
         self.backendDetail = "adopted EGL context \(context) on display \(display)"
         self.gl = GLContext(display: display, context: context, ownership: .adopt, hostSurfaces: surfaces)
         self.gbm = nil
+        // Reading capabilities changes no state: the host's is captured from the next call on,
+        // when Lamina knows whether it has indexed draw-buffer state to leave alone.
         self.capabilities = try gl.withCurrentThrowing { GPUDevice.detectCapabilities(display: display) }
+        configureContext()
+    }
+
+    /// What the context's capabilities decide: indexed draw-buffer state (ES 3.2), and,
+    /// on an adopted context, capturing the host's state from now on.
+    private func configureContext() {
+        gl.indexedDrawBuffers = IndexedDrawBufferFunctions.load(glVersion: capabilities.glVersion, extensions: capabilities.glExtensions)
+        gl.capturesHostState = ownership == .adopt
     }
 
     /// Creates Lamina's own OpenGL ES 3 context in the share group of a host's context,
@@ -146,6 +159,7 @@ public final class GPUDevice {
             gl.close()
             throw error
         }
+        configureContext()
     }
 
     /// Who owns the context Lamina draws with.
@@ -182,7 +196,7 @@ public final class GPUDevice {
             glslVersion: glString(GL_SHADING_LANGUAGE_VERSION),
             glExtensions: Set(glString(GL_EXTENSIONS).split(separator: " ").map(String.init)),
             maxTextureSize: glInt(GL_MAX_TEXTURE_SIZE), maxRenderbufferSize: glInt(GL_MAX_RENDERBUFFER_SIZE),
-            maxViewportSize: PixelSize(width: Int(dims[0]), height: Int(dims[1])))
+            maxViewportSize: PixelSize(width: Int(dims[0]), height: Int(dims[1])), maxDrawBuffers: glInt(GL_MAX_DRAW_BUFFERS))
     }
 
     deinit { close() }
@@ -253,14 +267,14 @@ public final class GPUDevice {
     /// Runs at the start of every render pass too.
     public func collectGarbage() {
         guard !isClosed, gl.ledger.pendingCount > 0 else { return }
-        gl.withCurrent { gl.collectGarbage() }
+        gl.withCurrentIfPossible { gl.collectGarbage() }
     }
 
     /// Frees objects the device caches for itself (compiled programs, the unit quad,
     /// samplers), so that live counts reflect only what callers hold.
     public func purgeCaches() {
         guard !isClosed else { return }
-        gl.withCurrent {
+        gl.withCurrentIfPossible {
             shaders.releaseAll()
             gl.currentProgram = 0
             gl.activePass = nil
@@ -285,7 +299,9 @@ public final class GPUDevice {
     @discardableResult
     public func reportGLErrors(_ call: String) -> Int {
         guard !isClosed else { return 0 }
-        return gl.withCurrent { gl.reportGLErrors(call) }
+        var count = 0
+        gl.withCurrentIfPossible { count = gl.reportGLErrors(call) }
+        return count
     }
 }
 

@@ -87,6 +87,8 @@ public enum GPUError: Error, Equatable, CustomStringConvertible, LocalizedError 
     case notAnObject(what: String, ownership: ContextOwnership)
     /// A target that cannot be drawn as asked (a caller's framebuffer that is not usable).
     case unusableTarget(reason: String)
+    /// An object of one device used with another.
+    case wrongDevice(what: String)
 
     public static func == (a: GPUError, b: GPUError) -> Bool { a.description == b.description }
 
@@ -140,6 +142,8 @@ public enum GPUError: Error, Equatable, CustomStringConvertible, LocalizedError 
             return "\(what) is not an object of Lamina's \(ownership) context; \(why)"
         case let .unusableTarget(reason):
             return reason
+        case let .wrongDevice(what):
+            return "\(what) belongs to another GPUDevice: GL objects are used only with the device (context) that made them; make it on this device, or share it with borrowTexture on a device of the same share group"
         case let .deviceClosed(operation):
             return "\(operation) on a GPU device that was already closed; create a new GPUDevice"
         }

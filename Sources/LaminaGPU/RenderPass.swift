@@ -36,14 +36,23 @@ public final class RenderPass {
         device.gl.collectGarbage()
         quad = device.unitQuad()
         restoreState()
+        hostDrawBuffers = target.claimDrawBuffer()
         if let color { clear(color) }
         device.checkGLError("begin render pass")
     }
 
     deinit {
-        // Dropped without submit() (an error part-way): give the context back.
-        if !isSubmitted { device.gl.exit() }
+        // Dropped without submit() (an error part-way): give the host its draw buffers and
+        // the caller its context back.
+        if !isSubmitted {
+            if device.gl.ensureCurrent() { target.releaseDrawBuffer(hostDrawBuffers) }
+            device.gl.exit()
+        }
     }
+
+    /// A host framebuffer's draw buffers, when the pass had to point them at the one
+    /// Lamina draws to; put back at the end.
+    private var hostDrawBuffers: [GLenum]?
 
     /// Sets everything this pass depends on (if another pass or a transfer ran meanwhile,
     /// or the pass just began): never assumes what the context held.
@@ -52,12 +61,14 @@ public final class RenderPass {
         device.gl.activePass = self
         device.gl.currentProgram = 0
         LaminaGLState.applyForDrawing(framebuffer: target.framebufferName, viewport: target.viewport,
-                                      vertexArray: quad.vertexArray.name)
+                                      vertexArray: quad.vertexArray.name, indexed: device.gl.indexedDrawBuffers)
         applyStencilTest()
     }
 
     private func prepare() {
         precondition(!isSubmitted, "RenderPass used after submit()")
+        // Another device's pass may have made its context current meanwhile.
+        precondition(device.gl.ensureCurrent(), "Lamina: the device's context can no longer be made current during a render pass")
         restoreState()
     }
 
@@ -93,7 +104,7 @@ public final class RenderPass {
     public func draw(_ texture: Texture, in rect: Rect, sourceRect: Rect = Rect(x: 0, y: 0, width: 1, height: 1),
                      alpha: Double = 1, minFilter: TextureFilter = .linear, magFilter: TextureFilter = .linear,
                      transform: Transform3D = .identity) throws {
-        precondition(texture.belongs(to: device), "texture of another device")
+        guard texture.belongs(to: device) else { throw GPUError.wrongDevice(what: "a texture drawn in a render pass") }
         precondition(!texture.isReleased, "drawing a released texture")
         let program = try use(vertex: "quad.vert", fragment: "texture.frag")
         bind(texture, minFilter: minFilter, magFilter: magFilter)
@@ -111,7 +122,7 @@ public final class RenderPass {
                               center: Rect, contentSize: Size, alpha: Double = 1,
                               minFilter: TextureFilter = .linear, magFilter: TextureFilter = .linear,
                               transform: Transform3D = .identity) throws {
-        precondition(texture.belongs(to: device), "texture of another device")
+        guard texture.belongs(to: device) else { throw GPUError.wrongDevice(what: "a texture drawn in a render pass") }
         precondition(!texture.isReleased, "drawing a released texture")
         let program = try use(vertex: "quad.vert", fragment: "nineslice.frag")
         bind(texture, minFilter: minFilter, magFilter: magFilter)
@@ -209,6 +220,8 @@ public final class RenderPass {
         precondition(clipDepth == 0, "RenderPass submitted with \(clipDepth) clips still pushed")
         isSubmitted = true
         if device.gl.activePass === self { device.gl.activePass = nil }
+        device.gl.ensureCurrent()
+        target.releaseDrawBuffer(hostDrawBuffers)
         switch device.ownership {
         case .own: glFlush()
         case .share: glFinish()

@@ -75,22 +75,57 @@ public class RenderTarget {
         try ExternalFramebufferTarget.check(device: device, framebuffer: framebufferName, framebufferSize: nil)
     }
 
-    /// Makes stencil clipping possible (inside a scope): Lamina's own targets get a
-    /// depth/stencil buffer on first need; a caller's framebuffer must come with stencil bits.
+    /// Stencil bits of a caller's framebuffer, asked once.
+    private var externalStencilBits: GLint?
+
+    /// Makes stencil clipping possible (inside a scope, with the target's framebuffer
+    /// bound): Lamina's own targets get a depth/stencil buffer on first need; a caller's
+    /// framebuffer must come with stencil bits.
     func prepareStencil() throws {
         if let fb = ownedFramebuffer {
             try fb.attachStencil()
             return
         }
-        device.gl.activePass = nil   // the binding changes below
-        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), framebufferName)
-        var bits: GLint = 0
-        glGetFramebufferAttachmentParameteriv(GLenum(GL_FRAMEBUFFER), GLenum(framebufferName == 0 ? GL_STENCIL : GL_STENCIL_ATTACHMENT),
-                                              GLenum(GL_FRAMEBUFFER_ATTACHMENT_STENCIL_SIZE), &bits)
-        _ = glGetError()   // no stencil attachment at all reports an error: the answer is 0 bits
-        guard bits > 0 else {
+        if externalStencilBits == nil {
+            var bits: GLint = 0
+            glGetFramebufferAttachmentParameteriv(GLenum(GL_FRAMEBUFFER), GLenum(framebufferName == 0 ? GL_STENCIL : GL_STENCIL_ATTACHMENT),
+                                                  GLenum(GL_FRAMEBUFFER_ATTACHMENT_STENCIL_SIZE), &bits)
+            _ = glGetError()   // no stencil attachment at all reports an error: the answer is 0 bits
+            externalStencilBits = bits
+        }
+        guard let bits = externalStencilBits, bits > 0 else {
             throw GPUError.unusableTarget(reason: "the caller's framebuffer \(framebufferName) has no stencil buffer, which clipping (masksToBounds) needs: \(framebufferName == 0 ? "ask for 8 stencil bits when creating the window surface (SDL_GL_STENCIL_SIZE 8, EGL_STENCIL_SIZE 8)" : "attach a depth/stencil buffer with 8 stencil bits"), or render into an OffscreenTarget")
         }
+    }
+
+    /// The colour buffer Lamina draws to and reads: a window surface's back buffer, or
+    /// colour attachment 0.
+    private var laminaColorBuffer: GLenum { GLenum(framebufferName == 0 ? GL_BACK : GL_COLOR_ATTACHMENT0) }
+
+    /// For a caller's framebuffer (bound for drawing, inside a scope): points its draw
+    /// buffers at the one Lamina draws to if they point elsewhere (draw buffers are the
+    /// framebuffer's own state); returns the host's to put back, or nil.
+    func claimDrawBuffer() -> [GLenum]? {
+        guard ownedFramebuffer == nil else { return nil }
+        let count = framebufferName == 0 ? 1 : max(1, device.capabilities.maxDrawBuffers)
+        var host: [GLenum] = []
+        for i in 0..<count {
+            var v: GLint = 0
+            glGetIntegerv(GLenum(GL_DRAW_BUFFER0 + Int32(i)), &v)
+            host.append(GLenum(v))
+        }
+        let wanted = [laminaColorBuffer] + [GLenum](repeating: GLenum(GL_NONE), count: count - 1)
+        guard host != wanted else { return nil }
+        glDrawBuffers(1, [laminaColorBuffer])
+        return host
+    }
+
+    /// Puts back draw buffers taken by `claimDrawBuffer()`.
+    func releaseDrawBuffer(_ host: [GLenum]?) {
+        guard let host else { return }
+        glBindFramebuffer(GLenum(GL_DRAW_FRAMEBUFFER), framebufferName)
+        glDrawBuffers(GLsizei(host.count), host)
+        device.gl.activePass = nil
     }
 
     /// Reads the target's pixels (or `region` of them, in pixels from the top-left of the
@@ -106,7 +141,14 @@ public class RenderTarget {
         try device.gl.withCurrentThrowing {
             device.gl.activePass = nil
             LaminaGLState.applyForReadback(framebuffer: framebufferName)
+            // A caller's framebuffer may read from another buffer (its own state): read
+            // Lamina's colour buffer, then put the caller's choice back.
+            var readBuffer: GLint = 0
+            if ownedFramebuffer == nil { glGetIntegerv(GLenum(GL_READ_BUFFER), &readBuffer) }
+            let redirect = ownedFramebuffer == nil && GLenum(readBuffer) != laminaColorBuffer
+            if redirect { glReadBuffer(laminaColorBuffer) }
             glReadPixels(GLint(glX), GLint(glY), GLsizei(r.width), GLsizei(r.height), GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), &bytes)
+            if redirect { glReadBuffer(GLenum(readBuffer)) }
             device.checkGLError("glReadPixels(\(r))")
         }
         var image = RGBAImage(width: r.width, height: r.height, bytes: bytes)

@@ -316,7 +316,7 @@ struct CompositorBehaviourTests {
         let root = rootLayer(width: 8, height: 8)
         root.contents = .texture(texture)
         try compositor.render(root, to: target)
-        texture.upload(RGBAImage(width: 1, height: 1, fill: green))
+        try texture.upload(RGBAImage(width: 1, height: 1, fill: green))
         #expect(try compositor.render(root, to: target).skipped)      // Lamina cannot see GPU writes…
         root.contentsDidChange()                                        // …until told
         try compositor.render(root, to: target)

@@ -82,7 +82,7 @@ struct RenderTargetTests {
         let d = try openDevice()
         let texture = try d.makeTexture(pixelSize: PixelSize(width: 1, height: 1), byteOrder: .bgra)
         let bgra: [UInt8] = [200, 100, 50, 255]   // B, G, R, A
-        bgra.withUnsafeBytes { _ = texture.upload($0, bytesPerRow: 4) }
+        try bgra.withUnsafeBytes { _ = try texture.upload($0, bytesPerRow: 4) }
         let t = try OffscreenTarget(device: d, pixelSize: PixelSize(width: 3, height: 3))
         let pass = try d.beginRenderPass(on: t, clear: .black)
         try pass.draw(texture, in: Rect(x: 0, y: 0, width: 3, height: 3))
@@ -139,7 +139,7 @@ struct RenderTargetTests {
         let texture = try d.makeTexture(pixelSize: PixelSize(width: 16, height: 16), pixels: RGBAImage(width: 16, height: 16, fill: px(0, 0, 255)))
         let before = d.uploadedBytes
         let patch = RGBAImage(width: 5, height: 3, fill: px(255, 255, 0))
-        let n = patch.bytes.withUnsafeBytes { texture.upload($0, bytesPerRow: 20, region: PixelRect(x: 4, y: 6, width: 5, height: 3)) }
+        let n = try patch.bytes.withUnsafeBytes { try texture.upload($0, bytesPerRow: 20, region: PixelRect(x: 4, y: 6, width: 5, height: 3)) }
         #expect(n == 5 * 3 * 4)
         #expect(d.uploadedBytes - before == 60)
         let t = try OffscreenTarget(device: d, pixelSize: PixelSize(width: 16, height: 16))

@@ -87,7 +87,7 @@ struct EmbeddingDocTests {
         host.fill(0, PixelRect(size: EmbeddingDocTests.screenSize), (0, 0, 1, 1), size: EmbeddingDocTests.screenSize)
         let device = try GPUDevice(adopting: .current)
         let screen = try ExternalFramebufferTarget(device: device, framebuffer: 0, pixelSize: PixelSize(width: 640, height: 400))
-        let window = Window(target: try OffscreenTarget(device: device, pixelSize: PixelSize(width: 280, height: 196)), background: nil)
+        let window = Window(target: try OffscreenTarget(device: device, pixelSize: PixelSize(width: 280, height: 196)), background: .clear)
         window.addSubview(hud)
         // Each frame:
         try MainLoop.main.runFrame()                                 // composites only when the HUD changed

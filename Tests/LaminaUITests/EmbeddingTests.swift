@@ -144,7 +144,7 @@ struct ContextOwnershipTests {
         try check("GPUDevice()") { device = try GPUDevice() }
         var texture: Texture!
         try check("makeTexture") { texture = try device.makeTexture(pixelSize: PixelSize(width: 4, height: 4), pixels: RGBAImage(width: 4, height: 4)) }
-        check("Texture.upload") { texture.upload(RGBAImage(width: 4, height: 4)) }
+        try check("Texture.upload") { try texture.upload(RGBAImage(width: 4, height: 4)) }
         try check("program") { _ = try device.program(vertex: "quad.vert", fragment: "solid.frag") }
         try check("makeProgram") {
             _ = try device.makeProgram(vertexSource: try Shaders.source(named: "quad.vert"), fragmentSource: try Shaders.source(named: "solid.frag")).release()
@@ -219,6 +219,71 @@ struct ContextOwnershipTests {
             #expect(try tb.readPixels()[1, 1] == px(0, 255, 0))
         }
         #expect(eglGetCurrentContext() == host.context)
+    }
+
+    @Test("passes of two devices may end in any order: each draws on its own context, the host's state and context come back")
+    func passesOutOfOrder() throws {
+        let h = try AdoptedHost(framebuffer: PixelSize(width: 8, height: 8))
+        defer { h.close() }
+        h.fill((0, 0, 1, 1))
+        let before = hostStateFingerprint()
+        let own = try GPUDevice()
+        defer { own.close() }
+        let ownTarget = try OffscreenTarget(device: own, pixelSize: PixelSize(width: 8, height: 8))
+        let hostTarget = try h.target()
+        let pa = try h.device.beginRenderPass(on: hostTarget, clear: nil)   // adopted: the host's framebuffer
+        let pb = try own.beginRenderPass(on: ownTarget, clear: .green)
+        try pa.fill(Rect(x: 0, y: 0, width: 4, height: 8), color: .red)      // a's draw while b's pass is open
+        pa.submit()                                                         // a ends first
+        try pb.fill(Rect(x: 4, y: 0, width: 4, height: 8), color: .white)
+        pb.submit()
+        #expect(eglGetCurrentContext() == h.host.context)
+        #expect(changedState(before, hostStateFingerprint()).isEmpty, "\(changedState(before, hostStateFingerprint()))")
+        let image = h.read()
+        #expect(image[1, 1] == px(255, 0, 0) && image[6, 1] == px(0, 0, 255))
+        let other = try ownTarget.readPixels()
+        #expect(other[1, 1] == px(0, 255, 0) && other[6, 1] == px(255, 255, 255))
+    }
+
+    @Test("an adopted context re-entered inside another device's call keeps the window surface the host has current, not the one it was adopted with")
+    func reentrySurface() throws {
+        try Transaction.flush()
+        let size = PixelSize(width: 16, height: 16)
+        let host = try TestHost(surface: size)
+        defer { host.destroy() }
+        let device = try GPUDevice(adopting: .current)                     // adopted with surface 1
+        defer { device.close() }
+        let second = try host.makeSurface(size)
+        host.makeCurrent(surface: second)                                   // the host now draws to surface 2
+        host.fill(0, PixelRect(size: size), (0, 0, 1, 1), size: size)
+        let screen = try ExternalFramebufferTarget(device: device, framebuffer: 0, pixelSize: size)
+        let own = try GPUDevice()
+        defer { own.close() }
+        try device.withContext {
+            try own.withContext {
+                let pass = try device.beginRenderPass(on: screen, clear: .red)
+                pass.submit()
+            }
+        }
+        #expect(eglGetCurrentSurface(EGL_DRAW) == second)
+        #expect(host.read(0, size: size)[4, 4] == px(255, 0, 0), "drawn into the surface the host had current")
+    }
+
+    @Test("after the host destroyed its context, releasing, collecting and closing an adopted device neither crash nor touch another context")
+    func hostGoneFirst() throws {
+        let host = try TestHost()
+        let device = try GPUDevice(adopting: .current)
+        let texture = try device.makeTexture(pixelSize: PixelSize(width: 2, height: 2))
+        _ = try device.makeTexture(pixelSize: PixelSize(width: 2, height: 2))   // dropped: queued
+        host.destroy()
+        texture.release()
+        device.collectGarbage()
+        device.purgeCaches()
+        #expect(device.reportGLErrors("nothing") == 0)
+        #expect(throws: GPUError.self) { _ = try device.makeTexture(pixelSize: PixelSize(width: 2, height: 2)) }
+        device.close()
+        #expect(device.isClosed && device.liveObjectCounts[.texture] == 0)
+        #expect(eglGetCurrentContext() == nil)
     }
 
     @Test("own context: a caller with a desktop OpenGL context current (EGL_OPENGL_API) gets both its API and its context back")
@@ -489,7 +554,7 @@ struct HostFrameTests {
     func retained() throws {
         let h = try AdoptedHost(framebuffer: PixelSize(width: 48, height: 32))
         defer { h.close() }
-        let window = Window(target: try OffscreenTarget(device: h.device, pixelSize: PixelSize(width: 24, height: 16)), background: nil)
+        let window = Window(target: try OffscreenTarget(device: h.device, pixelSize: PixelSize(width: 24, height: 16)), background: .clear)
         defer { window.host.detach() }
         let red = View(frame: Rect(x: 0, y: 0, width: 12, height: 16))
         red.backgroundColor = .red
@@ -512,6 +577,15 @@ struct HostFrameTests {
         let name = try #require(window.host.target.texture?.glName)
         let seen = h.host.read(texture: name, size: PixelSize(width: 24, height: 16))
         #expect(seen[4, 4] == px(255, 0, 0) && seen[20, 4] == px(0, 0, 0, 0))
+        // The tree changes: composited again, once, and nothing of the old frame stays.
+        red.frame = Rect(x: 12, y: 0, width: 12, height: 16)
+        h.fill((0, 0, 1, 1))
+        try Transaction.commitIfNeeded()
+        try window.host.present(into: destination, in: Rect(x: 8, y: 8, width: 24, height: 16))
+        #expect(window.host.frameCount == 2)
+        let moved = h.read()
+        #expect(moved[10, 10] == px(0, 0, 255), "the view's old place shows the host again")
+        #expect(moved[25, 10] == px(255, 0, 0), "the view's new place")
     }
 
     @Test("every-frame mode: each commit composites over the host's new frame from the last render list: no tree walk, layout, draw or upload")

@@ -17,7 +17,9 @@ final class TestHost {
 
     let display: EGLDisplay
     let context: EGLContext
+    let config: EGLConfig?
     let surface: EGLSurface?
+    private var extraSurfaces: [EGLSurface] = []
     let surfaceSize: PixelSize?
     private(set) var program: GLuint = 0
     private var colorLocation: GLint = -1
@@ -51,6 +53,7 @@ final class TestHost {
         }
         display = d
         context = c
+        self.config = config
         surfaceSize = size
         if let size {
             surface = eglCreatePbufferSurface(d, config, [EGL_WIDTH, EGLint(size.width), EGL_HEIGHT, EGLint(size.height), EGL_NONE])
@@ -62,15 +65,29 @@ final class TestHost {
         try buildProgram()
     }
 
-    func makeCurrent() {
+    func makeCurrent(surface other: EGLSurface? = nil) {
         eglBindAPI(EGLenum(EGL_OPENGL_ES_API))
-        precondition(eglMakeCurrent(display, surface, surface, context) == EGL_TRUE, "host eglMakeCurrent failed")
+        let s = other ?? surface
+        precondition(eglMakeCurrent(display, s, s, context) == EGL_TRUE, "host eglMakeCurrent failed")
+    }
+
+    /// Another window surface (a pbuffer) of the host's configuration.
+    func makeSurface(_ size: PixelSize) throws -> EGLSurface {
+        guard let s = eglCreatePbufferSurface(display, config, [EGL_WIDTH, EGLint(size.width), EGL_HEIGHT, EGLint(size.height), EGL_NONE]) else {
+            throw HostError(description: "eglCreatePbufferSurface failed")
+        }
+        extraSurfaces.append(s)
+        return s
     }
 
     var isCurrent: Bool { eglGetCurrentContext() == context }
 
-    /// Frees the host's objects, surface and context (never the display).
+    private var destroyed = false
+
+    /// Frees the host's objects, surfaces and context (never the display). Once.
     func destroy() {
+        guard !destroyed else { return }
+        destroyed = true
         makeCurrent()
         for f in framebuffers {
             var fbo = f.fbo, t = f.texture, rb = f.depthStencil
@@ -83,6 +100,7 @@ final class TestHost {
         glDeleteBuffers(1, &buffer)
         eglMakeCurrent(display, nil, nil, nil)
         if let surface { eglDestroySurface(display, surface) }
+        for s in extraSurfaces { eglDestroySurface(display, s) }
         eglDestroyContext(display, context)
     }
 

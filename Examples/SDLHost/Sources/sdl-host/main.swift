@@ -184,7 +184,7 @@ final class LaminaHUD {
         switch mode {
         case .retained:
             // Lamina's own texture, composited only when the HUD changes; presented every frame.
-            window = Window(target: try OffscreenTarget(device: device, pixelSize: region.size), background: nil)
+            window = Window(target: try OffscreenTarget(device: device, pixelSize: region.size), background: .clear)
         default:
             // A sub-rectangle of the window's framebuffer, composited over the host's frame every frame.
             window = Window(target: try ExternalFramebufferTarget(device: device, framebuffer: 0, pixelSize: drawable, region: region),
