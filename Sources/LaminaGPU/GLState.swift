@@ -170,18 +170,16 @@ enum LaminaGLState {
         glScissor(viewport.x, viewport.y, viewport.width, viewport.height)
         // Premultiplied alpha: source over.
         let one = GLenum(GL_ONE), oneMinusSourceAlpha = GLenum(GL_ONE_MINUS_SRC_ALPHA), add = GLenum(GL_FUNC_ADD)
-        let yes = GLboolean(GL_TRUE)
         if let i = indexed {
             i.enable(GLenum(GL_BLEND), 0)
             i.blendEquation(0, add, add)
             i.blendFunc(0, one, oneMinusSourceAlpha, one, oneMinusSourceAlpha)
-            i.colorMask(0, yes, yes, yes, yes)
         } else {
             glEnable(GLenum(GL_BLEND))
             glBlendEquationSeparate(add, add)
             glBlendFuncSeparate(one, oneMinusSourceAlpha, one, oneMinusSourceAlpha)
-            glColorMask(yes, yes, yes, yes)
         }
+        setColorWrites(true, indexed: indexed)
         glDisable(GLenum(GL_DEPTH_TEST))
         glDisable(GLenum(GL_CULL_FACE))
         glDisable(GLenum(GL_RASTERIZER_DISCARD))
@@ -198,6 +196,13 @@ enum LaminaGLState {
     static func bindForTransfer(texture: GLuint) {
         glActiveTexture(GLenum(GL_TEXTURE0))
         glBindTexture(GLenum(GL_TEXTURE_2D), texture)
+    }
+
+    /// Colour writes on or off for the buffer Lamina draws to (draw buffer 0 only, with
+    /// indexed draw-buffer state).
+    static func setColorWrites(_ on: Bool, indexed: IndexedDrawBufferFunctions?) {
+        let v = GLboolean(on ? GL_TRUE : GL_FALSE)
+        if let i = indexed { i.colorMask(0, v, v, v, v) } else { glColorMask(v, v, v, v) }
     }
 
     /// What a texture upload needs: no unpack buffer, tightly described rows.

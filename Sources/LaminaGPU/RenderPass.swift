@@ -191,10 +191,10 @@ public final class RenderPass {
         glEnable(GLenum(GL_STENCIL_TEST))
         glStencilFunc(GLenum(GL_EQUAL), GLint(clipDepth), 0xff)
         glStencilOp(GLenum(GL_KEEP), GLenum(GL_KEEP), operation)
-        glColorMask(GLboolean(GL_FALSE), GLboolean(GL_FALSE), GLboolean(GL_FALSE), GLboolean(GL_FALSE))
+        LaminaGLState.setColorWrites(false, indexed: device.gl.indexedDrawBuffers)
         setShape(program, rect: rect, cornerRadius: cornerRadius, borderWidth: 0, clip: true)
         draw(program, rect: rect, transform: transform, textureRect: Rect(x: 0, y: 0, width: 1, height: 1))
-        glColorMask(GLboolean(GL_TRUE), GLboolean(GL_TRUE), GLboolean(GL_TRUE), GLboolean(GL_TRUE))
+        LaminaGLState.setColorWrites(true, indexed: device.gl.indexedDrawBuffers)
         glStencilOp(GLenum(GL_KEEP), GLenum(GL_KEEP), GLenum(GL_KEEP))
     }
 

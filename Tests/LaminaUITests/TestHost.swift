@@ -104,7 +104,30 @@ final class TestHost {
         eglDestroyContext(display, context)
     }
 
-    private func buildProgram() throws {
+    /// A program of the host's own that draws a solid colour (for tests that delete it).
+    func makeSolidProgram() -> GLuint {
+        try! linkProgram(vertex: "#version 300 es\nlayout(location = 0) in vec2 p;\nvoid main() { gl_Position = vec4(p, 0.0, 1.0); }\n",
+                         fragment: "#version 300 es\nprecision mediump float;\nout vec4 o;\nvoid main() { o = vec4(1.0); }\n")
+    }
+
+    /// Starts transform feedback the way a host capturing vertices would, and leaves it
+    /// active and running (its program current).
+    func beginTransformFeedback() {
+        let p = try! linkProgram(vertex: "#version 300 es\nlayout(location = 0) in vec2 p;\nout float captured;\nvoid main() { captured = p.x; gl_Position = vec4(p, 0.0, 1.0); }\n",
+                                 fragment: "#version 300 es\nprecision mediump float;\nout vec4 o;\nvoid main() { o = vec4(1.0); }\n",
+                                 varyings: ["captured"])
+        var tf: GLuint = 0, buffer: GLuint = 0
+        glGenTransformFeedbacks(1, &tf)
+        glBindTransformFeedback(GLenum(GL_TRANSFORM_FEEDBACK), tf)
+        glGenBuffers(1, &buffer)
+        glBindBuffer(GLenum(GL_TRANSFORM_FEEDBACK_BUFFER), buffer)
+        glBufferData(GLenum(GL_TRANSFORM_FEEDBACK_BUFFER), 4096, nil, GLenum(GL_STREAM_READ))
+        glBindBufferBase(GLenum(GL_TRANSFORM_FEEDBACK_BUFFER), 0, buffer)
+        glUseProgram(p)
+        glBeginTransformFeedback(GLenum(GL_TRIANGLES))
+    }
+
+    private func linkProgram(vertex: String, fragment: String, varyings: [String] = []) throws -> GLuint {
         func compile(_ type: Int32, _ source: String) throws -> GLuint {
             let s = glCreateShader(GLenum(type))
             source.withCString { cs in var p: UnsafePointer<GLchar>? = cs; glShaderSource(s, 1, &p, nil) }
@@ -114,12 +137,29 @@ final class TestHost {
             guard ok == GL_TRUE else { throw HostError(description: "host shader failed to compile") }
             return s
         }
-        let vs = try compile(GL_VERTEX_SHADER, "#version 300 es\nlayout(location = 0) in vec2 p;\nvoid main() { gl_Position = vec4(p, 0.0, 1.0); }\n")
-        let fs = try compile(GL_FRAGMENT_SHADER, "#version 300 es\nprecision mediump float;\nuniform vec4 color;\nout vec4 o;\nvoid main() { o = color; }\n")
-        program = glCreateProgram()
-        glAttachShader(program, vs); glAttachShader(program, fs)
-        glLinkProgram(program)
+        let vs = try compile(GL_VERTEX_SHADER, vertex), fs = try compile(GL_FRAGMENT_SHADER, fragment)
+        let p = glCreateProgram()
+        glAttachShader(p, vs); glAttachShader(p, fs)
+        if !varyings.isEmpty {
+            var names = varyings.map { strdup($0) }
+            defer { names.forEach { free($0) } }
+            names.withUnsafeMutableBufferPointer { b in
+                b.baseAddress!.withMemoryRebound(to: UnsafePointer<GLchar>?.self, capacity: b.count) {
+                    glTransformFeedbackVaryings(p, GLsizei(varyings.count), $0, GLenum(GL_INTERLEAVED_ATTRIBS))
+                }
+            }
+        }
+        glLinkProgram(p)
         glDeleteShader(vs); glDeleteShader(fs)
+        var ok: GLint = 0
+        glGetProgramiv(p, GLenum(GL_LINK_STATUS), &ok)
+        guard ok == GL_TRUE else { throw HostError(description: "host program failed to link") }
+        return p
+    }
+
+    private func buildProgram() throws {
+        program = try linkProgram(vertex: "#version 300 es\nlayout(location = 0) in vec2 p;\nvoid main() { gl_Position = vec4(p, 0.0, 1.0); }\n",
+                                  fragment: "#version 300 es\nprecision mediump float;\nuniform vec4 color;\nout vec4 o;\nvoid main() { o = color; }\n")
         colorLocation = glGetUniformLocation(program, "color")
         glGenVertexArrays(1, &vertexArray)
         glGenBuffers(1, &buffer)
@@ -275,6 +315,11 @@ func hostStateFingerprint() -> [String: [Int]] {
         ("stencilFail", GL_STENCIL_FAIL), ("stencilZFail", GL_STENCIL_PASS_DEPTH_FAIL), ("stencilZPass", GL_STENCIL_PASS_DEPTH_PASS),
         ("stencilBackFunc", GL_STENCIL_BACK_FUNC), ("stencilBackWriteMask", GL_STENCIL_BACK_WRITEMASK),
         ("stencilBackFail", GL_STENCIL_BACK_FAIL), ("stencilClear", GL_STENCIL_CLEAR_VALUE),
+        ("stencilBackRef", GL_STENCIL_BACK_REF), ("stencilBackValueMask", GL_STENCIL_BACK_VALUE_MASK),
+        ("stencilBackZFail", GL_STENCIL_BACK_PASS_DEPTH_FAIL), ("stencilBackZPass", GL_STENCIL_BACK_PASS_DEPTH_PASS),
+        ("transformFeedback", GL_TRANSFORM_FEEDBACK_BINDING), ("transformFeedbackBuffer", GL_TRANSFORM_FEEDBACK_BUFFER_BINDING),
+        ("copyReadBuffer", GL_COPY_READ_BUFFER_BINDING), ("copyWriteBuffer", GL_COPY_WRITE_BUFFER_BINDING),
+        ("elementArrayBuffer", GL_ELEMENT_ARRAY_BUFFER_BINDING),
         ("frontFace", GL_FRONT_FACE), ("cullFaceMode", GL_CULL_FACE_MODE),
         ("unpackAlignment", GL_UNPACK_ALIGNMENT), ("unpackRowLength", GL_UNPACK_ROW_LENGTH),
         ("unpackImageHeight", GL_UNPACK_IMAGE_HEIGHT), ("unpackSkipRows", GL_UNPACK_SKIP_ROWS),
@@ -297,6 +342,25 @@ func hostStateFingerprint() -> [String: [Int]] {
                        ("polygonOffsetFill", GL_POLYGON_OFFSET_FILL), ("primitiveRestart", GL_PRIMITIVE_RESTART_FIXED_INDEX)] {
         f[key] = [Int(glIsEnabled(GLenum(cap)))]
     }
+    var tfActive: GLboolean = 0, tfPaused: GLboolean = 0
+    glGetBooleanv(GLenum(GL_TRANSFORM_FEEDBACK_ACTIVE), &tfActive)
+    glGetBooleanv(GLenum(GL_TRANSFORM_FEEDBACK_PAUSED), &tfPaused)
+    f["transformFeedbackActivePaused"] = [Int(tfActive), Int(tfPaused)]
+    var query: GLint = 0
+    glGetQueryiv(GLenum(GL_ANY_SAMPLES_PASSED), GLenum(GL_CURRENT_QUERY), &query)
+    f["currentQuery"] = [Int(query)]
+    // Blending and colour masks of draw buffers 0 to 3 (indexed state, ES 3.2).
+    let i = HostIndexedState.functions
+    for buffer in 0..<4 {
+        var v = [GLint](repeating: 0, count: 6)
+        for (k, name) in [GL_BLEND_SRC_RGB, GL_BLEND_DST_RGB, GL_BLEND_SRC_ALPHA, GL_BLEND_DST_ALPHA,
+                          GL_BLEND_EQUATION_RGB, GL_BLEND_EQUATION_ALPHA].enumerated() {
+            glGetIntegeri_v(GLenum(name), GLuint(buffer), &v[k])
+        }
+        var m: [GLboolean] = [0, 0, 0, 0]
+        i.getBooleani(GLenum(GL_COLOR_WRITEMASK), GLuint(buffer), &m)
+        f["drawBuffer\(buffer)"] = [Int(i.isEnabled(GLenum(GL_BLEND), GLuint(buffer)))] + v.map(Int.init) + m.map(Int.init)
+    }
     // Texture and sampler bindings of units 0 to 3, then the active unit put back.
     let active = ints(GL_ACTIVE_TEXTURE)[0]
     for unit in 0..<4 {
@@ -311,4 +375,24 @@ func hostStateFingerprint() -> [String: [Int]] {
 /// Keys whose values differ between two fingerprints.
 func changedState(_ a: [String: [Int]], _ b: [String: [Int]]) -> [String] {
     Set(a.keys).union(b.keys).filter { a[$0] != b[$0] }.sorted().map { "\($0): \(a[$0] ?? []) → \(b[$0] ?? [])" }
+}
+
+/// The host's indexed draw-buffer entry points (OpenGL ES 3.2), looked up as a host would.
+enum HostIndexedState {
+    struct Functions {
+        let enable: PFNGLENABLEIOESPROC
+        let isEnabled: PFNGLISENABLEDIOESPROC
+        let colorMask: PFNGLCOLORMASKIOESPROC
+        let blendFunc: PFNGLBLENDFUNCSEPARATEIOESPROC
+        let blendEquation: PFNGLBLENDEQUATIONSEPARATEIOESPROC
+        let getBooleani: @convention(c) (GLenum, GLuint, UnsafeMutablePointer<GLboolean>?) -> Void
+    }
+    static var functions: Functions {
+        func load<T>(_ name: String, _ type: T.Type) -> T { unsafeBitCast(eglGetProcAddress(name)!, to: type) }
+        return Functions(enable: load("glEnablei", PFNGLENABLEIOESPROC.self), isEnabled: load("glIsEnabledi", PFNGLISENABLEDIOESPROC.self),
+                         colorMask: load("glColorMaski", PFNGLCOLORMASKIOESPROC.self),
+                         blendFunc: load("glBlendFuncSeparatei", PFNGLBLENDFUNCSEPARATEIOESPROC.self),
+                         blendEquation: load("glBlendEquationSeparatei", PFNGLBLENDEQUATIONSEPARATEIOESPROC.self),
+                         getBooleani: load("glGetBooleani_v", (@convention(c) (GLenum, GLuint, UnsafeMutablePointer<GLboolean>?) -> Void).self))
+    }
 }
