@@ -1,8 +1,11 @@
 import Foundation
+import Glibc
 
 /// Runs a program to completion; returns its exit status and its standard output and
-/// error, interleaved. `environment` nil: this process's.
-public func runProcess(_ executable: String, _ arguments: [String] = [], environment: [String: String]? = nil) throws -> (status: Int32, output: String) {
+/// error, interleaved. `environment` nil: this process's. With `timeout`, a program still
+/// running after that many seconds is killed and the call throws, with what it printed.
+public func runProcess(_ executable: String, _ arguments: [String] = [], environment: [String: String]? = nil,
+                       timeout: Double? = nil) throws -> (status: Int32, output: String) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
@@ -11,7 +14,26 @@ public func runProcess(_ executable: String, _ arguments: [String] = [], environ
     process.standardOutput = pipe
     process.standardError = pipe
     try process.run()
+    if let timeout {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        if process.isRunning {
+            // Children of Foundation's Process inherit a mask that blocks SIGTERM: kill.
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            throw ProcessTimeout(command: ([executable] + arguments).joined(separator: " "), seconds: timeout, output: output)
+        }
+    }
     let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     process.waitUntilExit()
     return (process.terminationStatus, output)
+}
+
+/// A program run by `runProcess` did not finish in time.
+public struct ProcessTimeout: Error, CustomStringConvertible {
+    public var command: String
+    public var seconds: Double
+    public var output: String
+    public var description: String { "`\(command)` did not finish within \(seconds) s (killed); it printed:\n\(output)" }
 }

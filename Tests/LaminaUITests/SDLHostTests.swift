@@ -36,15 +36,20 @@ private final class LineReader: Sendable {
 
     var all: [String] { lines.withLock { $0 } }
 
-    /// The first line after `index` that satisfies `predicate`, waiting up to `timeout` s.
-    func wait(after index: Int = 0, timeout: Double = 30, _ what: String, _ predicate: (String) -> Bool) throws -> (line: String, index: Int) {
+    /// The first line after `index` that satisfies `predicate`, waiting up to `timeout` s
+    /// — or until `alive` says the writer is gone.
+    func wait(after index: Int = 0, timeout: Double = 30, _ what: String, alive: () -> Bool = { true },
+              _ predicate: (String) -> Bool) throws -> (line: String, index: Int) {
         let deadline = Date().addingTimeInterval(timeout)
+        var running = true
         while Date() < deadline {
             let current = all
             if index < current.count, let i = current[index...].firstIndex(where: predicate) { return (current[i], i + 1) }
+            guard running else { break }
+            running = alive()   // one more look at the lines after the writer ended
             Thread.sleep(forTimeInterval: 0.01)
         }
-        throw HostTestError("timed out after \(timeout) s waiting for \(what); output so far:\n\(all.joined(separator: "\n"))")
+        throw HostTestError("\(running ? "timed out after \(timeout) s" : "the program ended") waiting for \(what); output so far:\n\(all.joined(separator: "\n"))")
     }
 }
 
@@ -53,12 +58,13 @@ private struct HostTestError: Error, CustomStringConvertible {
     init(_ d: String) { description = d }
 }
 
-/// Runs an X client (xdotool) on `display` to completion; its status and output.
+/// Runs an X client (xdotool) on `display` to completion, killed after 20 s; its status
+/// and output.
 @discardableResult
 private func run(_ tool: String, _ arguments: [String], display: String) throws -> (status: Int32, output: String) {
     var env = ProcessInfo.processInfo.environment
     env["DISPLAY"] = display
-    return try runProcess("/usr/bin/env", [tool] + arguments, environment: env)
+    return try runProcess("/usr/bin/env", [tool] + arguments, environment: env, timeout: 20)
 }
 
 /// An X server of its own (Xvfb picks a free display number and tells it on stdout).
@@ -68,12 +74,14 @@ private final class VirtualDisplay {
 
     init() throws {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["Xvfb", "-displayfd", "1", "-screen", "0", "800x600x24", "-nolisten", "tcp"]
+        // -terminate: the server exits when its last client (the host) goes, even if this
+        // test process dies first and cannot stop it.
+        process.arguments = ["Xvfb", "-displayfd", "1", "-terminate", "-screen", "0", "800x600x24", "-nolisten", "tcp"]
         let out = Pipe()
         process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
+        process.standardError = out
         do { try process.run() } catch {
-            throw HostTestError("cannot start Xvfb (\(error)): install xvfb (Tools/setup.sh --vm does)")
+            throw HostTestError("cannot start Xvfb (\(error)): install xvfb (Tools/setup.sh --tests does)")
         }
         let reader = LineReader(out.fileHandleForReading)
         let number = try reader.wait(timeout: 20, "Xvfb's display number") { Int($0) != nil }.line
@@ -83,13 +91,11 @@ private final class VirtualDisplay {
     func stop() { stopProcess(process) }
 }
 
-/// Ends a child: SIGTERM, then SIGKILL after two seconds (Xvfb may not exit on SIGTERM).
+/// Ends a child with SIGKILL: children of Foundation's Process inherit a signal mask that
+/// blocks SIGTERM (the host is asked to quit through its standard input first).
 private func stopProcess(_ process: Process) {
     guard process.isRunning else { return }
-    process.terminate()
-    let deadline = Date().addingTimeInterval(2)
-    while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
-    if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    kill(process.processIdentifier, SIGKILL)
     process.waitUntilExit()
 }
 
@@ -105,12 +111,25 @@ private final class SDLHost {
         guard FileManager.default.isExecutableFile(atPath: hostBinary) else {
             throw HostTestError("\(hostBinary) is missing: build it with `swift build --package-path Examples/SDLHost` (Tools/test.sh does)")
         }
+        // The host links Lamina: a binary older than Lamina's or its own sources tests old code.
+        let built = try FileManager.default.attributesOfItem(atPath: hostBinary)[.modificationDate] as? Date ?? .distantPast
+        for folder in ["Sources", "Shaders", "Examples/SDLHost/Sources"] {
+            let root = repository.appendingPathComponent(folder)
+            let files = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.contentModificationDateKey])
+            while let file = files?.nextObject() as? URL {
+                let modified = try file.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate ?? .distantPast
+                if modified > built {
+                    throw HostTestError("\(hostBinary) is older than \(file.path): rebuild it with `swift build --package-path Examples/SDLHost` (Tools/test.sh does)")
+                }
+            }
+        }
         self.display = display
         process.executableURL = URL(fileURLWithPath: hostBinary)
-        process.arguments = ["--mode", mode]
+        process.arguments = ["--mode", mode, "--angle", "0.3"]
         var env = ProcessInfo.processInfo.environment
         env["DISPLAY"] = display
-        env.removeValue(forKey: "SDL_VIDEODRIVER")
+        env["SDL_VIDEODRIVER"] = "x11"
+        env.removeValue(forKey: "WAYLAND_DISPLAY")
         process.environment = env
         process.standardInput = input
         let out = Pipe()
@@ -132,18 +151,74 @@ private final class SDLHost {
         try xdotool(["mousemove", "--window", window, "--sync", "\(x)", "\(y)", "click", "1"])
     }
 
-    func snapshot(_ path: String, after index: inout Int) throws -> RGBAImage {
-        send("snapshot \(path)")
-        let r = try reports.wait(after: index, "snapshot \(path)") { $0.hasPrefix("snapshot \(path)") }
+    /// The next report after `index` satisfying `predicate` (index moves past it).
+    @discardableResult
+    func wait(_ what: String, after index: inout Int, timeout: Double = 30, _ predicate: (String) -> Bool) throws -> String {
+        let r = try reports.wait(after: index, timeout: timeout, what, alive: { process.isRunning }, predicate)
         index = r.index
-        return try RGBAImage(contentsOfPNG: path)
+        return r.line
+    }
+
+    /// A frame of the host as it read it back: `command` is `snapshot` (the next frame) or
+    /// `snapshot-on-input` (the frame that handles the next input, sent by `input`).
+    func snapshot(_ path: String, after index: inout Int, command: String = "snapshot",
+                  input: () throws -> Void = {}) throws -> (image: RGBAImage, frame: Int, angle: Double) {
+        send("\(command) \(path)")
+        try input()
+        let line = try wait("snapshot \(path)", after: &index) { $0.hasPrefix("snapshot \(path) ") }
+        return (try RGBAImage(contentsOfPNG: path), Int(field(line, "frame")) ?? -1, Double(field(line, "angle")) ?? .nan)
     }
 
     func stop() { stopProcess(process) }
 }
 
+/// The value of `name=` in a report line.
+private func field(_ line: String, _ name: String) -> String {
+    line.split(separator: " ").first { $0.hasPrefix(name + "=") }.map { String($0.dropFirst(name.count + 1)) } ?? ""
+}
+
 // What the host draws, worked out from its constants (Examples/SDLHost/HostScene.swift, HUD.swift).
 private let height = 400.0
+private let hudRect = PixelRect(x: 24, y: 24, width: 280, height: 196)
+
+/// Whether the centre of pixel (x, y) is inside the host's triangle turned by `angle`:
+/// true or false, or nil within a pixel of an edge.
+private func inTriangle(_ x: Int, _ y: Int, angle: Double) -> Bool? {
+    let c = (x: 640 * 0.72, y: 200.0), r = 70.0
+    let corners = (0..<3).map { i -> (Double, Double) in
+        let a = Double(i) * 2 * Double.pi / 3 - Double.pi / 2
+        let o = (cos(a) * r, sin(a) * r)
+        let p = (cos(angle) * o.0 - sin(angle) * o.1, sin(angle) * o.0 + cos(angle) * o.1)
+        return (c.x + p.0, c.y - p.1)                                 // GL's y up, the picture's y down
+    }
+    let px = Double(x) + 0.5, py = Double(y) + 0.5
+    var inside = true
+    for i in 0..<3 {
+        let a = corners[i], b = corners[(i + 1) % 3], third = corners[(i + 2) % 3]
+        let length = ((b.0 - a.0) * (b.0 - a.0) + (b.1 - a.1) * (b.1 - a.1)).squareRoot()
+        func side(_ p: (Double, Double)) -> Double { ((b.0 - a.0) * (p.1 - a.1) - (b.1 - a.1) * (p.0 - a.0)) / length }
+        let d = side((px, py)) * (side(third) > 0 ? 1 : -1)          // > 0 towards the inside
+        if abs(d) < 1 { return nil }
+        if d < 0 { inside = false }
+    }
+    return inside
+}
+
+/// Pixels outside the HUD that are not the host's gradient or triangle.
+private func hostSceneMismatches(_ image: RGBAImage, angle: Double) -> [String] {
+    var out: [String] = []
+    var count = 0
+    for y in 0..<image.height { for x in 0..<image.width where !hudRect.contains(x: x, y: y) {
+        guard let inside = inTriangle(x, y, angle: angle) else { continue }
+        let expected = inside ? (255, 153, 25.5) : gradient(row: y)
+        if !near(image[x, y], expected) {
+            count += 1
+            if out.count < 6 { out.append("(\(x),\(y)) \(image[x, y]) expected \(inside ? "triangle" : "gradient")") }
+        }
+    } }
+    if count > 6 { out.append("… \(count) in all") }
+    return out
+}
 private func gradient(row y: Int) -> (Double, Double, Double) {
     let f = (Double(y) + 0.5) / height
     func mix(_ a: Double, _ b: Double) -> Double { (a + (b - a) * f) * 255 }
@@ -177,52 +252,71 @@ struct SDLHostTests {
         defer { host.stop() }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("lamina-sdl-\(mode)-\(getpid())").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        var index = try host.reports.wait(timeout: 60, "the host's ready line") { $0.hasPrefix("ready") }.index
+        var index = 0
+        try host.wait("the host's ready line", after: &index, timeout: 60) { $0.hasPrefix("ready") }
         let search = try run("xdotool", ["search", "--sync", "--name", "^Lamina SDL host$"], display: display.name)
         host.window = try #require(search.output.split(separator: "\n").first.map(String.init), "the host's X window")
 
-        // Frame 1: the host's scene with the HUD over it.
+        // The first frame: every pixel outside the HUD is the host's scene; the HUD is its reference.
         let first = try host.snapshot("\(folder)/1.png", after: &index)
-        #expect(first.width == 640 && first.height == 400)
-        #expect(near(first[600, 20], gradient(row: 20)), "host gradient, top right: \(first[600, 20])")
-        #expect(near(first[40, 380], gradient(row: 380)), "host gradient, bottom left: \(first[40, 380])")
-        #expect(near(first[461, 200], (255, 153, 25.5)), "host triangle's centre: \(first[461, 200])")
-        #expect(near(first[294, 114], panel(row: 114)), "HUD panel over the gradient: \(first[294, 114])")
-        #expect(near(first[50, 88], (40, 110, 230), 2), "button, normal: \(first[50, 88])")
-        #expect(!near(first[208, 88], (60, 220, 120), 10), "meter empty")
-        #expect(near(first[124, 184], (230, 80, 80), 2), "first stripe: \(first[124, 184])")
-        let field = PixelRect(x: 48, y: 124, width: 200, height: 24)
-        #expect(darkPixels(first, in: field) == 0, "the field shows only its grey placeholder")
-        #expect(near(first[10, 10], gradient(row: 10)), "outside the HUD's rounded corner: \(first[10, 10])")
+        #expect(first.image.width == 640 && first.image.height == 400)
+        let scene = hostSceneMismatches(first.image, angle: first.angle)
+        #expect(scene.isEmpty, "host scene: \(scene)")
+        let hud = first.image.cropped(to: hudRect)
+        let referencePath = repository.appendingPathComponent("Examples/SDLHost/reference-hud.png").path
+        if ProcessInfo.processInfo.environment["LAMINA_UPDATE_REFERENCES"] == "1" { try hud.writePNG(to: referencePath) }
+        let reference = try RGBAImage(contentsOfPNG: referencePath)
+        let d = hud.difference(from: reference, tolerance: 2)
+        #expect(d.differing == 0, "HUD differs from Examples/SDLHost/reference-hud.png in \(d.differing) pixels (max \(d.maxDifference)); the frame is in \(folder)")
+        for corner in [(hudRect.x + 1, hudRect.y + 1), (hudRect.x + hudRect.width - 2, hudRect.y + hudRect.height - 2)] {
+            #expect(near(first.image[corner.0, corner.1], gradient(row: corner.1)), "outside the HUD's rounded corner \(corner)")
+        }
+        #expect(near(first.image[294, 114], panel(row: 114)), "HUD panel over the gradient: \(first.image[294, 114])")
+        #expect(near(first.image[50, 88], (40, 110, 230), 2), "button, normal: \(first.image[50, 88])")
+        #expect(!near(first.image[208, 88], (60, 220, 120), 10), "meter empty")
+        let textField = PixelRect(x: 48, y: 124, width: 200, height: 24)
+        #expect(darkPixels(first.image, in: textField) == 0, "the field shows only its grey placeholder")
 
-        // A click on the button (SDL mouse events → touches): the handler runs, the meter redraws.
-        try host.click(100, 88)
-        index = try host.reports.wait(after: index, "tap count=1") { $0 == "tap count=1" }.index
-        let hovered = try host.snapshot("\(folder)/2.png", after: &index)
-        #expect(near(hovered[208, 88], (60, 220, 120), 2), "one bar in the meter: \(hovered[208, 88])")
-        #expect(near(hovered[50, 88], (90, 150, 255), 2), "the pointer rests on the button: hover colour \(hovered[50, 88])")
+        // A click on the button (SDL mouse events → touches): the frame that handles the
+        // button's release already shows the redrawn meter, and the pointer's hover.
+        var (beforeEnd, beforeTap) = (index, index)
+        let tapped = try host.snapshot("\(folder)/2.png", after: &index, command: "snapshot-on-input") {
+            try host.click(100, 88)
+        }
+        let ended = try host.wait("the touch's end", after: &beforeEnd) { $0.hasPrefix("touch ended") }
+        try host.wait("tap count=1", after: &beforeTap) { $0 == "tap count=1" }
+        #expect(Int(field(ended, "frame")) == tapped.frame, "snapshot of the frame that handled the click")
+        #expect(near(tapped.image[208, 88], (60, 220, 120), 2), "one bar in the meter, in the same frame: \(tapped.image[208, 88])")
+        #expect(near(tapped.image[50, 88], (90, 150, 255), 2), "the pointer rests on the button: hover colour \(tapped.image[50, 88])")
 
-        // Typing (SDL key and text events → presses and insertText on the first responder).
+        // Typing (SDL key and text events → presses and insertText on the first responder),
+        // Backspace (an editing key: deleteBackward), a capital with Shift.
         try host.xdotool(["windowfocus", "--sync", host.window])
         try host.xdotool(["type", "--delay", "40", "hi"])
-        index = try host.reports.wait(after: index, "text=hi") { $0 == "text=hi" }.index
+        try host.wait("text=hi", after: &index) { $0 == "text=hi" }
+        try host.xdotool(["key", "--delay", "40", "BackSpace"])
+        try host.wait("text=h", after: &index) { $0 == "text=h" }
+        try host.xdotool(["type", "--delay", "40", "I"])
+        try host.wait("text=hI", after: &index) { $0 == "text=hI" }
 
-        // The wheel over the stripes (SDL_MOUSEWHEEL → scrollWheel), then the pointer leaves.
+        // The wheel over the stripes (SDL_MOUSEWHEEL → scrollWheel); the pointer leaves the
+        // window (SDL_WINDOWEVENT_LEAVE → exits); a click outside the HUD is the host's own.
         try host.xdotool(["mousemove", "--window", host.window, "--sync", "124", "184", "click", "5"])
-        index = try host.reports.wait(after: index, "scroll offset=40") { $0 == "scroll offset=40" }.index
-        try host.xdotool(["mousemove", "--window", host.window, "--sync", "500", "360"])
-        // A click outside the HUD is the host's own.
+        try host.wait("scroll offset=40", after: &index) { $0 == "scroll offset=40" }
+        try host.xdotool(["mousemove", "--window", host.window, "--sync", "660", "420"])   // past the 640×400 window
+        try host.wait("the pointer leaving the window", after: &index) { $0 == "pointer left the window" }
         try host.click(600, 380)
-        index = try host.reports.wait(after: index, "the host's own click") { $0.hasPrefix("host click") }.index
+        try host.wait("the host's own click", after: &index) { $0.hasPrefix("host click") }
 
         let last = try host.snapshot("\(folder)/3.png", after: &index)
-        #expect(darkPixels(last, in: field) > 20, "typed text in the field")
-        #expect(near(last[124, 184], (230, 190, 60), 2), "scrolled to the second stripe: \(last[124, 184])")
-        #expect(near(last[50, 88], (40, 110, 230), 2), "pointer gone: normal colour \(last[50, 88])")
-        #expect(near(last[600, 20], gradient(row: 20)) && near(last[461, 200], (255, 153, 25.5)), "host scene still drawn")
+        #expect(darkPixels(last.image, in: textField) > 20, "typed text in the field")
+        #expect(near(last.image[124, 184], (230, 190, 60), 2), "scrolled to the second stripe: \(last.image[124, 184])")
+        #expect(near(last.image[50, 88], (40, 110, 230), 2), "pointer gone: normal colour \(last.image[50, 88])")
+        let sceneAfter = hostSceneMismatches(last.image, angle: last.angle)
+        #expect(sceneAfter.isEmpty, "host scene, turning again: \(sceneAfter)")
 
         host.send("stats")
-        let stats = try host.reports.wait(after: index, "stats") { $0.hasPrefix("stats") }.line
+        let stats = try host.wait("stats", after: &index) { $0.hasPrefix("stats") }
         #expect(stats.contains("host_state=intact"), "\(stats)")
         #expect(!host.reports.all.contains { $0.contains("host state changed") })
         if mode == "retained" {
@@ -239,7 +333,16 @@ struct SDLHostTests {
         // Keep the last frame for the docs (docs/images/sdl-host.png is the every-frame one).
         let out = repository.appendingPathComponent("out").path
         try? FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
-        try? last.writePNG(to: "\(out)/sdl-host-\(mode).png")
+        try? last.image.writePNG(to: "\(out)/sdl-host-\(mode).png")
         try? FileManager.default.removeItem(atPath: folder)
+    }
+}
+
+extension RGBAImage {
+    /// The pixels of `r`.
+    fileprivate func cropped(to r: PixelRect) -> RGBAImage {
+        var out = RGBAImage(width: r.width, height: r.height)
+        for y in 0..<r.height { for x in 0..<r.width { out[x, y] = self[r.x + x, r.y + y] } }
+        return out
     }
 }

@@ -27,6 +27,8 @@ final class HostScene {
     private var gradientArray: GLuint = 0, gradientBuffer: GLuint = 0
     private var triangleArray: GLuint = 0, triangleBuffer: GLuint = 0
     private var hostTexture: GLuint = 0
+    private var hostSampler: GLuint = 0
+    private var hostRenderbuffer: GLuint = 0
 
     init(width: Int32, height: Int32) throws {
         self.width = width; self.height = height
@@ -86,7 +88,11 @@ final class HostScene {
         let c = HostScene.triangle
         glUniform3f(glGetUniformLocation(triangleProgram, "color"), c.0, c.1, c.2)
 
-        // A texture the host keeps bound on unit 2 (it would sample it in a real scene).
+        // A texture the host keeps bound on units 0 and 2 with a sampler on unit 0 (it would
+        // sample them in a real scene), and a renderbuffer it keeps bound.
+        glGenSamplers(1, &hostSampler)
+        glSamplerParameteri(hostSampler, GLenum(GL_TEXTURE_MAG_FILTER), GL_NEAREST)
+        glGenRenderbuffers(1, &hostRenderbuffer)
         glGenTextures(1, &hostTexture)
         glActiveTexture(GLenum(GL_TEXTURE2))
         glBindTexture(GLenum(GL_TEXTURE_2D), hostTexture)
@@ -95,21 +101,36 @@ final class HostScene {
         glTexImage2D(GLenum(GL_TEXTURE_2D), 0, GL_RGB8, 1, 1, 0, GLenum(GL_RGB), GLenum(GL_UNSIGNED_BYTE), texel)
     }
 
-    /// The host's persistent state, set once per frame before it draws.
+    /// The host's persistent state, set once per frame before it draws: little of it is
+    /// GL's default, so that Lamina cannot get away with assuming defaults or with not
+    /// restoring.
     private func setState() {
         glBindFramebuffer(GLenum(GL_FRAMEBUFFER), 0)
         glViewport(0, 0, width, height)
         glEnable(GLenum(GL_BLEND))
-        glBlendFunc(GLenum(GL_SRC_ALPHA), GLenum(GL_ONE_MINUS_SRC_ALPHA))
-        glBlendEquation(GLenum(GL_FUNC_ADD))
+        glBlendFuncSeparate(GLenum(GL_SRC_ALPHA), GLenum(GL_ONE_MINUS_SRC_ALPHA), GLenum(GL_ONE), GLenum(GL_ZERO))
+        glBlendEquationSeparate(GLenum(GL_FUNC_ADD), GLenum(GL_MAX))
         glEnable(GLenum(GL_DEPTH_TEST))
         glDepthFunc(GLenum(GL_LEQUAL))
         glDisable(GLenum(GL_SCISSOR_TEST))
+        glScissor(3, 5, 7, 11)
         glDisable(GLenum(GL_STENCIL_TEST))
+        glStencilFuncSeparate(GLenum(GL_FRONT), GLenum(GL_LEQUAL), 3, 0x0f)
+        glStencilFuncSeparate(GLenum(GL_BACK), GLenum(GL_GREATER), 5, 0xf0)
+        glStencilOpSeparate(GLenum(GL_FRONT), GLenum(GL_REPLACE), GLenum(GL_INCR), GLenum(GL_INVERT))
+        glStencilMask(0x3c)
+        glDisable(GLenum(GL_CULL_FACE))
+        glCullFace(GLenum(GL_FRONT))
         glColorMask(1, 1, 1, 1)
         glClearColor(0, 0, 0, 1)
         glClearDepthf(1)
+        glClearStencil(7)
         glPixelStorei(GLenum(GL_UNPACK_ALIGNMENT), 1)
+        glPixelStorei(GLenum(GL_PACK_ALIGNMENT), 2)
+        glBindRenderbuffer(GLenum(GL_RENDERBUFFER), hostRenderbuffer)
+        glActiveTexture(GLenum(GL_TEXTURE0))
+        glBindTexture(GLenum(GL_TEXTURE_2D), hostTexture)
+        glBindSampler(0, hostSampler)
         glActiveTexture(GLenum(GL_TEXTURE2))
         glBindTexture(GLenum(GL_TEXTURE_2D), hostTexture)
     }
@@ -127,6 +148,7 @@ final class HostScene {
         glBindVertexArray(triangleArray)
         glDrawArrays(GLenum(GL_TRIANGLES), 0, 3)
         expected = fingerprint()
+        glEnable(0xBEEF)   // and an error left pending: Lamina must leave it to the host
     }
 
     private var expected: [Int] = []
@@ -139,16 +161,30 @@ final class HostScene {
         glGetIntegerv(GLenum(GL_VIEWPORT), &viewport)
         var mask: [GLboolean] = [0, 0, 0, 0]
         glGetBooleanv(GLenum(GL_COLOR_WRITEMASK), &mask)
-        return [int(GL_CURRENT_PROGRAM), int(GL_VERTEX_ARRAY_BINDING), int(GL_ARRAY_BUFFER_BINDING),
-                int(GL_DRAW_FRAMEBUFFER_BINDING), on(GL_BLEND), int(GL_BLEND_SRC_RGB), int(GL_BLEND_DST_RGB),
-                int(GL_BLEND_EQUATION_RGB), on(GL_DEPTH_TEST), int(GL_DEPTH_FUNC), on(GL_SCISSOR_TEST),
-                on(GL_STENCIL_TEST), int(GL_STENCIL_WRITEMASK), int(GL_UNPACK_ALIGNMENT), int(GL_UNPACK_ROW_LENGTH),
-                int(GL_ACTIVE_TEXTURE), int(GL_TEXTURE_BINDING_2D), int(GL_SAMPLER_BINDING), int(GL_PIXEL_UNPACK_BUFFER_BINDING)]
-            + viewport.map(Int.init) + mask.map(Int.init)
+        var scissor: [GLint] = [0, 0, 0, 0]
+        glGetIntegerv(GLenum(GL_SCISSOR_BOX), &scissor)
+        let active = int(GL_ACTIVE_TEXTURE)
+        glActiveTexture(GLenum(GL_TEXTURE0))
+        let unit0 = [int(GL_TEXTURE_BINDING_2D), int(GL_SAMPLER_BINDING)]
+        glActiveTexture(GLenum(active))
+        let names = [GL_CURRENT_PROGRAM, GL_VERTEX_ARRAY_BINDING, GL_ARRAY_BUFFER_BINDING, GL_DRAW_FRAMEBUFFER_BINDING,
+                     GL_READ_FRAMEBUFFER_BINDING, GL_RENDERBUFFER_BINDING, GL_BLEND_SRC_RGB, GL_BLEND_DST_RGB,
+                     GL_BLEND_SRC_ALPHA, GL_BLEND_DST_ALPHA, GL_BLEND_EQUATION_RGB, GL_BLEND_EQUATION_ALPHA, GL_DEPTH_FUNC,
+                     GL_STENCIL_FUNC, GL_STENCIL_REF, GL_STENCIL_VALUE_MASK, GL_STENCIL_FAIL, GL_STENCIL_PASS_DEPTH_FAIL,
+                     GL_STENCIL_PASS_DEPTH_PASS, GL_STENCIL_WRITEMASK, GL_STENCIL_BACK_FUNC, GL_STENCIL_BACK_REF,
+                     GL_STENCIL_BACK_VALUE_MASK, GL_STENCIL_BACK_WRITEMASK, GL_STENCIL_CLEAR_VALUE, GL_CULL_FACE_MODE,
+                     GL_UNPACK_ALIGNMENT, GL_UNPACK_ROW_LENGTH, GL_PACK_ALIGNMENT, GL_ACTIVE_TEXTURE, GL_TEXTURE_BINDING_2D,
+                     GL_SAMPLER_BINDING, GL_PIXEL_UNPACK_BUFFER_BINDING, GL_PIXEL_PACK_BUFFER_BINDING]
+        return names.map(int) + [on(GL_BLEND), on(GL_DEPTH_TEST), on(GL_SCISSOR_TEST), on(GL_STENCIL_TEST), on(GL_CULL_FACE)]
+            + viewport.map(Int.init) + scissor.map(Int.init) + mask.map(Int.init) + unit0
     }
 
-    /// Whether the host's state is as `draw()` left it (call after Lamina ran).
-    func stateIsIntact() -> Bool { fingerprint() == expected }
+    /// Whether the host's state is as `draw()` left it, with its pending error still
+    /// pending (call after Lamina ran; takes the error).
+    func stateIsIntact() -> Bool {
+        let error = glGetError()
+        return fingerprint() == expected && error == GLenum(GL_INVALID_ENUM) && glGetError() == GLenum(GL_NO_ERROR)
+    }
 
     /// A vertex array over a static buffer of `data`: attributes (index, components, byte offset).
     private static func vertexArray(_ data: [Float], stride: Int32, attributes: [(GLuint, GLint, Int)]) -> (GLuint, GLuint) {

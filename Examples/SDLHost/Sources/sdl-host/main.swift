@@ -1,7 +1,7 @@
 // sdl-host: an SDL2 program with its own OpenGL ES 3 scene that embeds a Lamina view
 // hierarchy as a HUD in the same framebuffer (docs/embedding.md).
 //
-//   sdl-host [--mode every-frame|retained|none] [--frames N] [--size WxH] [--bench]
+//   sdl-host [--mode every-frame|retained|none] [--frames N] [--size WxH] [--angle A] [--bench]
 //
 // SDL opens an X11 window with an EGL / OpenGL ES 3 context (SDL_HINT_VIDEO_X11_FORCE_EGL),
 // the host draws its scene every frame, and Lamina, adopted into the host's context,
@@ -11,7 +11,9 @@
 // (the baseline of Tools/bench-embedding.sh). Input comes through SDL's event queue.
 // Standard input takes commands (one per line, read through Lamina's run loop):
 // `snapshot PATH` (the next frame's pixels, read back from framebuffer 0, as PNG),
-// `stats`, `quit`. Reports go to standard output, one line each. `--bench` drops the
+// `snapshot-on-input PATH` (the same, of the frame that handles the next click, key, text
+// or wheel event), `stats`, `quit`. `--angle` stops the triangle at that angle until a
+// click outside the HUD. Reports go to standard output, one line each. `--bench` drops the
 // frame pacing and, at the end, times an empty adopted-context round trip.
 
 import CSDL2
@@ -29,6 +31,7 @@ struct Options {
     var frames: Int?
     var width: Int32 = 640, height: Int32 = 400
     var bench = false
+    var angle: Float?
 
     init(_ arguments: [String]) throws {
         var i = 1
@@ -45,6 +48,9 @@ struct Options {
                 mode = m
             case "--frames": frames = Int(try value())
             case "--bench": bench = true
+            case "--angle":
+                guard let a = Float(try value()) else { throw HostError("--angle takes radians") }
+                angle = a
             case "--size":
                 let parts = try value().split(separator: "x").compactMap { Int32($0) }
                 guard parts.count == 2 else { throw HostError("--size WxH") }
@@ -87,6 +93,7 @@ func run() throws {
     var w: Int32 = 0, h: Int32 = 0
     SDL_GL_GetDrawableSize(sdlWindow, &w, &h)
     let scene = try HostScene(width: w, height: h)
+    if let angle = options.angle { scene.angle = angle; scene.paused = true }
 
     // Lamina: adopt the host's context; the window's framebuffer 0 is a target.
     let hud = options.mode == .none ? nil : try LaminaHUD(mode: options.mode, drawable: PixelSize(width: Int(w), height: Int(h)))
@@ -95,6 +102,7 @@ func run() throws {
     // Commands on standard input, through Lamina's run loop (one descriptor for everything).
     let loop = MainLoop.main
     var snapshotPath: String?
+    var snapshotOnInput: String?
     var running = true
     var pending = ""
     var stats = FrameStats()
@@ -111,6 +119,7 @@ func run() throws {
             let words = line.split(separator: " ", maxSplits: 1).map(String.init)
             switch words.first {
             case "snapshot": snapshotPath = words.count > 1 ? words[1] : "snapshot.png"
+            case "snapshot-on-input": snapshotOnInput = words.count > 1 ? words[1] : "snapshot.png"
             case "stats": report(stats.summary(mode: options.mode, hud: hud))
             case "quit": running = false
             default: report("unknown command: \(line)")
@@ -127,9 +136,10 @@ func run() throws {
     var frameNumber = 0
     var event = SDL_Event()
     while running {
+        var handledInput = false
         while SDL_PollEvent(&event) != 0 {
             if event.type == SDL_QUIT.rawValue { running = false }
-            hud?.input.handle(event, scene: scene)
+            if hud?.input.handle(event, scene: scene, frame: frameNumber) == true { handledInput = true }
         }
         let frameStart = MainLoop.now()
         if !scene.paused { scene.angle += 0.02 }
@@ -146,10 +156,14 @@ func run() throws {
         let intact = scene.stateIsIntact()
         if !intact { report("host state changed after Lamina's frame \(frameNumber)") }
 
+        if handledInput, let path = snapshotOnInput {
+            snapshotOnInput = nil
+            snapshotPath = path
+        }
         if let path = snapshotPath {
             snapshotPath = nil
             try readFramebuffer(PixelSize(width: Int(w), height: Int(h))).writePNG(to: path)
-            report("snapshot \(path) taps=\(hud?.hud.taps ?? 0) meterDraws=\(hud?.hud.meter.draws ?? 0)")
+            report("snapshot \(path) frame=\(frameNumber) angle=\(scene.angle) taps=\(hud?.hud.taps ?? 0) meterDraws=\(hud?.hud.meter.draws ?? 0)")
         }
         SDL_GL_SwapWindow(sdlWindow)
         stats.record(FrameStats.Frame(laminaWall: laminaWall, laminaCPU: laminaCPU, frameWall: MainLoop.now() - frameStart,
