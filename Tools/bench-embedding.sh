@@ -24,7 +24,9 @@ work=$(mktemp -d /tmp/lamina-bench.XXXXXX)
 Xvfb -displayfd 1 -screen 0 800x600x24 -nolisten tcp >"$work/display" 2>/dev/null &
 xvfb=$!
 disown "$xvfb"
-trap 'kill -9 $xvfb 2>/dev/null; rm -rf "$work"' EXIT
+cleanup() { kill -9 "$xvfb" 2>/dev/null; rm -rf "$work"; }
+trap cleanup EXIT
+trap 'cleanup; exit 130' INT TERM HUP
 for _ in $(seq 100); do [ -s "$work/display" ] && break; sleep 0.05; done
 export DISPLAY=":$(head -1 "$work/display")"
 

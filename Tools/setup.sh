@@ -11,7 +11,7 @@ set -euo pipefail
 lamina_packages=(pkg-config libegl-dev libgles-dev libgbm-dev libegl-mesa0 libgl1-mesa-dri libgbm1
                  libcairo2-dev libpango1.0-dev fonts-dejavu-core glslang-tools)
 if [ "${1:-}" = "--tests" ] || [ "${1:-}" = "--vm" ]; then
-  lamina_packages+=(qemu-system-x86 busybox-static xz-utils libsdl2-dev xvfb xauth xdotool)
+  lamina_packages+=(qemu-system-x86 busybox-static xz-utils libsdl2-dev xvfb xdotool)
 fi
 
 lamina_missing=()
@@ -25,11 +25,12 @@ if [ ${#lamina_missing[@]} -gt 0 ]; then
     command -v sudo >/dev/null || { echo "setup: need root to apt-get install ${lamina_missing[*]}" >&2; exit 1; }
     sudo_cmd=(sudo)
   fi
-  export DEBIAN_FRONTEND=noninteractive
+  # (sudo drops the environment: the setting goes through env.)
+  apt=("${sudo_cmd[@]}" env DEBIAN_FRONTEND=noninteractive apt-get)
   # Install from the current lists if they have the packages; refresh them otherwise.
-  "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${lamina_missing[@]}" >/dev/null 2>&1 || {
-    "${sudo_cmd[@]}" apt-get update -qq
-    "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${lamina_missing[@]}" >/dev/null
+  "${apt[@]}" install -y -qq --no-install-recommends "${lamina_missing[@]}" >/dev/null 2>&1 || {
+    "${apt[@]}" update -qq
+    "${apt[@]}" install -y -qq --no-install-recommends "${lamina_missing[@]}" >/dev/null
   }
 fi
 

@@ -58,7 +58,10 @@ public final class MainLoop {
     private var queued: [() -> Void] = []
     private nonisolated let posted = Mutex<[@Sendable @MainActor () -> Void]>([])
     private var nextToken = 1
-    private var stopped = false
+    /// How many `run(until:)` calls are running (nested ones too), and the depth `stop()`
+    /// asked to end: only the innermost run returns.
+    private var runDepth = 0
+    private var stopDepth: Int?
 
     /// Turns completed so far.
     public private(set) var turns = 0
@@ -211,8 +214,9 @@ public final class MainLoop {
         rearm()
     }
 
-    /// Runs `block` in the next turn (before that turn's commit); called from inside a turn's
-    /// blocks, in the turn after.
+    /// Runs `block` in a turn, before its commit: the current one when called from a source
+    /// or timer handler (blocks are taken after those), else the next one; called from
+    /// inside a block, in the turn after.
     public func perform(_ block: @escaping () -> Void) {
         queued.append(block)
         if queued.count == 1 { wakeUp() }
@@ -377,8 +381,10 @@ public final class MainLoop {
     /// errors, or `RunLoopError` when waiting fails.
     public func runOnce(timeout limit: Double? = nil) throws {
         let ms: Int32
-        if let limit {
+        if let limit, !limit.isNaN {
             ms = Int32(min(max(limit, 0) * 1000, Double(Int32.max)).rounded(.up))
+        } else if limit != nil {
+            ms = 0   // NaN: do not wait
         } else {
             ms = timers.isEmpty && sources.isEmpty ? 0 : -1
         }
@@ -394,16 +400,22 @@ public final class MainLoop {
     /// Dispatch main-queue work. (Blocks posted later by other threads do not keep it
     /// running: keep a timer or a source for that, or call it again.)
     public func run(until condition: () -> Bool = { false }) throws {
-        stopped = false
-        while !stopped && !condition() {
+        runDepth += 1
+        let depth = runDepth
+        defer {
+            runDepth -= 1
+            if let d = stopDepth, d >= depth { stopDepth = nil }
+        }
+        while stopDepth != depth && !condition() {
             guard !timers.isEmpty || !sources.isEmpty || !queued.isEmpty || isReadable else { return }
             try runOnce()
         }
     }
 
-    /// Makes `run(until:)` return after the current turn. (From another thread:
-    /// `loop.post { loop.stop() }`.)
-    public func stop() { stopped = true }
+    /// Makes the innermost running `run(until:)` return after the current turn (an outer
+    /// one, a turn's handler ran a nested `run`, goes on). From another thread:
+    /// `loop.post { loop.stop() }`.
+    public func stop() { if runDepth > 0 { stopDepth = runDepth } }
 }
 
 /// A system call of the run loop failed: what was tried, why, and what to do.

@@ -407,12 +407,23 @@ open class TiledScrollView: ScrollView {
 
     open override func layoutSubviews() {
         let visible = bounds
-        guard !visible.isEmpty, tileSize.width > 0, tileSize.height > 0, contentSize.width > 0, contentSize.height > 0 else {
+        let content = Rect(origin: .zero, size: contentSize)
+        guard !visible.isEmpty, tileSize.width > 0, tileSize.height > 0, contentSize.width > 0, contentSize.height > 0,
+              [visible.minX, visible.minY, visible.maxX, visible.maxY].allSatisfy(\.isFinite),
+              !visible.intersection(content).isEmpty else {
+            for tile in tiles { recycle(tile) }   // nothing of the content shows
+            return
+        }
+        let firstRow = max(0, Int((visible.minY / tileSize.height).rounded(.down)))
+        let lastRow = Int(((visible.maxY - 1e-9) / tileSize.height).rounded(.down))
+        let firstColumn = max(0, Int((visible.minX / tileSize.width).rounded(.down)))
+        let lastColumn = Int(((visible.maxX - 1e-9) / tileSize.width).rounded(.down))
+        guard firstRow <= lastRow, firstColumn <= lastColumn else {
             for tile in tiles { recycle(tile) }
             return
         }
-        let rows = max(0, Int((visible.minY / tileSize.height).rounded(.down)))...Int(((visible.maxY - 1e-9) / tileSize.height).rounded(.down))
-        let columns = max(0, Int((visible.minX / tileSize.width).rounded(.down)))...Int(((visible.maxX - 1e-9) / tileSize.width).rounded(.down))
+        let rows = firstRow...lastRow
+        let columns = firstColumn...lastColumn
         let maxRow = Int((contentSize.height / tileSize.height).rounded(.up)) - 1
         let maxColumn = Int((contentSize.width / tileSize.width).rounded(.up)) - 1
         var needed = Set<[Int]>()

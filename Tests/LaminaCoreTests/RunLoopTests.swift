@@ -227,6 +227,27 @@ struct RunLoopTests {
         #expect(MainLoop.now() - start < 20, "woken by the post, not the time-out")
     }
 
+    @Test("stop() ends the innermost run only: a run nested in a turn's handler returns, the outer one goes on; a NaN time-out does not wait")
+    func nestedStop() throws {
+        let loop = try MainLoop()
+        var log: [String] = []
+        var ticks = 0
+        let timer = loop.addTimer(after: 0.001, repeating: 0.001) { ticks += 1 }
+        loop.perform {
+            log.append("inner run")
+            loop.perform { loop.stop() }
+            try? loop.run()
+            log.append("inner returned")
+        }
+        try loop.run { ticks >= 20 }
+        loop.cancelTimer(timer)
+        #expect(log == ["inner run", "inner returned"])
+        #expect(ticks >= 20, "the outer run went on after the inner one stopped")
+        let start = MainLoop.now()
+        try loop.runOnce(timeout: .nan)
+        #expect(MainLoop.now() - start < 1)
+    }
+
     @Test("in the test process Dispatch owns the main thread: the loop does not drain the main queue, and waits without spinning")
     func mainQueueOwnedByDispatch() throws {
         let loop = try MainLoop()

@@ -417,6 +417,11 @@ struct ReviewCaseTests {
         try window.compositeNow()
         #expect(tiles.contentOffset == .zero)
         #expect(tiles.tiles.filter { !$0.isHidden }.count == 8 && tiles.tiles.filter { !$0.isHidden }.allSatisfy { $0.row < 4 })
+        // Bounds above and left of the content (set directly, past the clamping): no tile, no crash.
+        tiles.bounds = Rect(x: -300, y: -200, width: 100, height: 100)
+        tiles.setNeedsLayout()
+        try window.compositeNow()
+        #expect(tiles.tiles.allSatisfy { $0.isHidden })
     }
 
     @Test("a view scaled to nothing is not hit; stationary touches are not delivered; a repeated began cancels the old touch")
