@@ -1,13 +1,20 @@
 import LaminaGeometry
 import LaminaGPU
 import LaminaGraphics
+import Synchronization
 
 /// An immutable image used as layer contents (like `CGImage`): premultiplied RGBA8
 /// pixels. A reference type, so that the compositor uploads each image once and shares
 /// the texture between every layer showing it.
 public final class ContentImage: Sendable {
     public let pixels: RGBAImage
-    public init(_ pixels: RGBAImage) { self.pixels = pixels }
+    /// Identity for renderers (never reused).
+    public let id: UInt64
+    private static let counter = Atomic<UInt64>(0)
+    public init(_ pixels: RGBAImage) {
+        self.pixels = pixels
+        id = ContentImage.counter.add(1, ordering: .relaxed).newValue
+    }
 
     /// Loads a PNG file.
     public convenience init(contentsOfPNG path: String) throws {
@@ -79,5 +86,14 @@ public enum ContentsGravity: String, CaseIterable, Sendable {
             }
             return Rect(x: x, y: y, width: c.width, height: c.height)
         }
+    }
+}
+
+/// How contents are sized, shared by the model and the renderer's snapshot.
+enum ContentsGeometry {
+    /// The contents' size in points: the pixels of `contentsRect` over `contentsScale`.
+    static func size(pixelSize px: PixelSize, contentsRect: Rect, contentsScale: Double) -> Size {
+        let s = contentsScale > 0 ? contentsScale : 1
+        return Size(width: Double(px.width) * contentsRect.width / s, height: Double(px.height) * contentsRect.height / s)
     }
 }

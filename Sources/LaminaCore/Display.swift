@@ -43,14 +43,14 @@ public enum DisplayReason: Equatable, Sendable, CustomStringConvertible {
 public struct DisplayRecord: Sendable, CustomStringConvertible {
     /// The layer's name, or its type.
     public var layer: String
-    public var layerID: ObjectIdentifier
+    public var layerID: LayerID
     /// Every invalidation that led to this draw.
     public var reasons: [DisplayReason]
     /// The rectangle handed to `draw` (bounds coordinates, points).
     public var rect: Rect
     /// The backing-store pixels redrawn and uploaded.
     public var pixelRect: PixelRect
-    /// Bytes sent to the GPU for it (0 when the upload waits for a host's composite).
+    /// Bytes of it the renderers upload (the redrawn pixels).
     public var uploadedBytes: Int
 
     public var description: String {
@@ -71,74 +71,63 @@ public enum DisplayError: Error, Equatable, CustomStringConvertible {
     }
 }
 
-/// A layer's drawn content: a CPU bitmap (Cairo) and its GPU texture. Only the pixels
-/// redrawn since the last upload are sent (`glTexSubImage2D` of that rectangle, straight
-/// from the bitmap's memory: Cairo's byte order is swizzled by the texture, not converted).
+/// A layer's drawn content: a CPU bitmap (Cairo) with the region drawn since the last
+/// commit. It knows nothing of GPUs: at each commit the drawn region's bytes go to the
+/// renderers in the `RenderUpdate` (Cairo's byte order as is: the renderer swizzles, no
+/// CPU conversion), and each renderer keeps its own texture.
 @MainActor
 public final class BackingStore {
     public let bitmap: Bitmap
     /// Points to pixels.
     public let scale: Double
-    /// The texture on each device showing the store, and the pixels not yet sent to it.
-    private var uploads: [ObjectIdentifier: (texture: Texture, pending: PixelRect?)] = [:]
+    /// Identity for the renderer (stable for the store's life, never reused).
+    public let id: UInt64
+    /// Pixels drawn since the last commit took them (nil: none).
+    public private(set) var pendingRegion: PixelRect?
+
+    private static var nextID: UInt64 = 0
 
     init(pixelSize: PixelSize, scale: Double, isOpaque: Bool) throws {
         bitmap = try Bitmap(pixelSize: pixelSize, isOpaque: isOpaque)
         self.scale = scale
+        BackingStore.nextID += 1
+        id = BackingStore.nextID
     }
 
     public var pixelSize: PixelSize { bitmap.pixelSize }
 
-    /// The texture (on the device it was last uploaded to, when there is one).
-    public var texture: Texture? { uploads.values.first?.texture }
-
-    /// Pixels drawn but not yet on `device`'s texture (all of them before the first upload).
-    public func pendingUpload(for device: GPUDevice) -> PixelRect? {
-        guard let entry = uploads[ObjectIdentifier(device)] else { return PixelRect(size: pixelSize) }
-        return entry.pending
-    }
+    /// The store as the renderer knows it.
+    public var reference: StoreRef { StoreRef(id: id, pixelSize: pixelSize, isOpaque: bitmap.isOpaque) }
 
     func markDrawn(_ r: PixelRect) {
-        for (key, entry) in uploads {
-            guard let p = entry.pending else { uploads[key]?.pending = r; continue }
-            let x0 = min(p.x, r.x), y0 = min(p.y, r.y)
-            let x1 = max(p.x + p.width, r.x + r.width), y1 = max(p.y + p.height, r.y + r.height)
-            uploads[key]?.pending = PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
-        }
+        guard let p = pendingRegion else { pendingRegion = r; return }
+        let x0 = min(p.x, r.x), y0 = min(p.y, r.y)
+        let x1 = max(p.x + p.width, r.x + r.width), y1 = max(p.y + p.height, r.y + r.height)
+        pendingRegion = PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
     }
 
-    /// The texture on `device`, after uploading what was drawn since the last upload to it.
-    /// Returns the bytes uploaded.
-    @discardableResult
-    func upload(to device: GPUDevice) throws -> Int {
-        let key = ObjectIdentifier(device)
-        // Textures of closed devices go (a new device may even reuse a closed one's identity).
-        uploads = uploads.filter { $0.value.texture.isUsable }
-        if let entry = uploads[key], !entry.texture.belongs(to: device) { uploads[key] = nil }
-        if uploads[key] == nil {
-            let t = try device.makeTexture(pixelSize: pixelSize, byteOrder: bitmap.isOpaque ? .bgrx : .bgra)
-            uploads[key] = (t, PixelRect(size: pixelSize))
-        }
-        guard let entry = uploads[key], let region = entry.pending else { return 0 }
+    /// The pixels of `region` (default: all), tightly packed, for a `ContentUpload`.
+    func upload(of region: PixelRect? = nil) -> ContentUpload {
+        let r = region ?? PixelRect(size: pixelSize)
         let stride = bitmap.bytesPerRow
-        let sent = try bitmap.withUnsafeBytes { all in
-            let start = region.y * stride + region.x * 4
-            let bytes = UnsafeRawBufferPointer(rebasing: all[start...])
-            return try entry.texture.upload(bytes, bytesPerRow: stride, region: region)
+        var bytes = [UInt8](repeating: 0, count: r.area * 4)
+        bitmap.withUnsafeBytes { all in
+            bytes.withUnsafeMutableBytes { out in
+                for row in 0..<r.height {
+                    let from = (r.y + row) * stride + r.x * 4
+                    out.baseAddress!.advanced(by: row * r.width * 4)
+                        .copyMemory(from: all.baseAddress!.advanced(by: from), byteCount: r.width * 4)
+                }
+            }
         }
-        uploads[key]?.pending = nil
-        return sent
+        return ContentUpload(store: reference, region: r, isFull: r == PixelRect(size: pixelSize), bytes: bytes)
     }
 
-    func texture(on device: GPUDevice) throws -> Texture {
-        try upload(to: device)
-        return uploads[ObjectIdentifier(device)]!.texture
-    }
-
-    /// Frees the textures now (the bitmap goes with the store).
-    public func releaseTextures() {
-        for entry in uploads.values { entry.texture.release() }
-        uploads = [:]
+    /// The drawn region's pixels, once (the commit takes them).
+    func takePendingUpload() -> ContentUpload? {
+        guard let r = pendingRegion else { return nil }
+        pendingRegion = nil
+        return upload(of: r)
     }
 }
 
@@ -167,7 +156,7 @@ extension Layer {
     }
 
     /// Draws now if the content is invalid; when it returns, the new pixels are in the
-    /// backing store and, for a hosted tree, in its texture.
+    /// backing store (the next commit takes them to the renderers).
     public func displayIfNeeded() throws {
         guard needsDisplay else { return }
         needsDisplay = false
@@ -176,17 +165,11 @@ extension Layer {
     }
 
     /// Seed 002's `displayNow`: `setNeedsDisplay()` + `displayIfNeeded()`. The draw runs
-    /// synchronously; when this returns, the layer's texture holds the new content. Use
-    /// `Transaction.flush()` to put it on the target too.
+    /// synchronously; when this returns, the backing store holds the new content.
+    /// `Transaction.flush()` puts it on the target too (`View.displayNow()` does both).
     public func displayNow() throws {
         invalidate(nil, reason: .displayNow)
         try displayIfNeeded()
-    }
-
-    /// The devices of the hosts compositing this layer's tree.
-    var hostDevices: [GPUDevice] {
-        var seen = Set<ObjectIdentifier>()
-        return hosts.compactMap { $0.host?.device }.filter { seen.insert(ObjectIdentifier($0)).inserted }
     }
 
     /// The default display: a backing store of the bounds at `contentsScale`, the dirty
@@ -203,8 +186,7 @@ extension Layer {
             contents = nil
             return
         }
-        let devices = rootLayer.hostDevices
-        let maximum = min(devices.map(\.capabilities.maxTextureSize).min() ?? Bitmap.maximumSide, Bitmap.maximumSide)
+        let maximum = min(Transaction.maximumContentSide ?? Bitmap.maximumSide, Bitmap.maximumSide)
         guard size.width <= maximum, size.height <= maximum else {
             throw DisplayError.backingStoreTooLarge(layer: name ?? String(describing: type(of: self)), size: size, maximum: maximum)
         }
@@ -234,7 +216,7 @@ extension Layer {
             // Nothing was drawn over the whole layer: no bitmap; contents set by code stay.
             backingStore = nil
             if case .backingStore? = contents { contents = nil }
-            let record = DisplayRecord(layer: name ?? String(describing: type(of: self)), layerID: ObjectIdentifier(self),
+            let record = DisplayRecord(layer: name ?? String(describing: type(of: self)), layerID: id,
                                        reasons: reasons, rect: drawRect, pixelRect: pixels, uploadedBytes: 0)
             lastDisplay = record
             Transaction.noteDisplay(record)
@@ -243,11 +225,9 @@ extension Layer {
         backing.markDrawn(pixels)
         backingStore = backing
         contents = .backingStore(backing)
-        changed()   // new pixels: re-composite
-        var uploaded = 0
-        for device in devices { uploaded += try backing.upload(to: device) }
-        let record = DisplayRecord(layer: name ?? String(describing: type(of: self)), layerID: ObjectIdentifier(self),
-                                   reasons: reasons, rect: drawRect, pixelRect: pixels, uploadedBytes: uploaded)
+        changed()   // new pixels: the next commit hands them to the renderers
+        let record = DisplayRecord(layer: name ?? String(describing: type(of: self)), layerID: id,
+                                   reasons: reasons, rect: drawRect, pixelRect: pixels, uploadedBytes: pixels.area * 4)
         lastDisplay = record
         Transaction.noteDisplay(record)
     }

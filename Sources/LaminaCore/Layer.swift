@@ -6,12 +6,15 @@ import LaminaGraphics
 /// in a tree. Coordinates are UIKit's: points, origin top-left, y down.
 ///
 /// Every property setter goes through one funnel (`changed()`): equal values return
-/// early; otherwise the layer and its ancestors are marked so that the next composite
-/// knows something changed (and an unchanged tree costs no GPU work).
+/// early; otherwise the layer joins the current transaction's changes, and the commit
+/// hands the renderers its new state (an unchanged tree costs no GPU work). Layers know
+/// nothing of renderers, devices or textures.
 @MainActor
 open class Layer {
     public required init() {}
 
+    /// The layer's identity for renderers (never reused).
+    public let id = LayerID.next()
     /// A name for diagnostics and scene files.
     public var name: String?
 
@@ -37,7 +40,8 @@ open class Layer {
         layer.removeFromSuperlayer()
         sublayers.insert(layer, at: min(i, sublayers.count))
         layer.superlayer = self
-        layer.changed()
+        changed()                      // the sublayers changed
+        layer.subtreeInserted()        // renderers may not know it: described whole
         return true
     }
 
@@ -93,27 +97,50 @@ open class Layer {
 
     // MARK: Change tracking
 
-    /// Increases with every change anywhere; a layer's stamp is the latest change in its subtree.
-    private static var changeCounter = 0
-    /// The latest change in this layer's subtree (compared by compositors with the last
-    /// state they drew, so every compositor of a tree sees every change).
-    public private(set) var changeStamp = 0
+    /// The layer is among the current transaction's changes.
+    var changeRecorded = false
 
-    /// The one funnel for change: stamps this layer and its ancestors. The change joins
-    /// the current transaction.
+    /// The one funnel for change: the layer joins the current transaction's changes (once
+    /// per commit), which hands its state to the renderers.
     func changed() {
-        Transaction.noteChange()
-        Layer.changeCounter += 1
-        var l: Layer? = self
-        while let current = l {
-            current.changeStamp = Layer.changeCounter
-            l = current.superlayer
+        Transaction.noteChanged(self)
+    }
+
+    /// A subtree was (re)inserted: every layer of it is described whole at the commit, and
+    /// its drawn content uploaded whole (a renderer may never have seen it).
+    func subtreeInserted() {
+        var stack: [Layer] = [self]
+        while let l = stack.popLast() {
+            Transaction.noteChanged(l)
+            if case .backingStore(let store)? = l.contents { Transaction.noteNeedsFullUpload(store) }
+            stack += l.sublayers
         }
     }
 
-    /// Tells the compositor that the pixels of a `.texture` contents changed (Lamina cannot
+    /// Tells the renderers that the pixels of a `.texture` contents changed (Lamina cannot
     /// see GPU writes): the layer is composited again at the next frame.
     public func contentsDidChange() { changed() }
+
+    /// The state the renderer needs (`LayerState`).
+    var state: LayerState {
+        var s = LayerState(id: id)
+        s.preservesDepth = preservesDepth
+        s.bounds = bounds; s.position = position; s.anchorPoint = anchorPoint; s.anchorPointZ = anchorPointZ
+        s.zPosition = zPosition; s.transform = transform; s.sublayerTransform = sublayerTransform
+        s.isDoubleSided = isDoubleSided; s.backgroundColor = backgroundColor; s.opacity = opacity
+        s.allowsGroupOpacity = allowsGroupOpacity; s.isHidden = isHidden; s.borderWidth = borderWidth
+        s.borderColor = borderColor; s.cornerRadius = cornerRadius; s.masksToBounds = masksToBounds; s.isOpaque = isOpaque
+        switch contents {
+        case .image(let i)?: s.contents = .image(i)
+        case .texture(let t)?: s.contents = .texture(TextureRef(texture: t))
+        case .backingStore(let b)?: s.contents = .store(b.reference)
+        case nil: s.contents = nil
+        }
+        s.contentsRect = contentsRect; s.contentsCenter = contentsCenter; s.contentsGravity = contentsGravity
+        s.contentsScale = contentsScale; s.minificationFilter = minificationFilter; s.magnificationFilter = magnificationFilter
+        s.sublayers = sublayers.map(\.id)
+        return s
+    }
 
     // MARK: Geometry
 
@@ -163,7 +190,12 @@ open class Layer {
     public var contents: LayerContents? {
         didSet {
             guard !(contents?.isSame(as: oldValue) ?? (oldValue == nil)) else { return }
-            if case .backingStore(let s)? = contents, s === backingStore {} else { backingStore = nil }
+            if case .backingStore(let s)? = contents {
+                if s !== backingStore { backingStore = nil }
+                Transaction.noteNeedsFullUpload(s)   // renderers may not have it
+            } else {
+                backingStore = nil
+            }
             changed()
         }
     }
@@ -187,10 +219,7 @@ open class Layer {
 
     /// The contents' size in points: the pixels of `contentsRect` over `contentsScale`.
     public var contentsSize: Size? {
-        guard let contents else { return nil }
-        let px = contents.pixelSize
-        let s = contentsScale > 0 ? contentsScale : 1
-        return Size(width: Double(px.width) * contentsRect.width / s, height: Double(px.height) * contentsRect.height / s)
+        contents.map { ContentsGeometry.size(pixelSize: $0.pixelSize, contentsRect: contentsRect, contentsScale: contentsScale) }
     }
 
     /// Where the contents are drawn, in bounds coordinates (per `contentsGravity`).
@@ -223,9 +252,6 @@ open class Layer {
 
     /// The layer's `layoutSublayers()` will run at the end of the turn.
     public internal(set) var needsLayout = false
-
-    /// The hosts compositing this tree (on root layers, kept by `LayerTreeHost`).
-    var hosts: [WeakHost] = []
 
     /// Draws the content into the backing store and uploads the redrawn pixels. Override
     /// to provide content another way (e.g. set `contents`); the delegate's

@@ -47,7 +47,20 @@ struct Homography {
     }
 }
 
-extension Layer {
+/// The geometry of a layer's properties, shared by the model (`Layer`) and the renderer's
+/// snapshot (`LayerState`): one definition of how a layer is placed.
+public protocol LayerGeometry {
+    var bounds: Rect { get }
+    var position: Point { get }
+    var anchorPoint: Point { get }
+    var anchorPointZ: Double { get }
+    var zPosition: Double { get }
+    var transform: Transform3D { get }
+    var sublayerTransform: Transform3D { get }
+    var preservesDepth: Bool { get }
+}
+
+extension LayerGeometry {
     /// The anchor point in bounds coordinates.
     var anchorInBounds: Point {
         Point(x: bounds.origin.x + anchorPoint.x * bounds.size.width, y: bounds.origin.y + anchorPoint.y * bounds.size.height)
@@ -77,6 +90,12 @@ extension Layer {
     public var transformForSublayers: Transform3D {
         preservesDepth ? sublayerTransformAboutAnchor : sublayerTransformAboutAnchor.concatenating(.flatten)
     }
+}
+
+extension Layer: @MainActor LayerGeometry {}
+extension LayerState: LayerGeometry {}
+
+extension Layer {
 
     /// Maps this layer's bounds coordinates to the space its root layer is placed in
     /// (the render target's points when the root is composited).

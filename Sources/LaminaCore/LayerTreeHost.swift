@@ -55,8 +55,6 @@ public final class LayerTreeHost {
         self.target = target
         self.background = background
         self.compositor = Compositor(device: target.device)
-        rootLayer.hosts.removeAll { $0.host == nil }
-        rootLayer.hosts.append(WeakHost(host: self))
         Transaction.hosts.append(WeakHost(host: self))
         Transaction.noteChange()
     }
@@ -65,46 +63,28 @@ public final class LayerTreeHost {
     var needsFrame: Bool { flashVisible || compositesEveryFrame }
 
     func composite(displays: [DisplayRecord], layouts: Int) throws {
-        // The draws of layers in this tree.
-        var inTree = Set<ObjectIdentifier>()
-        if !displays.isEmpty {
-            var stack = [rootLayer]
-            while let l = stack.popLast() { inTree.insert(ObjectIdentifier(l)); stack += l.sublayers }
-        }
-        let mine = displays.filter { inTree.contains($0.layerID) }
         if flashVisible { compositor.forgetLastFrame() }
-        var list: RenderList?
-        if showsRedrawRegions && !mine.isEmpty {
-            var l = RenderList.build(rootLayer)
-            for record in mine {
-                guard let layer = find(record.layerID) else { continue }
-                l.appendOverlay(rect: record.rect, color: Color(red: 1, green: 0, blue: 1, alpha: 0.35), transform: layer.transformToRoot)
+        let flash = showsRedrawRegions && !displays.isEmpty
+        var overlays: [(rect: Rect, color: Color, transform: Transform3D)] = []
+        if flash {
+            // Debugging aid: the model's layers are found by walking the tree.
+            var byID: [LayerID: Layer] = [:]
+            var stack = [rootLayer]
+            while let l = stack.popLast() { byID[l.id] = l; stack += l.sublayers }
+            for record in displays {
+                guard let layer = byID[record.layerID] else { continue }
+                overlays.append((record.rect, Color(red: 1, green: 0, blue: 1, alpha: 0.35), layer.transformToRoot))
             }
-            list = l
         }
-        var stats: FrameStatistics
-        if let list {
-            stats = try compositor.render(list, root: rootLayer, to: target, background: background)
-            flashVisible = true
-        } else {
-            stats = try compositor.render(rootLayer, to: target, background: background, always: compositesEveryFrame)
-            flashVisible = false
-        }
+        var stats = try compositor.render(rootLayer, to: target, background: background, always: compositesEveryFrame,
+                                          overlays: overlays)
+        flashVisible = !overlays.isEmpty
         stats.layoutPasses = layouts
-        stats.displays = mine
-        stats.textureBytesUploaded += mine.reduce(0) { $0 + $1.uploadedBytes }
+        // The draws of layers in this tree.
+        stats.displays = displays.filter { compositor.tree?.contains($0.layerID) == true }
         if !stats.skipped { frameCount += 1 }
         lastFrame = stats
         didComposite?(stats)
-    }
-
-    private func find(_ id: ObjectIdentifier) -> Layer? {
-        func visit(_ l: Layer) -> Layer? {
-            if ObjectIdentifier(l) == id { return l }
-            for s in l.sublayers { if let f = visit(s) { return f } }
-            return nil
-        }
-        return visit(rootLayer)
     }
 
     /// Retained-output mode: draws the last composited frame — this host's target's
@@ -129,7 +109,6 @@ public final class LayerTreeHost {
     /// detached from its tree and from the commits; its target is left to its owner).
     public func detach() {
         Transaction.hosts.removeAll { $0.host === self || $0.host == nil }
-        rootLayer.hosts.removeAll { $0.host === self || $0.host == nil }
         compositor.release()
     }
 }

@@ -9,9 +9,10 @@ public enum CommitPhase: String, Sendable { case layout, display, composite }
 /// of the run loop belongs to an implicit transaction; at the end of the turn
 /// (`MainLoop`, or the embedding host calling `commitIfNeeded()`) one commit runs:
 /// **layout** (each layer that needs it, top-down) → **display** (each invalid layer draws
-/// once, however often it was invalidated) → **composite** (each `LayerTreeHost` whose
-/// tree changed draws a frame). `begin()`/`commit()` nest; the outermost `commit()`
-/// commits. `flush()` commits now.
+/// once, however often it was invalidated) → the layers that changed are described to every
+/// renderer (`RenderUpdate`: their state, and the pixels drawn) → **composite** (each
+/// `LayerTreeHost` whose tree changed draws a frame). `begin()`/`commit()` nest; the
+/// outermost `commit()` commits. `flush()` commits now.
 @MainActor
 public enum Transaction {
     private static var depth = 0
@@ -21,6 +22,12 @@ public enum Transaction {
     private static var records: [DisplayRecord] = []
     private static var layoutCount = 0
     static var hosts: [WeakHost] = []
+    /// Layers changed since their state last went to the renderers (each once).
+    private static var changedLayers: [Layer] = []
+    /// Backing stores the renderers get whole at the next delivery (new to them).
+    private static var fullUploads: [UInt64: BackingStore] = [:]
+    /// The renderers (compositors) that receive every update.
+    private static var renderers: [WeakRenderer] = []
 
     /// Observes each phase of each commit as it starts (for tests and tracing).
     public static var phaseObserver: ((CommitPhase) -> Void)?
@@ -55,6 +62,57 @@ public enum Transaction {
     }
 
     static func noteChange() { pendingChanges = true }
+    static func noteChanged(_ layer: Layer) {
+        pendingChanges = true
+        guard !layer.changeRecorded else { return }
+        layer.changeRecorded = true
+        changedLayers.append(layer)
+    }
+    static func noteNeedsFullUpload(_ store: BackingStore) { fullUploads[store.id] = store }
+
+    /// Registers a renderer for every later update (until it is freed or unregistered).
+    static func register(_ renderer: Compositor) {
+        renderers.removeAll { $0.renderer == nil || $0.renderer === renderer }
+        renderers.append(WeakRenderer(renderer: renderer))
+    }
+    static func unregister(_ renderer: Compositor) {
+        renderers.removeAll { $0.renderer == nil || $0.renderer === renderer }
+    }
+
+    /// The largest content side every registered renderer's GPU can hold (nil: none yet).
+    static var maximumContentSide: Int? {
+        renderers.compactMap { $0.renderer?.device.capabilities.maxTextureSize }.min()
+    }
+
+    /// Describes the layers changed since the last delivery, with the pixels drawn, and
+    /// hands the update to every renderer. Part of every commit; `Compositor.render` calls
+    /// it too (it composites what the model holds, without layout or display).
+    static func deliverChanges() {
+        guard !changedLayers.isEmpty || !fullUploads.isEmpty else { return }
+        var update = RenderUpdate()
+        update.layers.reserveCapacity(changedLayers.count)
+        var uploaded = Set<UInt64>()
+        for layer in changedLayers {
+            layer.changeRecorded = false
+            update.layers.append(layer.state)
+            if case .backingStore(let store)? = layer.contents, uploaded.insert(store.id).inserted {
+                if fullUploads.removeValue(forKey: store.id) != nil {
+                    _ = store.takePendingUpload()
+                    update.uploads.append(store.upload())
+                } else if let u = store.takePendingUpload() {
+                    update.uploads.append(u)
+                }
+            }
+        }
+        for (id, store) in fullUploads where uploaded.insert(id).inserted {
+            _ = store.takePendingUpload()
+            update.uploads.append(store.upload())
+        }
+        changedLayers = []
+        fullUploads = [:]
+        renderers.removeAll { $0.renderer == nil }
+        for entry in renderers { entry.renderer?.apply(update) }
+    }
     static func noteNeedsLayout(_ layer: Layer) { layoutQueue.append(layer); pendingChanges = true }
     static func noteNeedsDisplay(_ layer: Layer) { displayQueue.append(layer); pendingChanges = true }
     static func noteDisplay(_ record: DisplayRecord) { records.append(record) }
@@ -84,7 +142,8 @@ public enum Transaction {
         records = []
         let layouts = layoutCount
         layoutCount = 0
-        // Composite: each host whose tree changed.
+        // The renderers get what changed; then each host composites.
+        deliverChanges()
         phaseObserver?(.composite)
         hosts.removeAll { $0.host == nil }
         for entry in hosts {
@@ -111,4 +170,8 @@ public struct CommitError: Error, CustomStringConvertible {
 
 struct WeakHost {
     weak var host: LayerTreeHost?
+}
+
+struct WeakRenderer {
+    weak var renderer: Compositor?
 }

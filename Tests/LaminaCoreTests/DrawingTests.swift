@@ -156,7 +156,7 @@ struct DrawingTests {
         #expect(layer.displayCount == 3)
     }
 
-    @Test("displayNow draws synchronously: the texture holds the new pixels when it returns; flush puts them on the target")
+    @Test("displayNow draws synchronously: the backing store holds the new pixels when it returns; flush puts them on the target")
     func displayNow() throws {
         let s = try Scene()
         let layer = s.addCountingLayer(Rect(x: 0, y: 0, width: 20, height: 20))
@@ -164,8 +164,8 @@ struct DrawingTests {
         layer.color = .green
         try layer.displayNow()
         #expect(layer.displayCount == 2)
-        let texture = try #require(layer.backingStore?.texture)
-        #expect(try read(texture, on: s.device)[5, 5] == green, "the texture has the new content before any commit")
+        let store = try #require(layer.backingStore)
+        #expect(store.bitmap.rgbaImage()[5, 5] == green, "the backing store has the new content before any commit")
         #expect(try s.pixels()[5, 5] == red, "the target shows it only after the composite")
         try Transaction.flush()
         #expect(try s.pixels()[5, 5] == green)

@@ -1,0 +1,346 @@
+import LaminaGeometry
+import LaminaGPU
+
+/// A content the renderer keeps a texture for, by identity.
+public enum ContentKey: Hashable, Sendable {
+    case image(UInt64)
+    case store(UInt64)
+    case texture(ObjectIdentifier)
+
+    init(_ ref: ContentRef) {
+        switch ref {
+        case .image(let i): self = .image(i.id)
+        case .store(let s): self = .store(s.id)
+        case .texture(let t): self = .texture(ObjectIdentifier(t.texture))
+        }
+    }
+}
+
+/// The renderer's own copy of one layer tree (Core Animation's render tree, Chromium's
+/// impl tree): built from a snapshot, then kept up to date from `RenderUpdate`s — it
+/// never reads the model, so it could live on another thread. GPU-free: it turns the
+/// tree into render lists, and counts which contents are shown (so the compositor frees
+/// a texture the moment no layer shows it, without scanning).
+public final class RenderTree {
+    public let rootID: LayerID
+
+    struct Node {
+        var state: LayerState
+        var parent: LayerID?
+        /// Sublayers in drawing order (increasing zPosition, stable), made when first needed
+        /// after the sublayers or their zPositions changed.
+        var ordered: [LayerID]?
+    }
+
+    private(set) var nodes: [LayerID: Node] = [:]
+    /// How many layers of the tree show each content.
+    private(set) var contentUsers: [ContentKey: Int] = [:]
+    /// Contents no layer shows any more since the last `takeUnusedContents()`.
+    private var unused: Set<ContentKey> = []
+
+    /// A tree from the states of a root and its whole subtree.
+    public init(root: LayerID, states: [LayerID: LayerState]) {
+        rootID = root
+        guard let rootState = states[root] else { return }
+        create(rootState, parent: nil, from: states)
+    }
+
+    /// A tree from the model's current state (a full snapshot).
+    @MainActor
+    public convenience init(snapshotOf root: Layer) {
+        var states: [LayerID: LayerState] = [:]
+        var stack = [root]
+        while let l = stack.popLast() {
+            states[l.id] = l.state
+            stack += l.sublayers
+        }
+        self.init(root: root.id, states: states)
+    }
+
+    /// The number of layers in the tree.
+    public var count: Int { nodes.count }
+
+    /// Whether the tree holds a layer.
+    public func contains(_ id: LayerID) -> Bool { nodes[id] != nil }
+
+    /// A layer's state in the tree.
+    public func state(of id: LayerID) -> LayerState? { nodes[id]?.state }
+
+    // MARK: Updates
+
+    /// What applying an update changed in this tree.
+    public struct Changes: Sendable {
+        /// Layers whose state changed (created ones included).
+        public var updated: [LayerID] = []
+        /// Layers that left the tree.
+        public var removed: [LayerID] = []
+        public var isEmpty: Bool { updated.isEmpty && removed.isEmpty }
+    }
+
+    /// Brings the tree up to date: states of layers it holds replace theirs; sublayer
+    /// lists that changed attach new layers (described in the update) and detach old ones
+    /// (their subtrees leave, unless the update moves them elsewhere in the tree). States
+    /// of layers of other trees are ignored. O(size of the update + subtrees removed).
+    @discardableResult
+    public func apply(_ update: RenderUpdate) -> Changes {
+        var changes = Changes()
+        guard !update.layers.isEmpty else { return changes }
+        var incoming: [LayerID: LayerState] = [:]
+        incoming.reserveCapacity(update.layers.count)
+        for s in update.layers { incoming[s.id] = s }
+
+        // Known layers take their new state; collect every sublayer list that changed.
+        var newParents: [LayerID: LayerID] = [:]
+        var detached: [LayerID] = []
+        var structural: [LayerID] = []
+        for s in update.layers {
+            guard var node = nodes[s.id] else { continue }
+            let old = node.state
+            if old.sublayers != s.sublayers {
+                structural.append(s.id)
+                let kept = Set(s.sublayers)
+                for c in old.sublayers where !kept.contains(c) { detached.append(c) }
+                node.ordered = nil
+            }
+            setContent(old: old.contents, new: s.contents)
+            node.state = s
+            nodes[s.id] = node
+            if old.zPosition != s.zPosition, let p = node.parent { nodes[p]?.ordered = nil }
+            changes.updated.append(s.id)
+        }
+        // New sublayers: known ones move here; unknown ones are created from the update.
+        for id in structural {
+            guard let list = nodes[id]?.state.sublayers else { continue }
+            for c in list { newParents[c] = id }
+        }
+        for (child, parent) in Array(newParents) {
+            if var node = nodes[child] {
+                if node.parent != parent {
+                    if let old = node.parent { nodes[old]?.ordered = nil }
+                    node.parent = parent
+                    nodes[child] = node
+                }
+            } else if let s = incoming[child] {
+                create(s, parent: parent, from: incoming, created: &changes.updated, claims: &newParents)
+            }
+        }
+        // Detached sublayers that found no new parent leave, with their subtrees (a
+        // descendant moved elsewhere in the update stays).
+        for id in detached where newParents[id] == nil {
+            guard let node = nodes[id], let p = node.parent, nodes[p]?.state.sublayers.contains(id) != true else { continue }
+            remove(id, keeping: newParents, removed: &changes.removed)
+        }
+        return changes
+    }
+
+    private func create(_ s: LayerState, parent: LayerID?, from states: [LayerID: LayerState]) {
+        var ignored: [LayerID] = []
+        var claims: [LayerID: LayerID] = [:]
+        create(s, parent: parent, from: states, created: &ignored, claims: &claims)
+    }
+
+    /// Creates a layer and its new subtree from `states`; sublayers the tree holds already
+    /// are moved under it (recorded in `claims`, so that they are not removed).
+    private func create(_ s: LayerState, parent: LayerID?, from states: [LayerID: LayerState],
+                        created: inout [LayerID], claims: inout [LayerID: LayerID]) {
+        var stack: [(LayerState, LayerID?)] = [(s, parent)]
+        while let (state, parent) = stack.popLast() {
+            nodes[state.id] = Node(state: state, parent: parent)
+            setContent(old: nil, new: state.contents)
+            created.append(state.id)
+            for c in state.sublayers {
+                claims[c] = state.id
+                if var known = nodes[c] {
+                    if let old = known.parent, old != state.id { nodes[old]?.ordered = nil }
+                    known.parent = state.id
+                    nodes[c] = known
+                } else if let cs = states[c] {
+                    stack.append((cs, state.id))
+                }
+            }
+        }
+    }
+
+    private func remove(_ id: LayerID, keeping moved: [LayerID: LayerID], removed: inout [LayerID]) {
+        var stack = [id]
+        while let current = stack.popLast() {
+            guard let node = nodes[current] else { continue }
+            for c in node.state.sublayers {
+                if let p = moved[c], p != current { continue }   // moved out of the leaving subtree
+                stack.append(c)
+            }
+            setContent(old: node.state.contents, new: nil)
+            nodes[current] = nil
+            removed.append(current)
+        }
+    }
+
+    private func setContent(old: ContentRef?, new: ContentRef?) {
+        guard old != new else { return }
+        if let old {
+            let key = ContentKey(old)
+            let n = (contentUsers[key] ?? 1) - 1
+            if n <= 0 { contentUsers[key] = nil; unused.insert(key) } else { contentUsers[key] = n }
+        }
+        if let new {
+            let key = ContentKey(new)
+            contentUsers[key, default: 0] += 1
+            unused.remove(key)
+        }
+    }
+
+    /// Contents that no layer of the tree shows any more (since the last call).
+    func takeUnusedContents() -> Set<ContentKey> {
+        defer { unused = [] }
+        return unused.filter { contentUsers[$0] == nil }
+    }
+
+    /// Every content shown now.
+    var shownContents: Dictionary<ContentKey, Int>.Keys { contentUsers.keys }
+
+    // MARK: Render lists
+
+    /// Sublayers of a node in drawing order (cached).
+    private func ordered(_ id: LayerID) -> [LayerID] {
+        guard let node = nodes[id] else { return [] }
+        if let o = node.ordered { return o }
+        let subs = node.state.sublayers.filter { nodes[$0] != nil }
+        let o = subs.enumerated().sorted { x, y in
+            let zx = nodes[x.element]!.state.zPosition, zy = nodes[y.element]!.state.zPosition
+            return zx != zy ? zx < zy : x.offset < y.offset
+        }.map(\.element)
+        nodes[id]?.ordered = o
+        return o
+    }
+
+    /// The render list of the whole tree. `placement` maps the root's superlayer space to
+    /// target points.
+    public func buildList(placement: Transform3D = .identity) -> RenderList {
+        var list = RenderList()
+        guard let root = nodes[rootID]?.state else { return list }
+        emit(rootID, world: root.transformToSuperlayer.concatenating(.flatten).concatenating(placement), alpha: 1, into: &list)
+        return list
+    }
+
+    private func emit(_ id: LayerID, world: Transform3D, alpha: Double, into list: inout RenderList) {
+        list.layersVisited += 1
+        guard let layer = nodes[id]?.state else { return }
+        guard !layer.isHidden, layer.opacity > 0, alpha > 0,
+              layer.isDoubleSided || !RenderTree.facesAway(layer.bounds, world) else { return }
+
+        if layer.preservesDepth {
+            // A transform layer draws nothing itself; its 3D context is sorted back to front.
+            var planes: [(id: LayerID, world: Transform3D, alpha: Double, depth: Double)] = []
+            // Depth is measured in the 3D space the context is flattened from: the transform
+            // layer's own transform and its superlayer's sublayerTransform included.
+            var context = layer.transformToSuperlayer
+            if let parent = nodes[id]?.parent, let p = nodes[parent]?.state {
+                context = context.concatenating(p.sublayerTransformAboutAnchor)
+            }
+            collectPlanes(of: id, world: world, context: context, alpha: alpha * layer.opacity, into: &planes, list: &list)
+            let sorted = planes.enumerated().sorted { a, b in
+                a.element.depth != b.element.depth ? a.element.depth < b.element.depth : a.offset < b.offset
+            }
+            for (_, plane) in sorted { emit(plane.id, world: plane.world, alpha: plane.alpha, into: &list) }
+            return
+        }
+
+        // Group opacity: fade the layer as one image when more than one thing is drawn in
+        // its subtree (they could overlap).
+        let group = layer.opacity < 1 && layer.allowsGroupOpacity && drawsMoreThanOneItem(id)
+        let a = group ? 1 : alpha * layer.opacity
+        if group { list.commands.append(.beginGroup) }
+
+        let bounds = layer.bounds
+        if let color = layer.backgroundColor, color.alpha > 0 {
+            list.commands.append(.fill(rect: bounds, color: color.withAlpha(color.alpha * a), cornerRadius: layer.cornerRadius,
+                                       borderWidth: 0, transform: world, layer: id))
+        }
+        if layer.masksToBounds {
+            list.commands.append(.pushClip(rect: bounds, cornerRadius: layer.cornerRadius, transform: world))
+        }
+        if let contents = layer.contents {
+            let size = ContentsGeometry.size(pixelSize: contents.pixelSize, contentsRect: layer.contentsRect, contentsScale: layer.contentsScale)
+            let frame = layer.contentsGravity.contentRect(contentSize: size, in: bounds)
+            if !frame.isEmpty {
+                list.commands.append(.contents(contents, rect: frame, sourceRect: layer.contentsRect, center: layer.contentsCenter,
+                                               contentSize: size, alpha: a,
+                                               minFilter: layer.minificationFilter, magFilter: layer.magnificationFilter,
+                                               transform: world, layer: id))
+            }
+        }
+        let subs = ordered(id)
+        if !subs.isEmpty {
+            let toSublayers = layer.transformForSublayers.concatenating(world)
+            for sub in subs {
+                guard let s = nodes[sub]?.state else { continue }
+                emit(sub, world: s.transformToSuperlayer.concatenating(toSublayers), alpha: a, into: &list)
+            }
+        }
+        if layer.masksToBounds {
+            list.commands.append(.popClip(rect: bounds, cornerRadius: layer.cornerRadius, transform: world))
+        }
+        if layer.borderWidth > 0, layer.borderColor.alpha > 0 {
+            list.commands.append(.fill(rect: bounds, color: layer.borderColor.withAlpha(layer.borderColor.alpha * a),
+                                       cornerRadius: layer.cornerRadius, borderWidth: layer.borderWidth, transform: world, layer: id))
+        }
+        if group { list.commands.append(.endGroup(opacity: alpha * layer.opacity)) }
+    }
+
+    /// The sublayers of a transform layer, through nested transform layers, each with its
+    /// world transform and its depth in the shared 3D space (z of its centre).
+    private func collectPlanes(of id: LayerID, world: Transform3D, context: Transform3D, alpha: Double,
+                               into planes: inout [(id: LayerID, world: Transform3D, alpha: Double, depth: Double)],
+                               list: inout RenderList) {
+        guard let layer = nodes[id]?.state else { return }
+        let toSublayers = layer.transformForSublayers
+        for sub in layer.sublayers {
+            guard let s = nodes[sub]?.state else { continue }
+            let local = s.transformToSuperlayer.concatenating(toSublayers)
+            let subWorld = local.concatenating(world)
+            let subContext = local.concatenating(context)
+            if s.preservesDepth {
+                list.layersVisited += 1
+                guard !s.isHidden, s.opacity > 0 else { continue }
+                collectPlanes(of: sub, world: subWorld, context: subContext, alpha: alpha * s.opacity, into: &planes, list: &list)
+            } else {
+                let c = Point(x: s.bounds.midX, y: s.bounds.midY)
+                let t = subContext
+                let z = c.x * t.m13 + c.y * t.m23 + t.m43
+                let w = c.x * t.m14 + c.y * t.m24 + t.m44
+                planes.append((sub, subWorld, alpha, abs(w) > 1e-12 ? z / w : z))
+            }
+        }
+    }
+
+    /// Whether the layer's subtree draws at least two items (stops counting at two).
+    func drawsMoreThanOneItem(_ id: LayerID) -> Bool {
+        var count = 0
+        func visit(_ id: LayerID) -> Bool {
+            guard let l = nodes[id]?.state else { return false }
+            if !l.preservesDepth {
+                if l.backgroundColor != nil { count += 1 }
+                if l.contents != nil { count += 1 }
+                if l.borderWidth > 0 { count += 1 }
+            }
+            if count > 1 { return true }
+            for s in l.sublayers {
+                guard let sub = nodes[s]?.state, !sub.isHidden, sub.opacity > 0 else { continue }
+                if visit(s) { return true }
+            }
+            return false
+        }
+        return visit(id)
+    }
+
+    /// True when the layer's front faces away from the viewer under `world` (its
+    /// projected corners wind the other way).
+    static func facesAway(_ bounds: Rect, _ world: Transform3D) -> Bool {
+        let h = world.planeHomography
+        guard let p0 = h.apply(Point(x: bounds.minX, y: bounds.minY)),
+              let p1 = h.apply(Point(x: bounds.maxX, y: bounds.minY)),
+              let p2 = h.apply(Point(x: bounds.minX, y: bounds.maxY)) else { return true }
+        let cross = (p1.x - p0.x) * (p2.y - p0.y) - (p1.y - p0.y) * (p2.x - p0.x)
+        return cross < 0
+    }
+}
