@@ -1,9 +1,11 @@
+import Foundation
 import LaminaGeometry
 import LaminaGPU
 
 /// What one composite cost.
 public struct FrameStatistics: Equatable, Sendable, CustomStringConvertible {
-    /// Layers looked at while building the render list.
+    /// Layers whose frame data was worked out (all of them after a structural change;
+    /// only the changed ones, with their subtrees, otherwise).
     public var layersVisited = 0
     /// Quads of the tree drawn (backgrounds, contents, borders).
     public var quadsDrawn = 0
@@ -13,13 +15,13 @@ public struct FrameStatistics: Equatable, Sendable, CustomStringConvertible {
     public var offscreenPasses = 0
     /// Bytes uploaded to textures during the frame.
     public var textureBytesUploaded = 0
-    /// The target area re-composited, in points (the whole target for now: damage-limited
-    /// recomposition is a later step; zero when nothing changed).
+    /// The target area re-composited, in points: the damage (the whole target for full
+    /// frames; zero when nothing changed).
     public var damagedRect = Rect.zero
     /// Whether the frame was skipped because nothing changed.
     public var skipped = false
-    /// Whether an unchanged tree was drawn again from the last frame's render list
-    /// (a host that composites every frame), without walking the tree.
+    /// Whether an unchanged tree was drawn again from the frame data kept (a host that
+    /// composites every frame), without walking the tree.
     public var reusedRenderList = false
     /// Layers whose `layoutSublayers()` ran in the commit of this frame.
     public var layoutPasses = 0
@@ -50,12 +52,9 @@ public final class Compositor {
     /// The renderer's copy of the tree it composites (nil until the first render).
     public private(set) var tree: RenderTree?
     private var textures: [ContentKey: Texture] = [:]
-    private var groupTargets: [OffscreenTarget] = []
     private var treeChanged = true
     private weak var lastTarget: RenderTarget?
     private var lastBackground: Color??
-    /// The last frame's render list, drawn again when an unchanged tree must be drawn.
-    private var lastList: RenderList?
     /// Bytes uploaded since the last frame (updates applied between frames).
     private var uploadedBetweenFrames = 0
     /// An error of applying an update (an upload that failed), thrown by the next render.
@@ -78,7 +77,6 @@ public final class Compositor {
             stack += l.sublayers
         }
         treeChanged = true
-        lastList = nil
     }
 
     /// Applies a commit's update to the tree and the textures (called by `Transaction`).
@@ -120,120 +118,154 @@ public final class Compositor {
     /// Composites `root` (placed in target points) into `target`, cleared to `background`
     /// first — or, with `background` nil, over what the target already holds (a host's
     /// frame). Changes made to the tree since the last commit are taken first (without
-    /// layout or display: `Transaction.flush()` runs those). When neither the tree nor the
-    /// target nor the background changed since the last call, nothing is drawn (the
-    /// statistics say `skipped`, zero draw calls) unless `always` is set: then the last
-    /// frame's render list is drawn again, without walking the tree (a host that redraws
-    /// its framebuffer every frame). `overlays` are drawn last (debugging aids).
+    /// layout or display: `Transaction.flush()` runs those).
+    ///
+    /// Only what changed is recomposited: the damage — the boxes of what moved, faded,
+    /// was redrawn, appeared or disappeared, before and after — is cleared and drawn,
+    /// scissored, and the target keeps the rest (for targets that keep their pixels:
+    /// `RenderTarget.bufferAge`; a structural change, a new target or background, or a
+    /// `nil` background redraws the whole target). When nothing changed, nothing is drawn
+    /// (the statistics say `skipped`, zero draw calls) unless `always` is set: then the
+    /// whole target is drawn again from the frame data kept, without walking the tree (a
+    /// host that redraws its framebuffer every frame). `overlays` are drawn last over the
+    /// whole target (debugging aids).
     @discardableResult
     public func render(_ root: Layer, to target: RenderTarget, background: Color? = .clear, always: Bool = false,
                        overlays: [(rect: Rect, color: Color, transform: Transform3D)] = []) throws -> FrameStatistics {
         Transaction.deliverChanges()
         if tree?.rootID != root.id { attach(root) }
         if let error = deferredError { deferredError = nil; throw error }
-        let unchanged = !treeChanged && lastTarget === target && lastBackground == .some(background) && overlays.isEmpty
-        if unchanged {
-            guard always, let list = lastList else {
-                lastFrame = FrameStatistics(skipped: true)
-                return lastFrame
-            }
-            var stats = try execute(list, on: target, background: background)
-            stats.reusedRenderList = true
+        let tree = self.tree!
+        let newTarget = lastTarget !== target || lastBackground != .some(background)
+        if newTarget { damageHistory = [] }
+        let age = target.bufferAge
+        let full = treeChanged || newTarget || always || background == nil || !overlays.isEmpty || age <= 0
+            || age > damageHistory.count + 1
+        treeChanged = false
+        var plan = tree.plan(size: target.size, full: full)
+        // A buffer that is `age` frames old misses the damage of the frames in between.
+        if !plan.isFull {
+            var damage = Box(plan.damage)
+            for old in damageHistory.prefix(age - 1) where !old.isEmpty { damage = damage.isEmpty ? old : damage.union(old) }
+            if let flash = lastDamageFlash { damage = damage.isEmpty ? flash : damage.union(flash) }
+            if damage != Box(plan.damage) { plan = tree.replan(plan, damage: damage, size: target.size) }
+        }
+        damageHistory.insert(plan.isFull ? Box(Rect(origin: .zero, size: target.size)) : Box(plan.damage), at: 0)
+        if damageHistory.count > 4 { damageHistory.removeLast() }
+        lastTarget = target
+        lastBackground = .some(background)
+        if !plan.isFull && plan.damage.isEmpty {
+            var stats = FrameStatistics(skipped: true)
+            stats.layersVisited = plan.layersVisited
+            stats.textureBytesUploaded = uploadedBetweenFrames
+            uploadedBetweenFrames = 0
+            lastDamageFlash = nil
             lastFrame = stats
             return stats
         }
-        var list = tree!.buildList()
-        for o in overlays { list.appendOverlay(rect: o.rect, color: o.color, transform: o.transform) }
-        return try render(list, to: target, background: background, remember: overlays.isEmpty)
-    }
-
-    /// Draws a render list, always (e.g. one built with overlays).
-    @discardableResult
-    public func render(_ list: RenderList, to target: RenderTarget, background: Color? = .clear) throws -> FrameStatistics {
-        try render(list, to: target, background: background, remember: false)
-    }
-
-    private func render(_ list: RenderList, to target: RenderTarget, background: Color?, remember: Bool) throws -> FrameStatistics {
-        lastList = nil
-        var stats = try execute(list, on: target, background: background)
-        stats.layersVisited = list.layersVisited
-        treeChanged = !remember
-        lastTarget = target
-        lastBackground = .some(background)
-        if remember { lastList = list }
+        let uploaded = uploadedBetweenFrames
+        uploadedBetweenFrames = 0
+        var stats = try device.withContext { try draw(plan, on: target, background: background, overlays: overlays) }
+        stats.textureBytesUploaded += uploaded
+        stats.layersVisited = plan.layersVisited
+        stats.reusedRenderList = always && !plan.rebuilt && plan.layersVisited == 0
         lastFrame = stats
         return stats
     }
 
-    /// Forgets the last frame, so the next `render` draws even if nothing changed.
-    public func forgetLastFrame() { treeChanged = true; lastList = nil }
+    /// The pixel size of the target being drawn (group images are limited to it).
+    fileprivate var rootPixelSize: PixelSize?
 
-    /// Draws a render list into `target` (cleared to `background` first; nil: loaded).
-    /// The whole frame runs in one scope of the device's context: on an adopted context,
-    /// one capture and one restore of the host's GL state.
-    public func execute(_ list: RenderList, on target: RenderTarget, background: Color? = .clear) throws -> FrameStatistics {
-        let uploaded = uploadedBetweenFrames
-        uploadedBetweenFrames = 0
-        var stats = try device.withContext { try executeInContext(list, on: target, background: background) }
-        stats.textureBytesUploaded += uploaded
-        return stats
-    }
+    /// The damage of the last frames drawn (newest first), for targets whose buffers rotate.
+    private var damageHistory: [Box] = []
+    /// The last damage painted over for `showsDamage`, to be drawn again without it.
+    private var lastDamageFlash: Box?
 
-    private func executeInContext(_ list: RenderList, on target: RenderTarget, background: Color?) throws -> FrameStatistics {
+    /// Debugging aid: paints each frame's damage in translucent green over the output
+    /// (the next frame removes it). Defaults to `LAMINA_SHOW_DAMAGE=1`.
+    public var showsDamage = ProcessInfo.processInfo.environment["LAMINA_SHOW_DAMAGE"] == "1"
+
+    /// Draws a frame plan: the damage cleared and the items there drawn, scissored.
+    private func draw(_ plan: FramePlan, on target: RenderTarget, background: Color?,
+                      overlays: [(rect: Rect, color: Color, transform: Transform3D)]) throws -> FrameStatistics {
+        guard let tree, let root = tree.surfaces[tree.rootID] else { return FrameStatistics() }
         var stats = FrameStatistics()
         let callsBefore = device.drawCalls, bytesBefore = device.uploadedBytes
-        var passes = [try device.beginRenderPass(on: target, clear: background)]
-        var groupsInUse: [OffscreenTarget] = []
-        defer {
-            // On an error part-way, give the group targets back to the pool (the open passes
-            // are dropped; the next pass restores its own GL state).
-            for t in groupsInUse { groupTargets.append(t) }
+        let scissor = plan.isFull ? nil : target.pixelRect(covering: plan.damage)
+        rootPixelSize = target.pixelSize
+        let pass = try device.beginRenderPass(on: target, clear: background, scissor: scissor)
+        var drawer = SurfaceDrawer(compositor: self, tree: tree, pass: pass, offset: .identity, scale: target.scale, stats: stats)
+        try drawer.draw(root, items: plan.items)
+        try drawer.finish()
+        stats = drawer.stats
+        for o in overlays {
+            try pass.fill(o.rect, color: o.color, transform: o.transform.concatenating(.flatten))
         }
-        for command in list.commands {
-            let pass = passes[passes.count - 1]
-            switch command {
-            case let .fill(rect, color, radius, border, transform, _):
-                if radius > 0 || border > 0 {
-                    try pass.fillRoundedRect(rect, cornerRadius: radius, borderWidth: border, color: color, transform: transform)
-                } else {
-                    try pass.fill(rect, color: color, transform: transform)
-                }
-                stats.quadsDrawn += 1
-            case let .contents(contents, rect, sourceRect, center, contentSize, alpha, minFilter, magFilter, transform, _):
-                guard let texture = try self.texture(for: contents) else { continue }
-                if center == Layer.unitRect {
-                    try pass.draw(texture, in: rect, sourceRect: sourceRect, alpha: alpha,
-                                  minFilter: minFilter, magFilter: magFilter, transform: transform)
-                } else {
-                    try pass.drawNineSlice(texture, in: rect, sourceRect: sourceRect, center: center, contentSize: contentSize,
-                                           alpha: alpha, minFilter: minFilter, magFilter: magFilter, transform: transform)
-                }
-                stats.quadsDrawn += 1
-            case let .pushClip(rect, radius, transform):
-                try pass.pushClip(rect, cornerRadius: radius, transform: transform)
-            case let .popClip(rect, radius, transform):
-                try pass.popClip(rect, cornerRadius: radius, transform: transform)
-            case .beginGroup:
-                let groupTarget = try takeGroupTarget(like: target)
-                groupsInUse.append(groupTarget)
-                passes.append(try device.beginRenderPass(on: groupTarget, clear: .clear))
-                stats.offscreenPasses += 1
-            case let .endGroup(opacity):
-                pass.submit()
-                passes.removeLast()
-                let groupTarget = groupsInUse.removeLast()
-                try passes[passes.count - 1].draw(groupTarget.texture!, in: Rect(origin: .zero, size: target.size),
-                                                  alpha: opacity, minFilter: .nearest, magFilter: .nearest)
-                groupTargets.append(groupTarget)
-            }
+        if showsDamage {
+            let d = plan.isFull ? Rect(origin: .zero, size: target.size) : plan.damage
+            try pass.fill(d, color: Color(red: 0, green: 1, blue: 0, alpha: 0.25))
+            lastDamageFlash = Box(d)
+        } else {
+            lastDamageFlash = nil
         }
-        precondition(passes.count == 1, "render list with unbalanced groups")
-        passes[0].submit()
+        pass.submit()
+        releaseUnusedGroupTargets()
         stats.drawCalls = device.drawCalls - callsBefore
         stats.textureBytesUploaded = device.uploadedBytes - bytesBefore
-        stats.damagedRect = Rect(origin: .zero, size: target.size)
+        stats.damagedRect = plan.isFull ? Rect(origin: .zero, size: target.size) : plan.damage
         return stats
     }
+
+    // MARK: Groups
+
+    /// The offscreen image of each group (group opacity), kept while the group is
+    /// unchanged, sized to its content's box.
+    private var groupImages: [LayerID: (target: OffscreenTarget, box: PixelRect)] = [:]
+
+    /// A group's image, rendered again if something in it changed (or its box moved).
+    /// Returns the texture and where it goes, in target points (nil: nothing to draw).
+    fileprivate func groupImage(_ id: LayerID, scale: Double, within limit: PixelSize, stats: inout FrameStatistics) throws -> (Texture, Rect)? {
+        guard let tree, let surface = tree.surfaces[id], let b = surface.bounds else { return nil }
+        let x0 = max(0, Int((b.minX * scale).rounded(.down))), y0 = max(0, Int((b.minY * scale).rounded(.down)))
+        let x1 = min(limit.width, Int((b.maxX * scale).rounded(.up))), y1 = min(limit.height, Int((b.maxY * scale).rounded(.up)))
+        guard x1 > x0, y1 > y0 else { return nil }
+        let box = PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+        var image = groupImages[id]
+        if image == nil || image!.target.pixelSize != box.size || image!.target.scale != scale || image!.target.isReleased {
+            image?.target.release()
+            image = (try OffscreenTarget(device: device, pixelSize: box.size, scale: scale), box)
+            surface.isDirty = true
+        }
+        if image!.box != box { image!.box = box; surface.isDirty = true }
+        groupImages[id] = image
+        let origin = Point(x: Double(x0) / scale, y: Double(y0) / scale)
+        if surface.isDirty {
+            let pass = try device.beginRenderPass(on: image!.target, clear: .clear)
+            var drawer = SurfaceDrawer(compositor: self, tree: tree, pass: pass,
+                                       offset: Transform3D(translationX: -origin.x, y: -origin.y), scale: scale, stats: stats)
+            try drawer.draw(surface, items: nil)
+            try drawer.finish()
+            stats = drawer.stats
+            pass.submit()
+            stats.offscreenPasses += 1
+            surface.isDirty = false
+        }
+        return (image!.target.texture!, Rect(x: origin.x, y: origin.y, width: Double(box.width) / scale, height: Double(box.height) / scale))
+    }
+
+    private func releaseUnusedGroupTargets() {
+        guard let tree else { return }
+        for (id, image) in groupImages where tree.surfaces[id] == nil || tree.nodes[id]?.isGroup != true {
+            image.target.release()
+            groupImages[id] = nil
+        }
+    }
+
+    /// The texture of a content, for the drawer.
+    fileprivate func textureForDrawing(_ contents: ContentRef) throws -> Texture? { try texture(for: contents) }
+
+    /// Forgets the last frame, so the next `render` redraws the whole target.
+    public func forgetLastFrame() { treeChanged = true }
 
     /// The texture of a content shown by the tree (an image is uploaded when first drawn).
     private func texture(for contents: ContentRef) throws -> Texture? {
@@ -251,16 +283,6 @@ public final class Compositor {
         }
     }
 
-    private func takeGroupTarget(like target: RenderTarget) throws -> OffscreenTarget {
-        if let i = groupTargets.firstIndex(where: { $0.pixelSize == target.pixelSize && $0.scale == target.scale }) {
-            return groupTargets.remove(at: i)
-        }
-        // Keep the pool small: targets of other sizes are not coming back.
-        for t in groupTargets { t.release() }
-        groupTargets.removeAll()
-        return try OffscreenTarget(device: device, pixelSize: target.pixelSize, scale: target.scale)
-    }
-
     private func releaseContents() {
         for t in textures.values { t.release() }
         textures.removeAll()
@@ -270,10 +292,101 @@ public final class Compositor {
     /// and stops following the tree (the next render starts from a new snapshot).
     public func release() {
         releaseContents()
-        for t in groupTargets { t.release() }
-        groupTargets.removeAll()
+        for image in groupImages.values { image.target.release() }
+        groupImages.removeAll()
         tree = nil
         Transaction.unregister(self)
         forgetLastFrame()
+    }
+}
+
+/// Draws a surface's items into a pass: clips (stencil) opened and closed as the items'
+/// clip chains change, group images composited (rendered again when dirty).
+@MainActor
+private struct SurfaceDrawer {
+    let compositor: Compositor
+    let tree: RenderTree
+    let pass: RenderPass
+    /// Target points → this pass's points (a group image's origin).
+    let offset: Transform3D
+    let scale: Double
+    var stats: FrameStatistics
+    private var clips: [LayerID] = []
+
+    init(compositor: Compositor, tree: RenderTree, pass: RenderPass, offset: Transform3D, scale: Double, stats: FrameStatistics) {
+        self.compositor = compositor; self.tree = tree; self.pass = pass; self.offset = offset; self.scale = scale; self.stats = stats
+    }
+
+    mutating func draw(_ surface: Surface, items: [Int]?) throws {
+        if let items {
+            for i in items { try draw(surface.items[i]) }
+        } else {
+            for item in surface.items { try draw(item) }
+        }
+    }
+
+    private func shape(_ id: LayerID) -> (Rect, Double, Transform3D)? {
+        guard let n = tree.nodes[id] else { return nil }
+        return (n.state.bounds, n.state.cornerRadius, n.world.concatenating(offset))
+    }
+
+    private mutating func setClips(_ wanted: [LayerID]) throws {
+        var common = 0
+        while common < clips.count && common < wanted.count && clips[common] == wanted[common] { common += 1 }
+        while clips.count > common {
+            if let (r, radius, t) = shape(clips.removeLast()) { try pass.popClip(r, cornerRadius: radius, transform: t) }
+        }
+        for c in wanted[common...] {
+            if let (r, radius, t) = shape(c) { try pass.pushClip(r, cornerRadius: radius, transform: t) }
+            clips.append(c)
+        }
+    }
+
+    private mutating func draw(_ item: Item) throws {
+        if item.slot == .group {
+            guard item.bounds != nil, let node = tree.nodes[item.node] else { return }
+            try setClips(item.clips)
+            guard let (texture, rect) = try compositor.groupImage(item.node, scale: scale, within: groupLimit, stats: &stats) else { return }
+            try pass.draw(texture, in: rect, alpha: node.inheritedAlpha * node.state.opacity, minFilter: .nearest, magFilter: .nearest,
+                          transform: offset)
+            return
+        }
+        guard let command = item.command else { return }
+        try setClips(item.clips)
+        switch command {
+        case let .fill(rect, color, radius, border, transform, _):
+            if radius > 0 || border > 0 {
+                try pass.fillRoundedRect(rect, cornerRadius: radius, borderWidth: border, color: color, transform: transform.concatenating(offset))
+            } else {
+                try pass.fill(rect, color: color, transform: transform.concatenating(offset))
+            }
+            stats.quadsDrawn += 1
+        case let .contents(contents, rect, sourceRect, center, contentSize, alpha, minFilter, magFilter, transform, _):
+            guard let texture = try compositor.textureForDrawing(contents) else { return }
+            if center == Layer.unitRect {
+                try pass.draw(texture, in: rect, sourceRect: sourceRect, alpha: alpha, minFilter: minFilter, magFilter: magFilter,
+                              transform: transform.concatenating(offset))
+            } else {
+                try pass.drawNineSlice(texture, in: rect, sourceRect: sourceRect, center: center, contentSize: contentSize,
+                                       alpha: alpha, minFilter: minFilter, magFilter: magFilter, transform: transform.concatenating(offset))
+            }
+            stats.quadsDrawn += 1
+        default:
+            break
+        }
+    }
+
+    /// Group images are limited to the root target's pixels.
+    private var groupLimit: PixelSize { compositor.rootPixelSize ?? pass.target.pixelSize }
+
+    mutating func finish() throws { try setClips([]) }
+}
+
+extension RenderTarget {
+    /// The target's pixels covering `rect` (points), rounded out, top-left origin.
+    func pixelRect(covering rect: Rect) -> PixelRect {
+        let x0 = max(0, Int((rect.minX * scale).rounded(.down))), y0 = max(0, Int((rect.minY * scale).rounded(.down)))
+        let x1 = min(pixelSize.width, Int((rect.maxX * scale).rounded(.up))), y1 = min(pixelSize.height, Int((rect.maxY * scale).rounded(.up)))
+        return PixelRect(x: x0, y: y0, width: max(0, x1 - x0), height: max(0, y1 - y0))
     }
 }

@@ -30,9 +30,37 @@ public final class RenderTree {
         /// Sublayers in drawing order (increasing zPosition, stable), made when first needed
         /// after the sublayers or their zPositions changed.
         var ordered: [LayerID]?
+
+        // What the last frame plan worked out (see FramePlan.swift).
+        /// Bounds space → target points.
+        var world = Transform3D.identity
+        /// The opacity its quads are drawn with (within its surface).
+        var alpha = 1.0
+        /// Drawn at all: not hidden, not transparent, not facing away, nor under such a layer.
+        var visible = false
+        /// The surface holding its items: the root's, or the group it is drawn in.
+        var surface = LayerID(rawValue: 0)
+        /// Its items in that surface (background, contents, border, or its group composite).
+        var items: [Int] = []
+        /// Whether its subtree is drawn offscreen and composited as one image (group opacity).
+        var isGroup = false
+        /// Inside a transform layer's 3D context (order depends on depth).
+        var inDepthContext = false
+        /// The state its items were last worked out from (nil: none yet).
+        var itemsState: LayerState?
+        /// The opacity it inherits (a group composites its image with this × its own).
+        var inheritedAlpha = 1.0
+        /// A group's own items, in its own surface (`items` holds its composite).
+        var groupItems: [Int] = []
     }
 
-    private(set) var nodes: [LayerID: Node] = [:]
+    var nodes: [LayerID: Node] = [:]
+    /// The surfaces of the last frame plan: the root's (the target) and one per group.
+    var surfaces: [LayerID: Surface] = [:]
+    /// Changes applied since the last frame plan.
+    var pending = Changes()
+    /// The last plan's placement; another one needs a rebuild.
+    var plannedPlacement: Transform3D?
     /// How many layers of the tree show each content.
     private(set) var contentUsers: [ContentKey: Int] = [:]
     /// Contents no layer shows any more since the last `takeUnusedContents()`.
@@ -84,6 +112,10 @@ public final class RenderTree {
     @discardableResult
     public func apply(_ update: RenderUpdate) -> Changes {
         var changes = Changes()
+        defer {
+            pending.updated += changes.updated
+            pending.removed += changes.removed
+        }
         guard !update.layers.isEmpty else { return changes }
         var incoming: [LayerID: LayerState] = [:]
         incoming.reserveCapacity(update.layers.count)
@@ -201,7 +233,7 @@ public final class RenderTree {
     // MARK: Render lists
 
     /// Sublayers of a node in drawing order (cached).
-    private func ordered(_ id: LayerID) -> [LayerID] {
+    func ordered(_ id: LayerID) -> [LayerID] {
         guard let node = nodes[id] else { return [] }
         if let o = node.ordered { return o }
         let subs = node.state.sublayers.filter { nodes[$0] != nil }
@@ -289,7 +321,7 @@ public final class RenderTree {
 
     /// The sublayers of a transform layer, through nested transform layers, each with its
     /// world transform and its depth in the shared 3D space (z of its centre).
-    private func collectPlanes(of id: LayerID, world: Transform3D, context: Transform3D, alpha: Double,
+    func collectPlanes(of id: LayerID, world: Transform3D, context: Transform3D, alpha: Double,
                                into planes: inout [(id: LayerID, world: Transform3D, alpha: Double, depth: Double)],
                                list: inout RenderList) {
         guard let layer = nodes[id]?.state else { return }

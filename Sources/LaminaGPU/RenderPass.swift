@@ -22,9 +22,14 @@ public final class RenderPass {
     private var stencilCleared = false
 
     /// Opens the pass: enters the device's context (held until `submit()`).
-    init(target: RenderTarget, clear color: Color?) throws {
+    /// The part of the target the pass may change, in GL window coordinates (nil: all of
+    /// it): clears and draws outside it leave the target's pixels as they were.
+    private let scissor: GLViewport
+
+    init(target: RenderTarget, clear color: Color?, scissor region: PixelRect? = nil) throws {
         self.target = target
         self.device = target.device
+        scissor = target.glScissor(for: region)
         try device.gl.enter()
         do {
             try target.validateForPass()
@@ -62,6 +67,7 @@ public final class RenderPass {
         device.gl.currentProgram = 0
         LaminaGLState.applyForDrawing(framebuffer: target.framebufferName, viewport: target.viewport,
                                       vertexArray: quad.vertexArray.name, indexed: device.gl.indexedDrawBuffers)
+        if scissor != target.viewport { glScissor(scissor.x, scissor.y, scissor.width, scissor.height) }
         applyStencilTest()
     }
 
@@ -288,6 +294,18 @@ extension RenderTarget {
 
 extension GPUDevice {
     /// Begins a render pass on `target`, cleared to `clear` if given.
+    /// Begins a render pass on `target`, cleared to `clear` if given. With `scissor` (pixels
+    /// of the target, top-left origin), only that rectangle is cleared and drawn: the
+    /// rest of the target keeps its pixels (damage-limited recomposition).
+    public func beginRenderPass(on target: RenderTarget, clear: Color? = nil, scissor: PixelRect?) throws -> RenderPass {
+        guard !isClosed else { throw GPUError.deviceClosed(operation: "beginRenderPass") }
+        precondition(target.device === self, "render target of another device")
+        guard !target.isReleased else {
+            throw GPUError.unusableTarget(reason: "a render pass on a released target: make a new target")
+        }
+        return try RenderPass(target: target, clear: clear, scissor: scissor)
+    }
+
     public func beginRenderPass(on target: RenderTarget, clear: Color? = nil) throws -> RenderPass {
         guard !isClosed else { throw GPUError.deviceClosed(operation: "beginRenderPass") }
         precondition(target.device === self, "render target of another device")

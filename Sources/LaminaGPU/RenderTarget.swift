@@ -35,6 +35,7 @@ public class RenderTarget {
         self.framebufferSize = pixelSize
         self.region = PixelRect(size: pixelSize)
         self.viewport = GLViewport(x: 0, y: 0, width: GLint(pixelSize.width), height: GLint(pixelSize.height))
+        self.bufferAge = 1
     }
 
     init(device: GPUDevice, framebufferSize: PixelSize, region: PixelRect, scale: Double, externalFramebuffer name: GLuint, bottomRowFirst: Bool) {
@@ -46,6 +47,25 @@ public class RenderTarget {
         self.region = region
         let y = bottomRowFirst ? framebufferSize.height - region.y - region.height : region.y
         self.viewport = GLViewport(x: GLint(region.x), y: GLint(y), width: GLint(region.width), height: GLint(region.height))
+        self.bufferAge = 0
+    }
+
+    /// How many frames old the target's pixels are when a frame begins (EGL's buffer
+    /// age): 1 for Lamina's own targets (they keep the last frame), 0 when unknown (a
+    /// caller's framebuffer, by default: every frame is redrawn whole). A host that swaps
+    /// buffers sets it before each frame (`EGL_EXT_buffer_age`), and Lamina redraws the
+    /// damage of that many frames.
+    public var bufferAge: Int
+
+    /// `region` (pixels of the target, top-left origin) in GL window coordinates, within
+    /// the target's viewport (nil: the viewport).
+    func glScissor(for region: PixelRect?) -> GLViewport {
+        guard let r = region else { return viewport }
+        let x0 = max(0, r.x), y0 = max(0, r.y)
+        let x1 = min(pixelSize.width, r.x + r.width), y1 = min(pixelSize.height, r.y + r.height)
+        guard x1 > x0, y1 > y0 else { return GLViewport(x: viewport.x, y: viewport.y, width: 0, height: 0) }
+        let glY = bottomRowFirst ? pixelSize.height - y1 : y0
+        return GLViewport(x: viewport.x + GLint(x0), y: viewport.y + GLint(glY), width: GLint(x1 - x0), height: GLint(y1 - y0))
     }
 
     /// The target's size in points.

@@ -1,0 +1,507 @@
+import LaminaGeometry
+import LaminaGPU
+
+/// An axis-aligned box in target points.
+struct Box: Equatable {
+    var minX, minY, maxX, maxY: Double
+
+    init(minX: Double, minY: Double, maxX: Double, maxY: Double) {
+        self.minX = minX; self.minY = minY; self.maxX = maxX; self.maxY = maxY
+    }
+    init(_ r: Rect) { self.init(minX: r.minX, minY: r.minY, maxX: r.maxX, maxY: r.maxY) }
+
+    var isEmpty: Bool { !(maxX > minX && maxY > minY) }
+    var area: Double { isEmpty ? 0 : (maxX - minX) * (maxY - minY) }
+    var rect: Rect { Rect(x: minX, y: minY, width: max(0, maxX - minX), height: max(0, maxY - minY)) }
+
+    func union(_ b: Box) -> Box {
+        Box(minX: min(minX, b.minX), minY: min(minY, b.minY), maxX: max(maxX, b.maxX), maxY: max(maxY, b.maxY))
+    }
+    func intersection(_ b: Box) -> Box {
+        Box(minX: max(minX, b.minX), minY: max(minY, b.minY), maxX: min(maxX, b.maxX), maxY: min(maxY, b.maxY))
+    }
+    func intersects(_ b: Box) -> Bool { minX < b.maxX && b.minX < maxX && minY < b.maxY && b.minY < maxY }
+
+    /// The screen box of `rect` (a layer's bounds space) under `world`; with any corner at
+    /// or behind the eye (w ≤ 0) the projection is unbounded: `everything`.
+    static func of(_ rect: Rect, _ world: Transform3D, everything: Box) -> Box {
+        let xs = [rect.minX, rect.maxX], ys = [rect.minY, rect.maxY]
+        var b = Box(minX: .infinity, minY: .infinity, maxX: -.infinity, maxY: -.infinity)
+        for x in xs {
+            for y in ys {
+                let w = x * world.m14 + y * world.m24 + world.m44
+                guard w > 1e-6 else { return everything }
+                let px = (x * world.m11 + y * world.m21 + world.m41) / w
+                let py = (x * world.m12 + y * world.m22 + world.m42) / w
+                b.minX = min(b.minX, px); b.minY = min(b.minY, py); b.maxX = max(b.maxX, px); b.maxY = max(b.maxY, py)
+            }
+        }
+        // Antialiased edges reach half a pixel out; a point of slack covers any scale ≥ 0.5.
+        return Box(minX: b.minX - 1, minY: b.minY - 1, maxX: b.maxX + 1, maxY: b.maxY + 1)
+    }
+}
+
+/// One drawable thing of a surface, in paint order.
+struct Item {
+    enum Slot { case background, contents, border, group }
+    var node: LayerID
+    var slot: Slot
+    /// The `masksToBounds` layers that clip it, outermost first, within its surface.
+    var clips: [LayerID]
+    /// What it draws now (nil: nothing — hidden, transparent, empty).
+    var command: RenderCommand?
+    /// Where, in target points (nil: nowhere).
+    var bounds: Box?
+}
+
+/// What is drawn into one target: the root's (the render target itself), or a group's
+/// offscreen image (group opacity), cached until something in it changes.
+final class Surface {
+    let id: LayerID
+    var items: [Item] = []
+    /// The union of the items' bounds (a group's image covers this).
+    var bounds: Box?
+    /// Something in it changed since its image was last rendered (groups).
+    var isDirty = true
+    /// Where the items are, for finding those in a small damaged region (root only).
+    var grid: Grid?
+    init(id: LayerID) { self.id = id }
+
+    func recomputeBounds() {
+        var b: Box?
+        for item in items { if let ib = item.bounds { b = b.map { $0.union(ib) } ?? ib } }
+        bounds = b
+    }
+}
+
+/// A uniform grid over the target: which root-surface items touch each cell.
+struct Grid {
+    static let cell = 64.0
+    let columns: Int, rows: Int
+    var cells: [[Int32]]
+    /// Items too large for cells (covering very many), drawn whenever they meet the damage.
+    var large: Set<Int32> = []
+    /// The cells each item is in (x0, y0, x1, y1; empty range: none).
+    var placement: [Int32: (Int, Int, Int, Int)] = [:]
+
+    init(size: Size) {
+        columns = max(1, Int((size.width / Grid.cell).rounded(.up)))
+        rows = max(1, Int((size.height / Grid.cell).rounded(.up)))
+        cells = Array(repeating: [], count: columns * rows)
+    }
+
+    private func range(_ b: Box) -> (Int, Int, Int, Int)? {
+        let x0 = max(0, Int((b.minX / Grid.cell).rounded(.down))), y0 = max(0, Int((b.minY / Grid.cell).rounded(.down)))
+        let x1 = min(columns - 1, Int((b.maxX / Grid.cell).rounded(.down))), y1 = min(rows - 1, Int((b.maxY / Grid.cell).rounded(.down)))
+        guard x0 <= x1, y0 <= y1, b.maxX > 0, b.maxY > 0 else { return nil }
+        return (x0, y0, x1, y1)
+    }
+
+    mutating func insert(_ item: Int32, _ b: Box?) {
+        guard let b, let (x0, y0, x1, y1) = range(b) else { return }
+        if (x1 - x0 + 1) * (y1 - y0 + 1) > 64 { large.insert(item); placement[item] = (1, 1, 0, 0); return }
+        for y in y0...y1 { for x in x0...x1 { cells[y * columns + x].append(item) } }
+        placement[item] = (x0, y0, x1, y1)
+    }
+
+    mutating func remove(_ item: Int32) {
+        guard let (x0, y0, x1, y1) = placement.removeValue(forKey: item) else { return }
+        if x0 > x1 { large.remove(item); return }
+        for y in y0...y1 {
+            for x in x0...x1 {
+                let c = y * columns + x
+                if let i = cells[c].firstIndex(of: item) { cells[c].swapAt(i, cells[c].count - 1); cells[c].removeLast() }
+            }
+        }
+    }
+
+    /// Items whose cells meet `b` (duplicates possible).
+    func query(_ b: Box, into out: inout [Int32]) {
+        out.append(contentsOf: large)
+        guard let (x0, y0, x1, y1) = range(b) else { return }
+        for y in y0...y1 { for x in x0...x1 { out.append(contentsOf: cells[y * columns + x]) } }
+    }
+}
+
+/// What a frame redraws, worked out by the render tree without a GPU: the damaged region
+/// and the root surface's items to draw there (group images to render again are flagged
+/// on their surfaces).
+public struct FramePlan {
+    /// The region recomposited, in target points: the target (full frames), the union of
+    /// what changed, or empty (nothing to draw).
+    public var damage: Rect
+    /// Whether the whole target is redrawn (the first frame, a structural change, a new
+    /// target or placement).
+    public var isFull: Bool
+    /// Layers whose frame data was worked out (all of them when rebuilt; O(changed) else).
+    public var layersVisited: Int
+    /// Whether the item lists were rebuilt from the tree (a structural change).
+    public var rebuilt: Bool
+    /// The root surface's items to draw, in paint order (nil: all).
+    var items: [Int]?
+}
+
+extension RenderTree {
+    // MARK: Planning a frame
+
+    /// Works out the next frame for a target of `size` points: brings the per-layer data
+    /// up to date from the changes applied since the last plan (incrementally, or by a
+    /// rebuild after structural changes), and returns the damage and what to draw.
+    /// `full` asks for the whole target (a new target, a cleared background).
+    func plan(size: Size, placement: Transform3D = .identity, full: Bool) -> FramePlan {
+        let everything = Box(minX: 0, minY: 0, maxX: size.width, maxY: size.height)
+        let changes = pending
+        pending = Changes()
+        var visited = 0
+        var damage: Box?
+        var rebuild = surfaces.isEmpty || plannedPlacement != placement || !changes.removed.isEmpty
+        if !rebuild {
+            for id in changes.updated where isStructural(id) { rebuild = true; break }
+        }
+        if rebuild {
+            visited = rebuildSurfaces(placement: placement, everything: everything)
+            plannedPlacement = placement
+        } else if !changes.updated.isEmpty {
+            (visited, damage) = update(changes.updated, everything: everything)
+        }
+        let root = surfaces[rootID]
+        if rebuild || full || root == nil {
+            return FramePlan(damage: everything.rect, isFull: true, layersVisited: visited, rebuilt: rebuild, items: nil)
+        }
+        guard let d = damage?.intersection(everything), !d.isEmpty else {
+            return FramePlan(damage: .zero, isFull: false, layersVisited: visited, rebuilt: false, items: [])
+        }
+        return FramePlan(damage: d.rect, isFull: false, layersVisited: visited, rebuilt: false, items: items(meeting: d, size: size))
+    }
+
+    /// The same plan for a larger damage (the frames a rotating buffer missed).
+    func replan(_ plan: FramePlan, damage: Box, size: Size) -> FramePlan {
+        let everything = Box(minX: 0, minY: 0, maxX: size.width, maxY: size.height)
+        let d = damage.intersection(everything)
+        var p = plan
+        p.damage = d.isEmpty ? .zero : d.rect
+        p.items = d.isEmpty ? [] : items(meeting: d, size: size)
+        return p
+    }
+
+    /// The root surface's items meeting a damaged box, in paint order: from the grid for
+    /// a small box; all of them (nil) for a large one.
+    private func items(meeting d: Box, size: Size) -> [Int]? {
+        guard let root = surfaces[rootID], d.area < 0.5 * size.width * size.height else { return nil }
+        if root.grid == nil {
+            var grid = Grid(size: size)
+            for (i, item) in root.items.enumerated() { grid.insert(Int32(i), item.bounds) }
+            root.grid = grid
+        }
+        var found: [Int32] = []
+        root.grid!.query(d, into: &found)
+        var seen = Set<Int32>()
+        return found.filter { seen.insert($0).inserted && root.items[Int($0)].bounds?.intersects(d) == true }
+            .map(Int.init).sorted()
+    }
+
+    /// A change that moves items between surfaces or changes their order or number: the
+    /// plan is rebuilt from the tree.
+    private func isStructural(_ id: LayerID) -> Bool {
+        guard let node = nodes[id] else { return true }
+        if node.surface.rawValue == 0 || node.inDepthContext || node.state.preservesDepth { return true }
+        guard let old = node.itemsState else { return true }
+        let s = node.state
+        if old.sublayers != s.sublayers || old.zPosition != s.zPosition || old.masksToBounds != s.masksToBounds
+            || old.allowsGroupOpacity != s.allowsGroupOpacity
+            || (old.backgroundColor == nil) != (s.backgroundColor == nil) || (old.contents == nil) != (s.contents == nil)
+            || (old.borderWidth > 0) != (s.borderWidth > 0) || (old.opacity < 1) != (s.opacity < 1) {
+            return true
+        }
+        // Visibility and opacity of a layer inside a possible group decide whether the group
+        // draws one item or more (and so whether it is a group).
+        if old.isHidden != s.isHidden || (old.opacity > 0) != (s.opacity > 0) {
+            var p = node.parent
+            while let pid = p, let pn = nodes[pid] {
+                if pn.state.opacity < 1 && pn.state.allowsGroupOpacity { return true }
+                p = pn.parent
+            }
+        }
+        return false
+    }
+
+    // MARK: Rebuild
+
+    private func rebuildSurfaces(placement: Transform3D, everything: Box) -> Int {
+        for id in nodes.keys {
+            nodes[id]!.surface = LayerID(rawValue: 0)
+            nodes[id]!.items = []
+            nodes[id]!.isGroup = false
+            nodes[id]!.inDepthContext = false
+            nodes[id]!.itemsState = nil
+        }
+        surfaces = [:]
+        let root = Surface(id: rootID)
+        surfaces[rootID] = root
+        guard let state = nodes[rootID]?.state else { return 0 }
+        var visited = 0
+        walk(rootID, world: state.transformToSuperlayer.concatenating(.flatten).concatenating(placement),
+             alpha: 1, parentVisible: true, surface: root, clips: [], inDepth: false, everything: everything, visited: &visited)
+        return visited
+    }
+
+    private func walk(_ id: LayerID, world: Transform3D, alpha: Double, parentVisible: Bool, surface: Surface,
+                      clips: [LayerID], inDepth: Bool, everything: Box, visited: inout Int) {
+        guard var node = nodes[id] else { return }
+        visited += 1
+        let layer = node.state
+        let visible = parentVisible && !layer.isHidden && layer.opacity > 0 && alpha > 0
+            && (layer.isDoubleSided || !RenderTree.facesAway(layer.bounds, world))
+        node.world = world
+        node.visible = visible
+        node.surface = surface.id
+        node.inDepthContext = inDepth
+        node.itemsState = layer
+        node.inheritedAlpha = alpha
+
+        if layer.preservesDepth {
+            nodes[id] = node
+            // A transform layer draws nothing itself; its 3D context is sorted back to front.
+            var planes: [(id: LayerID, world: Transform3D, alpha: Double, depth: Double)] = []
+            var context = layer.transformToSuperlayer
+            if let parent = node.parent, let p = nodes[parent]?.state { context = context.concatenating(p.sublayerTransformAboutAnchor) }
+            var list = RenderList()
+            collectPlanes(of: id, world: world, context: context, alpha: alpha * layer.opacity, into: &planes, list: &list)
+            markDepthContext(id)
+            let sorted = planes.enumerated().sorted { a, b in
+                a.element.depth != b.element.depth ? a.element.depth < b.element.depth : a.offset < b.offset
+            }
+            for (_, plane) in sorted {
+                walk(plane.id, world: plane.world, alpha: plane.alpha, parentVisible: visible, surface: surface,
+                     clips: clips, inDepth: true, everything: everything, visited: &visited)
+            }
+            return
+        }
+
+        let group = layer.opacity < 1 && layer.allowsGroupOpacity && drawsMoreThanOneItem(id)
+        node.isGroup = group
+        node.alpha = group ? 1 : alpha * layer.opacity
+        nodes[id] = node
+        if group {
+            let sub = Surface(id: id)
+            surfaces[id] = sub
+            let index = surface.items.count
+            surface.items.append(Item(node: id, slot: .group, clips: clips, command: nil, bounds: nil))
+            nodes[id]!.items = [index]
+            content(id, surface: sub, clips: [], everything: everything, visited: &visited)
+            sub.recomputeBounds()
+            var b = visible ? sub.bounds : nil
+            if var box = b {
+                for c in clips { if let cn = nodes[c] { box = box.intersection(Box.of(cn.state.bounds, cn.world, everything: everything)) } }
+                b = box.isEmpty ? nil : box
+            }
+            surface.items[index].bounds = b
+        } else {
+            content(id, surface: surface, clips: clips, everything: everything, visited: &visited)
+        }
+    }
+
+    /// A layer's own items and its sublayers, into `surface`.
+    private func content(_ id: LayerID, surface: Surface, clips: [LayerID], everything: Box, visited: inout Int) {
+        guard let node = nodes[id] else { return }
+        let layer = node.state
+        var own: [Int] = []
+        func add(_ slot: Item.Slot, _ clips: [LayerID]) {
+            own.append(surface.items.count)
+            surface.items.append(Item(node: id, slot: slot, clips: clips, command: nil, bounds: nil))
+        }
+        if layer.backgroundColor != nil { add(.background, clips) }
+        var inner = clips
+        if layer.masksToBounds { inner.append(id) }
+        if layer.contents != nil { add(.contents, inner) }
+        for sub in ordered(id) {
+            guard let s = nodes[sub]?.state else { continue }
+            walk(sub, world: s.transformToSuperlayer.concatenating(layer.transformForSublayers).concatenating(node.world),
+                 alpha: node.alpha, parentVisible: node.visible, surface: surface, clips: inner, inDepth: false,
+                 everything: everything, visited: &visited)
+        }
+        if layer.borderWidth > 0 { add(.border, clips) }
+        // A group node's own items live in its surface; its composite item is kept first.
+        if node.isGroup { nodes[id]!.groupItems = own } else { nodes[id]!.items = own }
+        refreshItems(id, everything: everything)
+    }
+
+    /// Marks the layers of a 3D context (changes there re-sort it: a rebuild).
+    private func markDepthContext(_ id: LayerID) {
+        var stack = nodes[id]?.state.sublayers ?? []
+        while let c = stack.popLast() {
+            nodes[c]?.inDepthContext = true
+            stack += nodes[c]?.state.sublayers ?? []
+        }
+    }
+
+    // MARK: Items
+
+    /// The surface holding a node's own items (a group's own items are in its surface).
+    private func ownSurface(_ node: Node, _ id: LayerID) -> Surface? {
+        node.isGroup ? surfaces[id] : surfaces[node.surface]
+    }
+
+    /// Works out a node's items (commands and boxes) from its cached world, alpha and
+    /// visibility; returns the box of everything they covered before and cover now.
+    @discardableResult
+    private func refreshItems(_ id: LayerID, everything: Box) -> Box? {
+        guard let node = nodes[id], let surface = ownSurface(node, id) else { return nil }
+        let layer = node.state
+        let a = node.alpha
+        var damage: Box?
+        func note(_ b: Box?) { if let b { damage = damage.map { $0.union(b) } ?? b } }
+        let list = node.isGroup ? node.groupItems : node.items
+        for index in list {
+            var item = surface.items[index]
+            note(item.bounds)
+            item.command = nil
+            item.bounds = nil
+            if node.visible {
+                switch item.slot {
+                case .background:
+                    if let color = layer.backgroundColor, color.alpha > 0 {
+                        item.command = .fill(rect: layer.bounds, color: color.withAlpha(color.alpha * a), cornerRadius: layer.cornerRadius,
+                                             borderWidth: 0, transform: node.world, layer: id)
+                        item.bounds = Box.of(layer.bounds, node.world, everything: everything)
+                    }
+                case .contents:
+                    if let contents = layer.contents {
+                        let size = ContentsGeometry.size(pixelSize: contents.pixelSize, contentsRect: layer.contentsRect, contentsScale: layer.contentsScale)
+                        let frame = layer.contentsGravity.contentRect(contentSize: size, in: layer.bounds)
+                        if !frame.isEmpty {
+                            item.command = .contents(contents, rect: frame, sourceRect: layer.contentsRect, center: layer.contentsCenter,
+                                                     contentSize: size, alpha: a, minFilter: layer.minificationFilter,
+                                                     magFilter: layer.magnificationFilter, transform: node.world, layer: id)
+                            item.bounds = Box.of(frame, node.world, everything: everything)
+                        }
+                    }
+                case .border:
+                    if layer.borderColor.alpha > 0 {
+                        item.command = .fill(rect: layer.bounds, color: layer.borderColor.withAlpha(layer.borderColor.alpha * a),
+                                             cornerRadius: layer.cornerRadius, borderWidth: layer.borderWidth, transform: node.world, layer: id)
+                        item.bounds = Box.of(layer.bounds, node.world, everything: everything)
+                    }
+                case .group:
+                    break
+                }
+            }
+            // Clipped items cannot reach past their clips' boxes.
+            if var b = item.bounds {
+                for c in item.clips { if let cn = nodes[c] { b = b.intersection(Box.of(cn.state.bounds, cn.world, everything: everything)) } }
+                item.bounds = b.isEmpty ? nil : b
+            }
+            note(item.bounds)
+            surface.items[index] = item
+            if surface.id == rootID, surface.grid != nil { surface.grid!.remove(Int32(index)); surface.grid!.insert(Int32(index), item.bounds) }
+        }
+        return damage
+    }
+
+    // MARK: Incremental update
+
+    /// Brings the frame data of changed layers up to date: a layer whose geometry,
+    /// visibility or opacity changed takes its subtree along; others refresh their own
+    /// items. Returns the layers visited and the damage in target points.
+    private func update(_ updated: [LayerID], everything: Box) -> (Int, Box?) {
+        var visited = 0
+        var damage: Box?
+        var dirtyGroups: Set<LayerID> = []
+        func note(_ b: Box?, in surface: LayerID) {
+            guard let b else { return }
+            if surface == rootID {
+                damage = damage.map { $0.union(b) } ?? b
+            } else {
+                dirtyGroups.insert(surface)
+            }
+        }
+        let set = Set(updated)
+        var roots: [LayerID] = []   // subtree updates not under another one
+        var own: [LayerID] = []
+        for id in set {
+            guard let node = nodes[id], let old = node.itemsState else { continue }
+            if movesSubtree(old, node.state) {
+                var p = node.parent, covered = false
+                while let pid = p { if set.contains(pid), let pn = nodes[pid], let po = pn.itemsState, movesSubtree(po, pn.state) { covered = true; break }; p = nodes[pid]?.parent }
+                if !covered { roots.append(id) }
+            } else {
+                own.append(id)
+            }
+        }
+        var inSubtree = Set<LayerID>()
+        for id in roots {
+            var stack: [LayerID] = [id]
+            while let current = stack.popLast() {
+                guard var node = nodes[current] else { continue }
+                visited += 1
+                inSubtree.insert(current)
+                let layer = node.state
+                // From the parent's frame data (the root: from the placement).
+                var world: Transform3D, alpha: Double, parentVisible: Bool
+                if current == rootID || node.parent == nil {
+                    world = layer.transformToSuperlayer.concatenating(.flatten).concatenating(plannedPlacement ?? .identity)
+                    alpha = 1; parentVisible = true
+                } else {
+                    let p = nodes[node.parent!]!
+                    world = layer.transformToSuperlayer.concatenating(p.state.transformForSublayers).concatenating(p.world)
+                    alpha = p.alpha; parentVisible = p.visible
+                }
+                node.world = world
+                node.inheritedAlpha = alpha
+                node.visible = parentVisible && !layer.isHidden && layer.opacity > 0 && alpha > 0
+                    && (layer.isDoubleSided || !RenderTree.facesAway(layer.bounds, world))
+                node.alpha = node.isGroup ? 1 : alpha * layer.opacity
+                node.itemsState = layer
+                nodes[current] = node
+                let changed = refreshItems(current, everything: everything)
+                note(changed, in: node.isGroup ? current : node.surface)
+                if node.isGroup { dirtyGroups.insert(current) }
+                stack += ordered(current)
+            }
+        }
+        for id in own where !inSubtree.contains(id) {
+            guard let node = nodes[id] else { continue }
+            visited += 1
+            nodes[id]!.itemsState = node.state
+            let changed = refreshItems(id, everything: everything)
+            note(changed, in: node.isGroup ? id : node.surface)
+        }
+        // Groups whose content changed: their image is rendered again; in their parent's
+        // surface the composite covers the old and the new box — deepest groups first, an
+        // enclosing group joining the work when one inside it changed.
+        var done = Set<LayerID>()
+        while let g = dirtyGroups.max(by: { depth(of: $0) < depth(of: $1) }) {
+            dirtyGroups.remove(g)
+            guard done.insert(g).inserted, let surface = surfaces[g], let node = nodes[g], let parent = surfaces[node.surface],
+                  let index = node.items.first else { continue }
+            surface.isDirty = true
+            let old = parent.items[index].bounds
+            surface.recomputeBounds()
+            var new = node.visible ? surface.bounds : nil
+            if var b = new {
+                for c in parent.items[index].clips { if let cn = nodes[c] { b = b.intersection(Box.of(cn.state.bounds, cn.world, everything: everything)) } }
+                new = b.isEmpty ? nil : b
+            }
+            parent.items[index].bounds = new
+            if parent.id == rootID, parent.grid != nil { parent.grid!.remove(Int32(index)); parent.grid!.insert(Int32(index), new) }
+            note(old, in: parent.id)
+            note(new, in: parent.id)
+        }
+        return (visited, damage)
+    }
+
+    /// Whether a change moves, fades, shows or hides the layer's sublayers too.
+    private func movesSubtree(_ old: LayerState, _ new: LayerState) -> Bool {
+        old.bounds != new.bounds || old.position != new.position || old.anchorPoint != new.anchorPoint
+            || old.anchorPointZ != new.anchorPointZ || old.transform != new.transform || old.sublayerTransform != new.sublayerTransform
+            || old.isHidden != new.isHidden || old.opacity != new.opacity || old.isDoubleSided != new.isDoubleSided
+            || (new.masksToBounds && old.cornerRadius != new.cornerRadius)
+    }
+
+    private func depth(of id: LayerID) -> Int {
+        var n = 0
+        var p = nodes[id]?.parent
+        while let pid = p { n += 1; p = nodes[pid]?.parent }
+        return n
+    }
+}
