@@ -52,7 +52,8 @@ public final class Compositor {
     /// The renderer's copy of the tree it composites (nil until the first render).
     public private(set) var tree: RenderTree?
     private var textures: [ContentKey: Texture] = [:]
-    private var treeChanged = true
+    /// The next frame redraws the whole target (a new snapshot, or asked to).
+    private var forceFull = true
     private weak var lastTarget: RenderTarget?
     private var lastBackground: Color??
     /// Bytes uploaded since the last frame (updates applied between frames).
@@ -76,16 +77,15 @@ public final class Compositor {
             if case .backingStore(let store)? = l.contents { receive(store.upload()) }
             stack += l.sublayers
         }
-        treeChanged = true
+        forceFull = true
     }
 
     /// Applies a commit's update to the tree and the textures (called by `Transaction`).
     func apply(_ update: RenderUpdate) {
         guard let tree else { return }
-        if !tree.apply(update).isEmpty { treeChanged = true }
+        tree.apply(update)
         for upload in update.uploads where tree.contentUsers[.store(upload.store.id)] != nil {
             receive(upload)
-            treeChanged = true
         }
         freeUnusedContents()
     }
@@ -139,9 +139,9 @@ public final class Compositor {
         let newTarget = lastTarget !== target || lastBackground != .some(background)
         if newTarget { damageHistory = [] }
         let age = target.bufferAge
-        let full = treeChanged || newTarget || always || background == nil || !overlays.isEmpty || age <= 0
+        let full = forceFull || newTarget || always || background == nil || !overlays.isEmpty || age <= 0
             || age > damageHistory.count + 1
-        treeChanged = false
+        forceFull = false
         var plan = tree.plan(size: target.size, full: full)
         // A buffer that is `age` frames old misses the damage of the frames in between.
         if !plan.isFull {
@@ -265,7 +265,7 @@ public final class Compositor {
     fileprivate func textureForDrawing(_ contents: ContentRef) throws -> Texture? { try texture(for: contents) }
 
     /// Forgets the last frame, so the next `render` redraws the whole target.
-    public func forgetLastFrame() { treeChanged = true }
+    public func forgetLastFrame() { forceFull = true }
 
     /// The texture of a content shown by the tree (an image is uploaded when first drawn).
     private func texture(for contents: ContentRef) throws -> Texture? {

@@ -1,0 +1,187 @@
+import Foundation
+import LaminaGeometry
+import LaminaGPU
+import LaminaGraphics
+import Testing
+@testable import LaminaCore
+
+/// A small deterministic random source (xorshift64*), so a failing frame can be replayed.
+private struct Random {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state ^= state >> 12; state ^= state << 25; state ^= state >> 27
+        return state &* 2685821657736338717
+    }
+    mutating func int(_ n: Int) -> Int { Int(next() % UInt64(n)) }
+    mutating func double(_ a: Double, _ b: Double) -> Double { a + (b - a) * Double(next() % 1_000_000) / 1_000_000 }
+    mutating func chance(_ p: Double) -> Bool { double(0, 1) < p }
+}
+
+/// A layer that draws a pattern depending on a counter (so invalidated rectangles show).
+@MainActor
+private final class Painted: Layer {
+    var tone = 0
+    override func draw(in ctx: GraphicsContext) {
+        ctx.setFillColor(Color(red: Double(tone % 5) / 4, green: 0.5, blue: Double(tone % 3) / 2))
+        ctx.fill(bounds)
+        ctx.setFillColor(.white)
+        ctx.fillEllipse(in: Rect(x: bounds.width * 0.25, y: bounds.height * 0.25, width: bounds.width / 2, height: bounds.height / 2))
+    }
+}
+
+@MainActor
+@Suite("Damage: recomposing only what changed", .serialized)
+struct DamageTests {
+    @Test("1000 frames of random changes: the damage-limited target equals a full recomposite, and every changed pixel lies inside the reported damage")
+    func randomFrames() throws {
+        try Transaction.flush()
+        let size = Size(width: 128, height: 96)
+        let device = try GPUDevice()
+        defer { device.close() }
+        let damaged = try OffscreenTarget(device: device, size: size)
+        let reference = try OffscreenTarget(device: device, size: size)
+        let root = Layer()
+        root.frame = Rect(origin: .zero, size: size)
+        root.backgroundColor = Color(red: 0.9, green: 0.9, blue: 0.85)
+        let host = LayerTreeHost(rootLayer: root, target: damaged, background: .white)
+        defer { host.detach() }
+        let full = Compositor(device: device)
+        defer { full.release() }
+        var random = Random(state: 0x9E37_79B9_7F4A_7C15)
+        let images = (0..<3).map { k in
+            var image = RGBAImage(width: 6, height: 6)
+            for y in 0..<6 { for x in 0..<6 {
+                image[x, y] = (x + y + k) % 2 == 0 ? RGBAPixel(r: 200, g: UInt8(60 * k), b: 40, a: 255) : RGBAPixel(r: 20, g: 20, b: UInt8(90 * k), a: 255)
+            } }
+            return ContentImage(image)
+        }
+        var layers: [Layer] = []
+        func randomColor() -> Color { Color(red: random.double(0, 1), green: random.double(0, 1), blue: random.double(0, 1), alpha: random.chance(0.3) ? 0.6 : 1) }
+        func makeLayer(in parent: Layer) -> Layer {
+            let l: Layer = random.chance(0.2) ? Painted() : (random.chance(0.1) ? TransformLayer() : Layer())
+            // Mostly inside the parent (so that moving a parent visibly moves its sublayers),
+            // sometimes past its edges.
+            let p = parent.bounds.size
+            l.frame = Rect(x: random.double(-0.1, 0.8) * p.width, y: random.double(-0.1, 0.8) * p.height,
+                           width: random.double(0.15, 0.6) * p.width + 3, height: random.double(0.15, 0.6) * p.height + 3)
+            if random.chance(0.7) { l.backgroundColor = randomColor() }
+            if random.chance(0.3) { l.contents = .image(images[random.int(images.count)]) }
+            if random.chance(0.2) { l.borderWidth = random.double(1, 4); l.borderColor = randomColor() }
+            if random.chance(0.3) { l.cornerRadius = random.double(0, 10) }
+            if random.chance(0.2) { l.masksToBounds = true }
+            if let p = l as? Painted { p.setNeedsDisplay() }
+            return l
+        }
+        func addRandomLayer() {
+            let parent = layers.isEmpty || random.chance(0.3) ? root : layers[random.int(layers.count)]
+            guard !(parent is TransformLayer && parent.sublayers.count > 3) else { return }
+            let l = makeLayer(in: parent)
+            parent.insertSublayer(l, at: random.int(parent.sublayers.count + 1))
+            layers.append(l)
+        }
+        for _ in 0..<12 { addRandomLayer() }
+        try Transaction.flush()
+
+        var previous = try damaged.readPixels()
+        var kinds: [String: Int] = [:]
+        var partial = 0, skipped = 0, movedParents = 0
+        for frame in 0..<1000 {
+            for _ in 0..<(1 + random.int(2)) {
+                guard !layers.isEmpty else { addRandomLayer(); continue }
+                // Half the time a layer with sublayers (its subtree moves with it).
+                let parents = layers.filter { !$0.sublayers.isEmpty }
+                let l = !parents.isEmpty && random.chance(0.5) ? parents[random.int(parents.count)] : layers[random.int(layers.count)]
+                // Changes of structure (order, add, remove, clipping) less often than the
+                // changes an animation makes.
+                let structural = [4, 5, 6, 7, 10]
+                var kind = random.int(16)
+                if structural.contains(kind) && random.chance(0.6) { kind = [0, 1, 2, 8, 12, 13][random.int(6)] }
+                switch kind {
+                case 0: l.position = Point(x: l.position.x + random.double(-15, 15), y: l.position.y + random.double(-15, 15))
+                        if !l.sublayers.isEmpty { movedParents += 1 }
+                case 1: l.transform = Transform3D(rotationAngle: random.double(-1, 1), x: 0, y: 0, z: 1)
+                        .concatenating(Transform3D(scaleX: random.double(0.5, 1.5), y: random.double(0.5, 1.5)))
+                case 2: l.opacity = random.chance(0.2) ? 1 : random.double(0.2, 1)
+                case 3: l.isHidden.toggle()
+                case 4: l.zPosition = Double(random.int(3))
+                case 5: if let p = l.superlayer { p.insertSublayer(l, at: random.int(p.sublayers.count)) }
+                case 6: if layers.count < 40 { addRandomLayer() }
+                case 7: l.removeFromSuperlayer(); layers.removeAll { $0 === l || !$0.isDescendant(of: root) }
+                case 8: if let p = l as? Painted { p.tone += 1; p.setNeedsDisplay(Rect(x: random.double(0, 10), y: random.double(0, 10), width: random.double(1, 20), height: random.double(1, 20))) }
+                        else { l.backgroundColor = randomColor() }
+                case 9: l.contents = random.chance(0.2) ? nil : .image(images[random.int(images.count)])
+                case 10: l.masksToBounds.toggle()
+                case 11: l.sublayerTransform = random.chance(0.5) ? .identity : { var t = Transform3D.identity; t.m34 = -1 / random.double(50, 400); return t }()
+                case 12: l.transform = Transform3D(rotationAngle: random.double(-1.4, 1.4), x: 0, y: 1, z: 0)
+                case 13: l.bounds = Rect(origin: Point(x: random.double(-5, 5), y: random.double(-5, 5)), size: Size(width: random.double(4, 50), height: random.double(4, 40)))
+                case 14: l.cornerRadius = random.double(0, 12); l.borderColor = randomColor()
+                default: l.contentsRect = Rect(x: random.double(0, 0.5), y: random.double(0, 0.5), width: random.double(0.3, 0.5), height: random.double(0.3, 0.5))
+                }
+                kinds["\(kind)", default: 0] += 1
+            }
+            try Transaction.flush()
+            let stats = host.lastFrame
+            let now = try damaged.readPixels()
+            full.forgetLastFrame()
+            try full.render(root, to: reference, background: .white)
+            let expected = try reference.readPixels()
+            let d = now.difference(from: expected, tolerance: 0)
+            try #require(d.differing == 0, "frame \(frame): the damage-limited target differs from a full recomposite in \(d.differing) pixels (max \(d.maxDifference)); damage \(stats.damagedRect)")
+            // Every pixel that changed is inside the damage.
+            let box = damaged.pixelRect(covering: stats.damagedRect)
+            var outside = 0
+            for y in 0..<now.height { for x in 0..<now.width where now[x, y] != previous[x, y] && !box.contains(x: x, y: y) { outside += 1 } }
+            try #require(outside == 0, "frame \(frame): \(outside) pixels changed outside the reported damage \(stats.damagedRect)")
+            previous = now
+            if stats.skipped { skipped += 1 } else if stats.damagedRect.width * stats.damagedRect.height < size.width * size.height { partial += 1 }
+        }
+        #expect(kinds.count == 16, "every kind of change was tried: \(kinds)")
+        // The incremental path is what is tested: most frames recomposite part of the target.
+        #expect(partial > 200, "\(partial) frames were damage-limited, \(skipped) skipped")
+        print("damage fuzz: \(partial) damage-limited frames, \(skipped) skipped, \(1000 - partial - skipped) full; parents moved \(movedParents) times")
+    }
+}
+
+@MainActor
+@Suite("Damage: cases worked out by hand", .serialized)
+struct DamageCaseTests {
+    private func setup() throws -> (device: GPUDevice, target: OffscreenTarget, root: Layer, host: LayerTreeHost) {
+        try Transaction.flush()
+        let device = try GPUDevice()
+        let target = try OffscreenTarget(device: device, size: Size(width: 100, height: 100))
+        let root = Layer()
+        root.frame = Rect(x: 0, y: 0, width: 100, height: 100)
+        let host = LayerTreeHost(rootLayer: root, target: target, background: .white)
+        return (device, target, root, host)
+    }
+
+    @Test("moving a layer recomposites its old and new boxes only, its sublayers move with it, and nothing else is visited")
+    func moveParent() throws {
+        let (device, target, root, host) = try setup()
+        defer { host.detach(); device.close() }
+        let parent = Layer()
+        parent.frame = Rect(x: 10, y: 10, width: 20, height: 20)
+        parent.backgroundColor = .red
+        let child = Layer()
+        child.frame = Rect(x: 5, y: 5, width: 5, height: 5)
+        child.backgroundColor = .blue
+        parent.addSublayer(child)
+        root.addSublayer(parent)
+        for i in 0..<50 {
+            let other = Layer()
+            other.frame = Rect(x: Double(i % 10) * 10, y: 60 + Double(i / 10) * 8, width: 6, height: 6)
+            other.backgroundColor = .green
+            root.addSublayer(other)
+        }
+        try Transaction.flush()
+        parent.position = Point(x: parent.position.x + 40, y: parent.position.y)
+        try Transaction.flush()
+        let stats = host.lastFrame
+        #expect(stats.layersVisited == 2, "the moved layer and its sublayer: \(stats.layersVisited)")
+        #expect(stats.damagedRect.minX >= 8 && stats.damagedRect.maxX <= 72 && stats.damagedRect.maxY <= 32, "\(stats.damagedRect)")
+        let image = try target.readPixels()
+        #expect(image[20, 20] == RGBAPixel(r: 255, g: 255, b: 255, a: 255), "the old place is cleared")
+        #expect(image[55, 20] == RGBAPixel(r: 255, g: 0, b: 0, a: 255))
+        #expect(image[57, 17] == RGBAPixel(r: 0, g: 0, b: 255, a: 255), "the sublayer moved with it")
+    }
+}
