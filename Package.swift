@@ -66,7 +66,7 @@ let package = Package(
         .target(name: "LaminaTestSupport", path: "Tests/LaminaTestSupport", swiftSettings: strict),
         .testTarget(
             name: "LaminaCoreTests",
-            dependencies: ["LaminaCore", "LaminaGPU", "LaminaGraphics", "LaminaGeometry", "CRunLoop", "LaminaTestSupport"],
+            dependencies: ["LaminaCore", "LaminaGPU", "LaminaGraphics", "LaminaGeometry", "CRunLoop", "CGLES", "LaminaTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -29,6 +29,8 @@ public struct FrameStatistics: Equatable, Sendable, CustomStringConvertible {
     public var displays: [DisplayRecord] = []
     /// How many layers drew their content for this frame.
     public var layersDrawn: Int { displays.count }
+    /// CPU time per phase (and the GPU's, when known).
+    public var timings = FrameTimings()
 
     public static func == (a: FrameStatistics, b: FrameStatistics) -> Bool { a.description == b.description }
 
@@ -83,12 +85,17 @@ public final class Compositor {
     /// Applies a commit's update to the tree and the textures (called by `Transaction`).
     func apply(_ update: RenderUpdate) {
         guard let tree else { return }
+        var clock = PhaseClock()
         tree.apply(update)
         for upload in update.uploads where tree.contentUsers[.store(upload.store.id)] != nil {
             receive(upload)
         }
         freeUnusedContents()
+        applyTime += clock.lap()
     }
+
+    /// CPU time spent applying updates since the last frame.
+    private var applyTime = 0.0
 
     /// Puts a backing store's pixels into its texture (made on a whole upload).
     private func receive(_ upload: ContentUpload) {
@@ -132,30 +139,40 @@ public final class Compositor {
     @discardableResult
     public func render(_ root: Layer, to target: RenderTarget, background: Color? = .clear, always: Bool = false,
                        overlays: [(rect: Rect, color: Color, transform: Transform3D)] = []) throws -> FrameStatistics {
+        var clock = PhaseClock()
         Transaction.deliverChanges()
         if tree?.rootID != root.id { attach(root) }
         if let error = deferredError { deferredError = nil; throw error }
         let tree = self.tree!
+        var timings = FrameTimings()
+        timings.commit = clock.lap() + applyTime
+        applyTime = 0
         let newTarget = lastTarget !== target || lastBackground != .some(background)
         if newTarget { damageHistory = [] }
-        let age = target.bufferAge
-        let full = forceFull || newTarget || always || background == nil || !overlays.isEmpty || age <= 0
-            || age > damageHistory.count + 1
+        // What changed since the last frame (the whole target after a rebuild or for a new
+        // target or background).
+        var plan = tree.plan(size: target.size, full: forceFull || newTarget)
         forceFull = false
-        var plan = tree.plan(size: target.size, full: full)
-        // A buffer that is `age` frames old misses the damage of the frames in between.
-        if !plan.isFull {
+        let everything = Box(Rect(origin: .zero, size: target.size))
+        damageHistory.insert(plan.isFull ? everything : Box(plan.damage), at: 0)
+        if damageHistory.count > 4 { damageHistory.removeLast() }
+        // A buffer `age` frames old misses the changes of the frames in between; of unknown
+        // age, or covered by the host every frame, it is redrawn whole.
+        let age = target.bufferAge
+        if always || background == nil || !overlays.isEmpty || age <= 0 || age > damageHistory.count {
+            plan = tree.fullPlan(plan, size: target.size)
+        } else if !plan.isFull {
             var damage = Box(plan.damage)
-            for old in damageHistory.prefix(age - 1) where !old.isEmpty { damage = damage.isEmpty ? old : damage.union(old) }
+            for old in damageHistory.dropFirst().prefix(age - 1) where !old.isEmpty { damage = damage.isEmpty ? old : damage.union(old) }
             if let flash = lastDamageFlash { damage = damage.isEmpty ? flash : damage.union(flash) }
             if damage != Box(plan.damage) { plan = tree.replan(plan, damage: damage, size: target.size) }
         }
-        damageHistory.insert(plan.isFull ? Box(Rect(origin: .zero, size: target.size)) : Box(plan.damage), at: 0)
-        if damageHistory.count > 4 { damageHistory.removeLast() }
         lastTarget = target
         lastBackground = .some(background)
+        timings.build = clock.lap()
         if !plan.isFull && plan.damage.isEmpty {
             var stats = FrameStatistics(skipped: true)
+            stats.timings = timings
             stats.layersVisited = plan.layersVisited
             stats.textureBytesUploaded = uploadedBetweenFrames
             uploadedBetweenFrames = 0
@@ -166,6 +183,8 @@ public final class Compositor {
         let uploaded = uploadedBetweenFrames
         uploadedBetweenFrames = 0
         var stats = try device.withContext { try draw(plan, on: target, background: background, overlays: overlays) }
+        timings.execute = clock.lap()
+        stats.timings = timings
         stats.textureBytesUploaded += uploaded
         stats.layersVisited = plan.layersVisited
         stats.reusedRenderList = always && !plan.rebuilt && plan.layersVisited == 0

@@ -174,6 +174,15 @@ extension RenderTree {
         return FramePlan(damage: d.rect, isFull: false, layersVisited: visited, rebuilt: false, items: items(meeting: d, size: size))
     }
 
+    /// The same plan for the whole target.
+    func fullPlan(_ plan: FramePlan, size: Size) -> FramePlan {
+        var p = plan
+        p.isFull = true
+        p.damage = Rect(origin: .zero, size: size)
+        p.items = nil
+        return p
+    }
+
     /// The same plan for a larger damage (the frames a rotating buffer missed).
     func replan(_ plan: FramePlan, damage: Box, size: Size) -> FramePlan {
         let everything = Box(minX: 0, minY: 0, maxX: size.width, maxY: size.height)

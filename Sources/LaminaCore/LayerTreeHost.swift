@@ -62,7 +62,7 @@ public final class LayerTreeHost {
     /// Whether the next commit must draw even without layer changes (a flash to remove).
     var needsFrame: Bool { flashVisible || compositesEveryFrame }
 
-    func composite(displays: [DisplayRecord], layouts: Int) throws {
+    func composite(displays: [DisplayRecord], layouts: Int, timings: FrameTimings) throws {
         if flashVisible { compositor.forgetLastFrame() }
         let flash = showsRedrawRegions && !displays.isEmpty
         var overlays: [(rect: Rect, color: Color, transform: Transform3D)] = []
@@ -80,6 +80,9 @@ public final class LayerTreeHost {
                                           overlays: overlays)
         flashVisible = !overlays.isEmpty
         stats.layoutPasses = layouts
+        stats.timings.layout = timings.layout
+        stats.timings.display = timings.display
+        stats.timings.commit = timings.commit   // the delivery includes the compositor applying it
         // The draws of layers in this tree.
         stats.displays = displays.filter { compositor.tree?.contains($0.layerID) == true }
         if !stats.skipped { frameCount += 1 }

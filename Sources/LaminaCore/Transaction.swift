@@ -1,3 +1,4 @@
+import Glibc
 import LaminaGeometry
 
 /// The phases of a commit, in order.
@@ -120,6 +121,8 @@ public enum Transaction {
 
     private static func commitNow() throws {
         pendingChanges = false
+        var timings = FrameTimings()
+        var clock = PhaseClock()
         // Layout: top-down; layouts may ask for more layout or display.
         phaseObserver?(.layout)
         var laidOut = 0
@@ -130,6 +133,7 @@ public enum Transaction {
             laidOut += 1
             precondition(laidOut < 1000, "layout does not settle: layoutSublayers keeps invalidating layout")
         }
+        timings.layout = clock.lap()
         // Display: every invalid layer draws once.
         phaseObserver?(.display)
         var failures: [String] = []
@@ -142,13 +146,15 @@ public enum Transaction {
         records = []
         let layouts = layoutCount
         layoutCount = 0
+        timings.display = clock.lap()
         // The renderers get what changed; then each host composites.
         deliverChanges()
+        timings.commit = clock.lap()
         phaseObserver?(.composite)
         hosts.removeAll { $0.host == nil }
         for entry in hosts {
             guard let host = entry.host else { continue }
-            do { try host.composite(displays: drawn, layouts: layouts) } catch { failures.append("\(error)") }
+            do { try host.composite(displays: drawn, layouts: layouts, timings: timings) } catch { failures.append("\(error)") }
         }
         // (Changes made while compositing, e.g. in didComposite, wait for the next commit.)
         if !failures.isEmpty { throw CommitError(failures: failures) }
@@ -174,4 +180,47 @@ struct WeakHost {
 
 struct WeakRenderer {
     weak var renderer: Compositor?
+}
+
+/// CPU time of the calling thread per phase of a frame, in seconds (what the phase cost
+/// the main thread, without waiting), and the GPU's time when timer queries tell it.
+public struct FrameTimings: Sendable, Equatable, CustomStringConvertible {
+    /// `layoutSublayers()` of the commit.
+    public var layout = 0.0
+    /// Drawing invalid layers into their backing stores.
+    public var display = 0.0
+    /// Describing the changes to the renderers (`RenderUpdate`: states, pixels copied) and
+    /// applying them (render tree, texture uploads).
+    public var commit = 0.0
+    /// Working out the frame: damage, the items to draw.
+    public var build = 0.0
+    /// Issuing the frame's GL commands.
+    public var execute = 0.0
+    /// The GPU's time for the frame's passes, when the driver has timer queries (it comes
+    /// a frame or more later: the latest known).
+    public var gpu: Double?
+
+    public init() {}
+
+    public var description: String {
+        func ms(_ t: Double) -> String { String(format: "%.3f", t * 1000) }
+        return "layout \(ms(layout)) ms, display \(ms(display)) ms, commit \(ms(commit)) ms, build \(ms(build)) ms, execute \(ms(execute)) ms"
+            + (gpu.map { ", GPU \(ms($0)) ms" } ?? "")
+    }
+}
+
+/// Laps of the calling thread's CPU clock.
+struct PhaseClock {
+    private var last = PhaseClock.now()
+    static func now() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+    /// Seconds since the last lap (or creation).
+    mutating func lap() -> Double {
+        let t = PhaseClock.now()
+        defer { last = t }
+        return t - last
+    }
 }

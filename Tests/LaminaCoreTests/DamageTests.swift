@@ -1,3 +1,4 @@
+import CGLES
 import Foundation
 import LaminaGeometry
 import LaminaGPU
@@ -183,5 +184,92 @@ struct DamageCaseTests {
         #expect(image[20, 20] == RGBAPixel(r: 255, g: 255, b: 255, a: 255), "the old place is cleared")
         #expect(image[55, 20] == RGBAPixel(r: 255, g: 0, b: 0, a: 255))
         #expect(image[57, 17] == RGBAPixel(r: 0, g: 0, b: 255, a: 255), "the sublayer moved with it")
+    }
+
+    @Test("an opacity group is drawn into an image sized to its content, reused while nothing in it changes")
+    func groupCache() throws {
+        let (device, target, root, host) = try setup()
+        defer { host.detach(); device.close() }
+        let group = Layer()
+        group.frame = Rect(x: 10, y: 10, width: 30, height: 20)
+        group.opacity = 0.5
+        let a = Layer(); a.frame = Rect(x: 0, y: 0, width: 20, height: 20); a.backgroundColor = .red
+        let b = Layer(); b.frame = Rect(x: 10, y: 0, width: 20, height: 20); b.backgroundColor = .blue
+        group.addSublayer(a); group.addSublayer(b)
+        let sibling = Layer(); sibling.frame = Rect(x: 60, y: 60, width: 10, height: 10); sibling.backgroundColor = .green
+        root.addSublayer(group); root.addSublayer(sibling)
+        try Transaction.flush()
+        #expect(host.lastFrame.offscreenPasses == 1)
+        #expect(device.liveObjectCounts[.texture] >= 1)
+        let overlap = try target.readPixels()[25, 15]        // blue over red, faded as one image: (127, 0, 127) over white
+        #expect(overlap.maxChannelDifference(RGBAPixel(r: 128, g: 127, b: 255, a: 255)) <= 1, "\(overlap)")
+        sibling.backgroundColor = .yellow
+        try Transaction.flush()
+        #expect(host.lastFrame.offscreenPasses == 0, "the group's image is reused")
+        #expect(host.lastFrame.damagedRect.minX >= 58, "only the sibling's box: \(host.lastFrame.damagedRect)")
+        #expect(try target.readPixels()[25, 15] == overlap)
+        b.backgroundColor = .green
+        try Transaction.flush()
+        #expect(host.lastFrame.offscreenPasses == 1, "something inside changed: drawn again")
+        let d = host.lastFrame.damagedRect
+        #expect(d.minX >= 8 && d.maxX <= 42 && d.minY >= 8 && d.maxY <= 32, "the group's box: \(d)")
+        #expect(try target.readPixels()[25, 15].maxChannelDifference(RGBAPixel(r: 128, g: 255, b: 128, a: 255)) <= 1)
+    }
+
+    @Test("a target whose buffers rotate (buffer age 2) gets the damage of the frame it missed too; age 0 redraws it whole")
+    func bufferAge() throws {
+        try Transaction.flush()
+        let device = try GPUDevice()
+        defer { device.close() }
+        let size = PixelSize(width: 64, height: 64)
+        // A swapchain of two buffers behind one framebuffer (as a window surface's back
+        // buffer): its colour attachment alternates; the target is the same object.
+        let buffers = try [device.makeTexture(pixelSize: size), device.makeTexture(pixelSize: size)]
+        var fbo: GLuint = 0
+        func attach(_ texture: Texture) throws {
+            try device.withContext {
+                if fbo == 0 { glGenFramebuffers(1, &fbo) }
+                glBindFramebuffer(GLenum(GL_FRAMEBUFFER), fbo)
+                glFramebufferTexture2D(GLenum(GL_FRAMEBUFFER), GLenum(GL_COLOR_ATTACHMENT0), GLenum(GL_TEXTURE_2D), texture.glName, 0)
+                glBindFramebuffer(GLenum(GL_FRAMEBUFFER), 0)
+            }
+        }
+        try attach(buffers[0])
+        defer { try? device.withContext { glDeleteFramebuffers(1, &fbo) } }
+        let target = try ExternalFramebufferTarget(device: device, framebuffer: fbo, pixelSize: size, bottomRowFirst: false)
+        let root = Layer()
+        root.frame = Rect(x: 0, y: 0, width: 64, height: 64)
+        let mover = Layer()
+        mover.frame = Rect(x: 0, y: 0, width: 8, height: 8)
+        mover.backgroundColor = .red
+        root.addSublayer(mover)
+        let compositor = Compositor(device: device)
+        defer { compositor.release() }
+        let reference = try OffscreenTarget(device: device, pixelSize: size)
+        let full = Compositor(device: device)
+        defer { full.release() }
+        for frame in 0..<8 {
+            mover.position = Point(x: 4 + Double(frame) * 7, y: 4 + Double(frame) * 5)
+            try attach(buffers[frame % 2])
+            target.bufferAge = frame < 2 ? 0 : 2
+            let stats = try compositor.render(root, to: target, background: .white)
+            if frame >= 2 {
+                #expect(stats.damagedRect.width < 30, "frame \(frame): the damage of two frames, not the target: \(stats.damagedRect)")
+            }
+            full.forgetLastFrame()
+            try full.render(root, to: reference, background: .white)
+            let d = try target.readPixels().difference(from: try reference.readPixels(), tolerance: 0)
+            #expect(d.differing == 0, "frame \(frame), buffer \(frame % 2): \(d.differing) pixels differ")
+        }
+        // With age 1 the buffer of two frames ago would keep a stale square: shown by
+        // pretending the buffers do not rotate.
+        mover.position = Point(x: 50, y: 50)
+        try attach(buffers[0])
+        target.bufferAge = 1
+        try compositor.render(root, to: target, background: .white)
+        full.forgetLastFrame()
+        try full.render(root, to: reference, background: .white)
+        #expect(try target.readPixels().difference(from: try reference.readPixels(), tolerance: 0).differing > 0,
+                "the control: ignoring the age leaves the missed frame's square behind")
     }
 }
