@@ -7,6 +7,9 @@ public struct FrameStatistics: Equatable, Sendable, CustomStringConvertible {
     /// Layers whose frame data was worked out (all of them after a structural change;
     /// only the changed ones, with their subtrees, otherwise).
     public var layersVisited = 0
+    /// Layer states the commits since the last frame handed this renderer: the changed
+    /// layers (and new subtrees whole) — not the tree.
+    public var layersCommitted = 0
     /// Quads of the tree drawn (backgrounds, contents, borders).
     public var quadsDrawn = 0
     /// All draw calls, including clip shapes and group composites.
@@ -87,6 +90,7 @@ public final class Compositor {
         guard let tree else { return }
         var clock = PhaseClock()
         tree.apply(update)
+        statesApplied += update.layers.count
         for upload in update.uploads where tree.contentUsers[.store(upload.store.id)] != nil {
             receive(upload)
         }
@@ -96,6 +100,8 @@ public final class Compositor {
 
     /// CPU time spent applying updates since the last frame.
     private var applyTime = 0.0
+    /// Layer states received since the last frame.
+    private var statesApplied = 0
 
     /// Puts a backing store's pixels into its texture (made on a whole upload).
     private func receive(_ upload: ContentUpload) {
@@ -147,6 +153,8 @@ public final class Compositor {
         var timings = FrameTimings()
         timings.commit = clock.lap() + applyTime
         applyTime = 0
+        let committed = statesApplied
+        statesApplied = 0
         let newTarget = lastTarget !== target || lastBackground != .some(background)
         if newTarget { damageHistory = [] }
         // What changed since the last frame (the whole target after a rebuild or for a new
@@ -174,6 +182,7 @@ public final class Compositor {
             var stats = FrameStatistics(skipped: true)
             stats.timings = timings
             stats.layersVisited = plan.layersVisited
+            stats.layersCommitted = committed
             stats.textureBytesUploaded = uploadedBetweenFrames
             uploadedBetweenFrames = 0
             lastDamageFlash = nil
@@ -187,6 +196,7 @@ public final class Compositor {
         stats.timings = timings
         stats.textureBytesUploaded += uploaded
         stats.layersVisited = plan.layersVisited
+        stats.layersCommitted = committed
         stats.reusedRenderList = always && !plan.rebuilt && plan.layersVisited == 0
         lastFrame = stats
         return stats

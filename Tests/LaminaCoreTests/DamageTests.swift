@@ -186,6 +186,57 @@ struct DamageCaseTests {
         #expect(image[57, 17] == RGBAPixel(r: 0, g: 0, b: 255, a: 255), "the sublayer moved with it")
     }
 
+    @Test("commits are O(changed): in trees of 10³ and 10⁴ layers, moving one and recolouring another hands the renderer 2 states, visits 2 layers and draws the same quads")
+    func commitsScaleWithChanges() throws {
+        func run(leaves: Int) throws -> [FrameStatistics] {
+            try Transaction.flush()
+            let device = try GPUDevice()
+            defer { device.close() }
+            let target = try OffscreenTarget(device: device, size: Size(width: 400, height: 100))
+            let root = Layer()
+            root.frame = Rect(x: 0, y: 0, width: 400, height: 100)
+            let host = LayerTreeHost(rootLayer: root, target: target, background: .white)
+            defer { host.detach() }
+            // Rows of 200 leaves (2×2 pt at a 2 pt pitch), each row a container layer:
+            // the neighbourhood of a leaf looks the same in both trees.
+            var rows: [Layer] = []
+            for r in 0..<(leaves / 200) {
+                let row = Layer()
+                row.frame = Rect(x: 0, y: Double(r) * 2, width: 400, height: 2)
+                for c in 0..<200 {
+                    let leaf = Layer()
+                    leaf.frame = Rect(x: Double(c) * 2, y: 0, width: 2, height: 2)
+                    leaf.backgroundColor = (r + c) % 2 == 0 ? .red : .blue
+                    row.addSublayer(leaf)
+                }
+                root.addSublayer(row)
+                rows.append(row)
+            }
+            try Transaction.flush()
+            #expect(host.lastFrame.layersVisited == leaves + rows.count + 1, "the first frame sees them all")
+            var frames: [FrameStatistics] = []
+            for step in 0..<4 {
+                let mover = rows[2].sublayers[50 + step]
+                mover.position = Point(x: mover.position.x, y: mover.position.y + 1)
+                rows[3].sublayers[53 + step].backgroundColor = .green
+                try Transaction.flush()
+                frames.append(host.lastFrame)
+            }
+            let image = try target.readPixels()
+            #expect(image[2 * 56 + 1, 7] == RGBAPixel(r: 0, g: 255, b: 0, a: 255), "the recoloured leaf")
+            return frames
+        }
+        let small = try run(leaves: 1_000)
+        let large = try run(leaves: 10_000)
+        for (a, b) in zip(small, large) {
+            #expect(b.layersCommitted == 2 && b.layersVisited == 2, "\(b.layersCommitted) states, \(b.layersVisited) visited")
+            #expect(a.layersCommitted == b.layersCommitted && a.layersVisited == b.layersVisited)
+            #expect(a.quadsDrawn == b.quadsDrawn && a.drawCalls == b.drawCalls, "same work at 10³ and 10⁴: \(a) / \(b)")
+            #expect(b.quadsDrawn < 40, "only the leaves around the two changed: \(b.quadsDrawn)")
+            #expect(b.damagedRect.width * b.damagedRect.height < 400 * 100 / 4, "\(b.damagedRect)")
+        }
+    }
+
     @Test("an opacity group is drawn into an image sized to its content, reused while nothing in it changes")
     func groupCache() throws {
         let (device, target, root, host) = try setup()
