@@ -178,6 +178,10 @@ final class GLContext {
     /// The pass whose GL state is set, and the program in use (valid inside a scope).
     weak var activePass: AnyObject?
     var currentProgram: GLuint = 0
+    /// The pass with quads added but not drawn yet. Any other GL work on this context —
+    /// an upload, a release, a readback, another pass — draws them first (`enter()` and
+    /// the passes see to it), so GL sees everything in the order of Lamina's calls.
+    weak var pendingPass: RenderPass?
 
     /// This context's scopes open on the thread using it.
     private var openScopes = 0
@@ -209,6 +213,7 @@ final class GLContext {
         if stack.current === self && stack.scopes.last?.context === self {
             stack.scopes.append((self, self))
             openScopes += 1
+            pendingPass?.flush()
             return
         }
         if stack.scopes.isEmpty {
@@ -236,7 +241,10 @@ final class GLContext {
         stack.current = self
         stack.scopes.append((self, previous))
         openScopes += 1
-        guard outermost else { return }
+        guard outermost else {
+            pendingPass?.flush()
+            return
+        }
         activePass = nil
         currentProgram = 0
         if ownership == .adopt {
@@ -388,6 +396,7 @@ final class GLContext {
         case .buffer: glDeleteBuffers(1, &n)
         case .vertexArray: glDeleteVertexArrays(1, &n)
         case .sampler: glDeleteSamplers(1, &n)
+        case .query: glDeleteQueries(1, &n)
         }
         ledger.deleted(kind, name)
     }

@@ -199,6 +199,9 @@ public final class Program: GPUObject {
     /// "vertex+fragment", for messages.
     public let label: String
     private let uniforms: [String: GLint]
+    /// The unit-quad path's uniforms (`quad.vert`: `u_transform`, `u_texRect`), resolved
+    /// once at link time: drawing with a caller's program hashes no strings.
+    let quadUniforms: (transform: GLint, texRect: GLint)
 
     init(gl: GLContext, name: GLuint, label: String) {
         var table: [String: GLint] = [:]
@@ -213,26 +216,42 @@ public final class Program: GPUObject {
         }
         self.label = label
         self.uniforms = table
+        self.quadUniforms = (table["u_transform"] ?? -1, table["u_texRect"] ?? -1)
         super.init(gl: gl, kind: .program, name: name)
     }
 
     /// The location of an active uniform, looked up once at link time; -1 if the
-    /// program has no such uniform (GL ignores -1).
+    /// program has no such uniform (GL ignores -1). A dictionary lookup: resolve the
+    /// locations a caller's program needs once, not per draw.
     public func uniformLocation(_ uniform: String) -> GLint { uniforms[uniform] ?? -1 }
     public var uniformNames: [String] { uniforms.keys.sorted() }
 }
 
 public final class Buffer: GPUObject {
-    public let byteCount: Int
-    /// A static vertex buffer (inside a scope).
-    init(gl: GLContext, bytes: UnsafeRawBufferPointer) {
+    public private(set) var byteCount: Int
+    /// The binding point it was made for (`GL_ARRAY_BUFFER`, `GL_ELEMENT_ARRAY_BUFFER`).
+    let target: GLenum
+
+    /// A buffer holding `bytes` (inside a scope). An element-array buffer binds to the
+    /// vertex array bound now (its state): bind Lamina's own first.
+    init(gl: GLContext, target: GLenum = GLenum(GL_ARRAY_BUFFER), bytes: UnsafeRawBufferPointer,
+         usage: GLenum = GLenum(GL_STATIC_DRAW)) {
         var b: GLuint = 0
         glGenBuffers(1, &b)
-        glBindBuffer(GLenum(GL_ARRAY_BUFFER), b)
-        glBufferData(GLenum(GL_ARRAY_BUFFER), bytes.count, bytes.baseAddress, GLenum(GL_STATIC_DRAW))
+        glBindBuffer(target, b)
+        glBufferData(target, bytes.count, bytes.baseAddress, usage)
         byteCount = bytes.count
+        self.target = target
         super.init(gl: gl, kind: .buffer, name: b)
         gl.checkGLError("glBufferData")
+    }
+
+    /// Replaces the whole store with `bytes` (inside a scope, the buffer bound to its
+    /// target): `glBufferData` gives the buffer new storage, so draws still queued on
+    /// the old contents are not waited for (orphaning).
+    func replace(with bytes: UnsafeRawBufferPointer, usage: GLenum) {
+        glBufferData(target, bytes.count, bytes.baseAddress, usage)
+        byteCount = bytes.count
     }
 }
 
@@ -262,7 +281,8 @@ final class Sampler: GPUObject {
     }
 }
 
-/// The unit quad (0,0)…(1,1) as a triangle strip, shared by every draw.
+/// The unit quad (0,0)…(1,1) as a triangle strip, for `RenderPass.draw(with:)` (a
+/// caller's program on `quad.vert`); Lamina's own quads are batched (`QuadBatch`).
 struct QuadGeometry {
     let buffer: Buffer
     let vertexArray: VertexArray
@@ -327,9 +347,18 @@ extension GPUDevice {
 
     /// The sampler object for a pair of filters (inside a scope), made on first use.
     func sampler(min: TextureFilter, mag: TextureFilter) -> Sampler {
-        let key = (min == .linear ? 2 : 0) + (mag == .linear ? 1 : 0)
+        sampler(key: GPUDevice.samplerKey(min: min, mag: mag))
+    }
+
+    /// A pair of filters as a small integer (0…3).
+    static func samplerKey(min: TextureFilter, mag: TextureFilter) -> Int {
+        (min == .linear ? 2 : 0) + (mag == .linear ? 1 : 0)
+    }
+
+    /// The sampler object for a `samplerKey` (inside a scope), made on first use.
+    func sampler(key: Int) -> Sampler {
         if let s = samplers[key], !s.isReleased { return s }
-        let s = Sampler(gl: gl, minFilter: min, magFilter: mag)
+        let s = Sampler(gl: gl, minFilter: key & 2 != 0 ? .linear : .nearest, magFilter: key & 1 != 0 ? .linear : .nearest)
         samplers[key] = s
         return s
     }

@@ -205,6 +205,16 @@ enum LaminaGLState {
         if let i = indexed { i.colorMask(0, v, v, v, v) } else { glColorMask(v, v, v, v) }
     }
 
+    /// Blending on (premultiplied source-over, as set for the pass) or off (opaque quads),
+    /// for the buffer Lamina draws to.
+    static func setBlending(_ on: Bool, indexed: IndexedDrawBufferFunctions?) {
+        if let i = indexed {
+            (on ? i.enable : i.disable)(GLenum(GL_BLEND), 0)
+        } else {
+            on ? glEnable(GLenum(GL_BLEND)) : glDisable(GLenum(GL_BLEND))
+        }
+    }
+
     /// What a texture upload needs: no unpack buffer, tightly described rows.
     static func applyForUpload(rowLength: GLint) {
         glBindBuffer(GLenum(GL_PIXEL_UNPACK_BUFFER), 0)

@@ -45,6 +45,10 @@ public struct GPUCapabilities: Sendable {
 /// Kinds of GL objects Lamina creates and counts.
 public enum GPUObjectKind: String, CaseIterable, Sendable {
     case texture, framebuffer, renderbuffer, program, buffer, vertexArray, sampler
+    /// Timer queries of timed render passes.
+    case query
+
+    var plural: String { self == .query ? "queries" : rawValue + "s" }
 }
 
 /// Live GL objects per kind.
@@ -53,7 +57,7 @@ public struct GPUObjectCounts: Equatable, Sendable, CustomStringConvertible {
     public subscript(kind: GPUObjectKind) -> Int { counts[kind] ?? 0 }
     public var total: Int { counts.values.reduce(0, +) }
     public var description: String {
-        GPUObjectKind.allCases.map { "\($0.rawValue)s: \(self[$0])" }.joined(separator: ", ")
+        GPUObjectKind.allCases.map { "\($0.plural): \(self[$0])" }.joined(separator: ", ")
     }
 }
 
@@ -91,7 +95,12 @@ public final class GPUDevice {
     var display: EGLDisplay { gl.display }
 
     lazy var shaders = ShaderLibrary(gl: gl)
+    /// For `RenderPass.draw(with:)` (a caller's program), made on first use.
     var quadGeometry: QuadGeometry?
+    /// Quads added to a render pass and not yet drawn, and the objects they are drawn with.
+    let quadBatch = QuadBatch()
+    /// Timer queries of timed passes.
+    let timer = GPUTimer()
     /// Sampler objects by (minification, magnification) filter: they override whatever
     /// sampling state a texture (Lamina's or a host's) carries.
     var samplers: [Int: Sampler] = [:]
@@ -211,6 +220,8 @@ public final class GPUDevice {
         guard !gl.isClosed else { return }
         gl.close()
         quadGeometry = nil
+        quadBatch.forgetObjects()
+        timer.forgetAll()
         samplers = [:]
         shaders.forgetAll()
     }
@@ -270,8 +281,9 @@ public final class GPUDevice {
         gl.withCurrentIfPossible { gl.collectGarbage() }
     }
 
-    /// Frees objects the device caches for itself (compiled programs, the unit quad,
-    /// samplers), so that live counts reflect only what callers hold.
+    /// Frees objects the device caches for itself (compiled programs, the quad batch's
+    /// vertex array and buffers, the unit quad, samplers, timer queries — timings in flight
+    /// are lost), so that live counts reflect only what callers hold.
     public func purgeCaches() {
         guard !isClosed else { return }
         gl.withCurrentIfPossible {
@@ -280,6 +292,8 @@ public final class GPUDevice {
             gl.activePass = nil
             quadGeometry?.release()
             quadGeometry = nil
+            quadBatch.releaseObjects()
+            timer.releaseAll()
             for s in samplers.values { s.release() }
             samplers = [:]
             gl.collectGarbage()

@@ -5,6 +5,14 @@ import LaminaGeometry
 /// code that issues draw calls. Coordinates are the target's points; `transform` (if
 /// any) maps a quad's rectangle, once placed, to the target's points.
 ///
+/// Quads are batched: `draw(_:)` and `add(_:)` (and the one-quad conveniences `fill`,
+/// `fillRoundedRect`, `draw(_:in:…)`, `drawNineSlice`) only record vertices on the CPU;
+/// consecutive quads that share a program, texture, filters, blending and clip state
+/// become one draw call, issued in order when the pass must draw — at `flush()`, `clear`,
+/// `draw(with:)`, `submit()`, and before any other GL work on the device (an upload, a
+/// release, a readback, another pass), so everything happens in the order of the calls.
+/// Clips are part of the stream: a clip's stencil shape is drawn in its place.
+///
 /// Passes may interleave (a compositor renders a group into a second target while the
 /// first pass is open): each pass restores its own GL state before it draws again.
 ///
@@ -13,22 +21,32 @@ import LaminaGeometry
 /// back when it ends. Issue no GL of your own while a pass is open.
 public final class RenderPass {
     public let target: RenderTarget
+    /// Draw calls issued so far (quads still pending are counted when drawn: see `flush()`).
     public private(set) var drawCalls = 0
     public private(set) var isSubmitted = false
     /// How many clips are pushed (the stencil value inside the innermost clip).
     public private(set) var clipDepth = 0
+    /// Whether the pass is being timed on the GPU (`beginRenderPass(on:clear:timed:)`).
+    public var isTimed: Bool { timerQuery != nil }
     private let device: GPUDevice
-    private let quad: QuadGeometry
+    private let batch: QuadBatch
+    /// The target's points → clip space.
+    private let toClip: Transform3D
     private var stencilCleared = false
+    private var timerQuery: TimerQuery?
+    /// Scratch for nine-slice pieces (emptied after each use).
+    private var pieces: [Quad] = []
 
     /// Opens the pass: enters the device's context (held until `submit()`).
     /// The part of the target the pass may change, in GL window coordinates (nil: all of
     /// it): clears and draws outside it leave the target's pixels as they were.
     private let scissor: GLViewport
 
-    init(target: RenderTarget, clear color: Color?, scissor region: PixelRect? = nil) throws {
+    init(target: RenderTarget, clear color: Color?, scissor region: PixelRect? = nil, timed: Bool = false) throws {
         self.target = target
         self.device = target.device
+        self.batch = device.quadBatch
+        self.toClip = target.pointsToClip
         scissor = target.glScissor(for: region)
         try device.gl.enter()
         do {
@@ -39,18 +57,23 @@ public final class RenderPass {
             throw error
         }
         device.gl.collectGarbage()
-        quad = device.unitQuad()
         restoreState()
         hostDrawBuffers = target.claimDrawBuffer()
+        if timed { timerQuery = device.timer.begin(device.gl, supported: device.capabilities.timerQueries) }
         if let color { clear(color) }
         device.checkGLError("begin render pass")
     }
 
     deinit {
+        // Quads never drawn are dropped with the pass.
+        if batch.owner == ObjectIdentifier(self) { batch.reset() }
         // Dropped without submit() (an error part-way): give the host its draw buffers and
         // the caller its context back.
         if !isSubmitted {
-            if device.gl.ensureCurrent() { target.releaseDrawBuffer(hostDrawBuffers) }
+            if device.gl.ensureCurrent() {
+                if let q = timerQuery { device.timer.end(q) }
+                target.releaseDrawBuffer(hostDrawBuffers)
+            }
             device.gl.exit()
         }
     }
@@ -65,44 +88,60 @@ public final class RenderPass {
         guard device.gl.activePass !== self else { return }
         device.gl.activePass = self
         device.gl.currentProgram = 0
+        let vertexArray = batch.bindVertexArray(device.gl)
         LaminaGLState.applyForDrawing(framebuffer: target.framebufferName, viewport: target.viewport,
-                                      vertexArray: quad.vertexArray.name, indexed: device.gl.indexedDrawBuffers)
+                                      vertexArray: vertexArray, indexed: device.gl.indexedDrawBuffers)
         if scissor != target.viewport { glScissor(scissor.x, scissor.y, scissor.width, scissor.height) }
         applyStencilTest()
     }
 
+    /// Before GL calls of this pass: the context current (another device's pass may have
+    /// made its own current meanwhile), another pass's pending quads drawn, this pass's
+    /// state set.
     private func prepare() {
         precondition(!isSubmitted, "RenderPass used after submit()")
-        // Another device's pass may have made its context current meanwhile.
         precondition(device.gl.ensureCurrent(), "Lamina: the device's context can no longer be made current during a render pass")
+        if let other = device.gl.pendingPass, other !== self { other.flush() }
         restoreState()
     }
 
-    /// Fills the whole target with `color` (replacing, not blending), ignoring clips.
-    public func clear(_ color: Color) {
+    // MARK: Quads
+
+    /// Draws `quads` in order (batched: see the type's notes).
+    public func draw(_ quads: some Collection<Quad>) throws {
+        claimBatch()
+        for quad in quads { try append(quad) }
+    }
+
+    /// Adds one quad after those added before (batched: see the type's notes).
+    public func add(_ quad: Quad) throws {
+        claimBatch()
+        try append(quad)
+    }
+
+    /// Draws the quads added so far now: one draw call per run of quads of the same state,
+    /// from one upload of their vertices. Called by the pass itself whenever drawing must
+    /// happen; call it only to count or time draw calls.
+    public func flush() {
+        guard batch.owner == ObjectIdentifier(self) else { return }
+        batch.owner = nil
+        if device.gl.pendingPass === self { device.gl.pendingPass = nil }
+        guard batch.quadCount > 0 else { batch.reset(); return }
         prepare()
-        let p = color.premultiplied
-        glClearColor(GLfloat(p.r), GLfloat(p.g), GLfloat(p.b), GLfloat(p.a))
-        glClear(GLbitfield(GL_COLOR_BUFFER_BIT))
+        issueBatch()
+        batch.reset()
     }
 
     /// Blends a solid rectangle of `color` over the target.
     public func fill(_ rect: Rect, color: Color, transform: Transform3D = .identity) throws {
-        let program = try use(vertex: "quad.vert", fragment: "solid.frag")
-        let p = color.premultiplied
-        glUniform4f(program.uniformLocation("u_color"), GLfloat(p.r), GLfloat(p.g), GLfloat(p.b), GLfloat(p.a))
-        draw(program, rect: rect, transform: transform, textureRect: Rect(x: 0, y: 0, width: 1, height: 1))
+        try add(Quad(rect, transform: transform, paint: .solid(color)))
     }
 
     /// Blends a rounded rectangle with antialiased edges: filled when `borderWidth` is 0,
     /// else a ring of that width inside the rectangle's edge.
     public func fillRoundedRect(_ rect: Rect, cornerRadius: Double, borderWidth: Double = 0, color: Color,
                                 transform: Transform3D = .identity) throws {
-        let program = try use(vertex: "quad.vert", fragment: "rrect.frag")
-        let p = color.premultiplied
-        glUniform4f(program.uniformLocation("u_color"), GLfloat(p.r), GLfloat(p.g), GLfloat(p.b), GLfloat(p.a))
-        setShape(program, rect: rect, cornerRadius: cornerRadius, borderWidth: borderWidth, clip: false)
-        draw(program, rect: rect, transform: transform, textureRect: Rect(x: 0, y: 0, width: 1, height: 1))
+        try add(Quad(rect, transform: transform, paint: .roundedRect(color: color, cornerRadius: cornerRadius, borderWidth: borderWidth)))
     }
 
     /// Blends `texture` (premultiplied) over the target into `rect`. `sourceRect` is the
@@ -110,98 +149,92 @@ public final class RenderPass {
     public func draw(_ texture: Texture, in rect: Rect, sourceRect: Rect = Rect(x: 0, y: 0, width: 1, height: 1),
                      alpha: Double = 1, minFilter: TextureFilter = .linear, magFilter: TextureFilter = .linear,
                      transform: Transform3D = .identity) throws {
-        guard texture.belongs(to: device) else { throw GPUError.wrongDevice(what: "a texture drawn in a render pass") }
-        precondition(!texture.isReleased, "drawing a released texture")
-        let program = try use(vertex: "quad.vert", fragment: "texture.frag")
-        bind(texture, minFilter: minFilter, magFilter: magFilter)
-        glUniform1i(program.uniformLocation("u_texture"), 0)
-        glUniform1f(program.uniformLocation("u_alpha"), GLfloat(alpha))
-        draw(program, rect: rect, transform: transform, textureRect: sourceRect)
+        try add(Quad(rect, transform: transform,
+                     paint: .texture(texture, source: sourceRect, alpha: alpha, minFilter: minFilter, magFilter: magFilter)))
     }
 
     /// Nine-slice stretching (`contentsCenter`): draws `sourceRect` of `texture` into `rect`
     /// so that the parts outside `center` (a unit rectangle of the source sub-image) keep
     /// their size — `contentSize` is the sub-image's size in points — while the edges
     /// stretch along one axis and the centre along both. Caps shrink proportionally when
-    /// they do not fit. One quad, one draw call.
+    /// they do not fit. Up to nine quads (`Quad.appendNineSlice`), batched like any others.
     public func drawNineSlice(_ texture: Texture, in rect: Rect, sourceRect: Rect = Rect(x: 0, y: 0, width: 1, height: 1),
                               center: Rect, contentSize: Size, alpha: Double = 1,
                               minFilter: TextureFilter = .linear, magFilter: TextureFilter = .linear,
                               transform: Transform3D = .identity) throws {
         guard texture.belongs(to: device) else { throw GPUError.wrongDevice(what: "a texture drawn in a render pass") }
-        precondition(!texture.isReleased, "drawing a released texture")
-        let program = try use(vertex: "quad.vert", fragment: "nineslice.frag")
-        bind(texture, minFilter: minFilter, magFilter: magFilter)
-        let dest = Size(width: abs(rect.size.width), height: abs(rect.size.height))
-        let c = center.standardized
-        func caps(_ start: Double, _ end: Double, _ size: Double) -> (Double, Double) {
-            let total = start + end
-            guard total > size, total > 0 else { return (start, end) }
-            return (start * size / total, end * size / total)   // shrink proportionally
-        }
-        let (left, right) = caps(c.minX * contentSize.width, (1 - c.maxX) * contentSize.width, dest.width)
-        let (top, bottom) = caps(c.minY * contentSize.height, (1 - c.maxY) * contentSize.height, dest.height)
-        glUniform1i(program.uniformLocation("u_texture"), 0)
-        glUniform1f(program.uniformLocation("u_alpha"), GLfloat(alpha))
-        glUniform2f(program.uniformLocation("u_destSize"), GLfloat(dest.width), GLfloat(dest.height))
-        glUniform4f(program.uniformLocation("u_caps"), GLfloat(left), GLfloat(top), GLfloat(right), GLfloat(bottom))
-        glUniform4f(program.uniformLocation("u_center"), GLfloat(c.minX), GLfloat(c.minY), GLfloat(c.width), GLfloat(c.height))
-        let s = sourceRect
-        glUniform4f(program.uniformLocation("u_sourceRect"), GLfloat(s.origin.x), GLfloat(s.origin.y), GLfloat(s.size.width), GLfloat(s.size.height))
-        glUniform2f(program.uniformLocation("u_texels"), GLfloat(abs(s.size.width) * Double(texture.pixelSize.width)),
-                    GLfloat(abs(s.size.height) * Double(texture.pixelSize.height)))
-        draw(program, rect: rect, transform: transform, textureRect: Rect(x: 0, y: 0, width: 1, height: 1))
+        Quad.appendNineSlice(to: &pieces, texture: texture, in: rect, source: sourceRect, center: center,
+                             contentSize: contentSize, alpha: alpha, minFilter: minFilter, magFilter: magFilter,
+                             transform: transform)
+        defer { pieces.removeAll(keepingCapacity: true) }
+        try draw(pieces)
     }
 
     /// Draws with a caller's program (built with `GPUDevice.makeProgram` or
-    /// `GPUDevice.program`): the unit quad placed at `rect`, `u_transform` and
-    /// `u_texRect` set; `setUniforms` sets the rest.
+    /// `GPUDevice.program`, on `quad.vert`): the unit quad placed at `rect`, `u_transform`
+    /// and `u_texRect` set; `setUniforms` sets the rest. One draw call, after the quads
+    /// pending before it.
     public func draw(with program: Program, in rect: Rect, transform: Transform3D = .identity,
                      setUniforms: (Program) -> Void = { _ in }) {
+        flush()
         prepare()
+        glBindVertexArray(device.unitQuad().vertexArray.name)
         bind(program)
         setUniforms(program)
-        draw(program, rect: rect, transform: transform, textureRect: Rect(x: 0, y: 0, width: 1, height: 1))
+        let placement = Transform3D(scaleX: rect.size.width, y: rect.size.height)
+            .concatenating(Transform3D(translationX: rect.origin.x, y: rect.origin.y))
+        let m = placement.concatenating(transform).concatenating(toClip)
+        withUnsafeTemporaryAllocation(of: GLfloat.self, capacity: 16) { values in
+            for (i, v) in [m.m11, m.m12, m.m13, m.m14, m.m21, m.m22, m.m23, m.m24,
+                           m.m31, m.m32, m.m33, m.m34, m.m41, m.m42, m.m43, m.m44].enumerated() {
+                values[i] = GLfloat(v)
+            }
+            glUniformMatrix4fv(program.quadUniforms.transform, 1, GLboolean(GL_FALSE), values.baseAddress)
+        }
+        glUniform4f(program.quadUniforms.texRect, 0, 0, 1, 1)
+        glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
+        drawCalls += 1
+        device.gl.drawCalls += 1
+        device.checkGLError("glDrawArrays (\(program.label))")
     }
+
+    // MARK: Clips
 
     /// Restricts later drawing to a (rounded) rectangle under `transform`, intersected with
     /// the clips already pushed. Exact under rotation and perspective (a stencil, not a
     /// scissor). Each push needs the matching `popClip` with the same shape.
     public func pushClip(_ rect: Rect, cornerRadius: Double = 0, transform: Transform3D = .identity) throws {
+        claimBatch()
         prepare()
         try target.prepareStencil()
         restoreState()   // preparing the stencil may have rebound the framebuffer
         if !stencilCleared {
-            // Inside the target's scissor: a host's stencil outside the region is kept.
+            // Inside the target's scissor: a host's stencil outside the region is kept. The
+            // quads pending are all outside any clip (no clip was pushed yet): they do not
+            // read the stencil, so clearing it before they are drawn changes nothing.
             glClearStencil(0)
             glClear(GLbitfield(GL_STENCIL_BUFFER_BIT))
             stencilCleared = true
         }
-        try drawClipShape(rect, cornerRadius: cornerRadius, transform: transform, operation: GLenum(GL_INCR))
+        try appendClipShape(rect, cornerRadius: cornerRadius, transform: transform, write: .increment)
         clipDepth += 1
-        applyStencilTest()
     }
 
     /// Removes the innermost clip; pass the shape given to `pushClip`.
     public func popClip(_ rect: Rect, cornerRadius: Double = 0, transform: Transform3D = .identity) throws {
         precondition(clipDepth > 0, "popClip without pushClip")
-        prepare()
-        try drawClipShape(rect, cornerRadius: cornerRadius, transform: transform, operation: GLenum(GL_DECR))
+        claimBatch()
+        try appendClipShape(rect, cornerRadius: cornerRadius, transform: transform, write: .decrement)
         clipDepth -= 1
-        applyStencilTest()
     }
 
-    /// Draws the shape into the stencil only, where the stencil equals the current depth.
-    private func drawClipShape(_ rect: Rect, cornerRadius: Double, transform: Transform3D, operation: GLenum) throws {
-        let program = try use(vertex: "quad.vert", fragment: "rrect.frag")
-        glEnable(GLenum(GL_STENCIL_TEST))
-        glStencilFunc(GLenum(GL_EQUAL), GLint(clipDepth), 0xff)
-        glStencilOp(GLenum(GL_KEEP), GLenum(GL_KEEP), operation)
-        LaminaGLState.setColorWrites(false, indexed: device.gl.indexedDrawBuffers)
-        setShape(program, rect: rect, cornerRadius: cornerRadius, borderWidth: 0, clip: true)
-        draw(program, rect: rect, transform: transform, textureRect: Rect(x: 0, y: 0, width: 1, height: 1))
-        LaminaGLState.setColorWrites(true, indexed: device.gl.indexedDrawBuffers)
-        glStencilOp(GLenum(GL_KEEP), GLenum(GL_KEEP), GLenum(GL_KEEP))
+    /// The shape, drawn into the stencil only where the stencil equals the current depth.
+    private func appendClipShape(_ rect: Rect, cornerRadius: Double, transform: Transform3D, write: ClipWrite) throws {
+        let state = BatchState(program: .roundedRect, texture: 0, filters: 0, blend: true,
+                               clipDepth: Int32(clipDepth), clipWrite: write)
+        try appendQuad(rect, transform, state, nil, coords: (0, 0, 1, 1), color: (0, 0, 0, 0),
+                       params: (Float(abs(rect.size.width)), Float(abs(rect.size.height)), Float(max(0, cornerRadius)), 0),
+                       flags: (1, 0))
     }
 
     /// Inside clips, draw only where the stencil equals the depth; outside, no test.
@@ -215,6 +248,16 @@ public final class RenderPass {
         }
     }
 
+    /// Fills the whole target with `color` (replacing, not blending), ignoring clips,
+    /// after the quads added before.
+    public func clear(_ color: Color) {
+        flush()
+        prepare()
+        let p = color.premultiplied
+        glClearColor(GLfloat(p.r), GLfloat(p.g), GLfloat(p.b), GLfloat(p.a))
+        glClear(GLbitfield(GL_COLOR_BUFFER_BIT))
+    }
+
     /// Finishes the pass. The target's contents are complete for readback or export.
     /// How the pass ends depends on who owns the context: Lamina's own context is flushed
     /// (`glFlush`); a context shared with the host waits for the GPU (`glFinish`), so that
@@ -224,9 +267,11 @@ public final class RenderPass {
     public func submit() {
         guard !isSubmitted else { return }
         precondition(clipDepth == 0, "RenderPass submitted with \(clipDepth) clips still pushed")
+        flush()
         isSubmitted = true
         if device.gl.activePass === self { device.gl.activePass = nil }
         device.gl.ensureCurrent()
+        if let q = timerQuery { device.timer.end(q) }
         target.releaseDrawBuffer(hostDrawBuffers)
         switch device.ownership {
         case .own: glFlush()
@@ -237,11 +282,159 @@ public final class RenderPass {
         device.gl.exit()
     }
 
-    private func use(vertex: String, fragment: String) throws -> Program {
-        prepare()
-        let program = try device.program(vertex: vertex, fragment: fragment)
-        bind(program)
-        return program
+    // MARK: Batching
+
+    /// Makes the device's quad batch this pass's: another pass's pending quads are drawn
+    /// first (the order of the calls is the order of drawing).
+    @inline(__always)
+    private func claimBatch() {
+        precondition(!isSubmitted, "RenderPass used after submit()")
+        if batch.owner != ObjectIdentifier(self) { claimBatchFromOther() }
+    }
+
+    private func claimBatchFromOther() {
+        if let other = device.gl.pendingPass, other !== self { other.flush() }
+        batch.owner = ObjectIdentifier(self)
+        device.gl.pendingPass = self
+    }
+
+    /// Records one quad (the batch is this pass's).
+    private func append(_ quad: Quad) throws {
+        let depth = Int32(clipDepth)
+        switch quad.paint {
+        case let .solid(color):
+            let state = BatchState(program: .solid, texture: 0, filters: 0, blend: !quad.isOpaque, clipDepth: depth, clipWrite: .none)
+            try appendQuad(quad.rect, quad.transform, state, nil, coords: (0, 0, 1, 1), color: premultiplied(color),
+                           params: (0, 0, 0, 0), flags: (0, 0))
+        case let .roundedRect(color, cornerRadius, borderWidth):
+            let state = BatchState(program: .roundedRect, texture: 0, filters: 0, blend: !quad.isOpaque, clipDepth: depth, clipWrite: .none)
+            try appendQuad(quad.rect, quad.transform, state, nil, coords: (0, 0, 1, 1), color: premultiplied(color),
+                           params: (Float(abs(quad.rect.size.width)), Float(abs(quad.rect.size.height)),
+                                    Float(max(0, cornerRadius)), Float(max(0, borderWidth))),
+                           flags: (0, 0))
+        case let .texture(texture, source, clamp, alpha, channels, minFilter, magFilter):
+            guard texture.gl === device.gl else { throw GPUError.wrongDevice(what: "a texture drawn in a render pass") }
+            precondition(!texture.isReleased, "drawing a released texture")
+            let state = BatchState(program: .texture, texture: texture.name, filters: GPUDevice.samplerKey(min: minFilter, mag: magFilter),
+                                   blend: !quad.isOpaque, clipDepth: depth, clipWrite: .none)
+            let a = Float(alpha)
+            let limits: (Float, Float, Float, Float)
+            if let c = clamp {
+                limits = (Float(c.minX), Float(c.minY), Float(c.maxX), Float(c.maxY))
+            } else {
+                limits = (-.greatestFiniteMagnitude, -.greatestFiniteMagnitude, .greatestFiniteMagnitude, .greatestFiniteMagnitude)
+            }
+            try appendQuad(quad.rect, quad.transform, state, texture,
+                           coords: (source.origin.x, source.origin.y, source.origin.x + source.size.width, source.origin.y + source.size.height),
+                           color: (a, a, a, a), params: limits, flags: RenderPass.channelFlags(texture.byteOrder, channels))
+        }
+    }
+
+    private func premultiplied(_ color: Color) -> (Float, Float, Float, Float) {
+        let p = color.premultiplied
+        return (Float(p.r), Float(p.g), Float(p.b), Float(p.a))
+    }
+
+    /// The shader's reordering of a texel, from what the texture's own swizzle yields to
+    /// what data of byte order `channels` means: (swap red and blue, alpha reads as 1).
+    static func channelFlags(_ stored: PixelByteOrder, _ channels: PixelByteOrder?) -> (Float, Float) {
+        guard let wanted = channels, wanted != stored else { return (0, 0) }
+        switch (stored, wanted) {
+        case (.rgba, .bgra), (.bgra, .rgba): return (1, 0)
+        case (.rgba, .bgrx): return (1, 1)
+        case (.bgra, .bgrx): return (0, 1)
+        default:
+            preconditionFailure("a .bgrx texture keeps no alpha: it cannot be read as \(wanted)")
+        }
+    }
+
+    /// Appends the four vertices of one quad; `coords` are the coordinate at the rectangle's
+    /// origin corner and at the opposite one.
+    @inline(__always)
+    private func appendQuad(_ rect: Rect, _ transform: Transform3D, _ state: BatchState, _ texture: Texture?,
+                            coords: (Double, Double, Double, Double), color: (Float, Float, Float, Float),
+                            params: (Float, Float, Float, Float), flags: (Float, Float)) throws {
+        if batch.quadCount == QuadBatch.maxQuads {
+            flush()
+            claimBatch()
+        }
+        if batch.runs.isEmpty || batch.runs[batch.runs.count - 1].state != state {
+            try startRun(state, texture)
+        }
+        batch.runs[batch.runs.count - 1].quadCount += 1
+        batch.quadCount += 1
+        let m = ClipMapping(transform, toClip)
+        let x0 = rect.origin.x, y0 = rect.origin.y
+        let x1 = x0 + rect.size.width, y1 = y0 + rect.size.height
+        let s0 = Float(coords.0), t0 = Float(coords.1), s1 = Float(coords.2), t1 = Float(coords.3)
+        func vertex(_ p: (Float, Float, Float), _ s: Float, _ t: Float) -> BatchVertex {
+            BatchVertex(x: p.0, y: p.1, w: p.2, s: s, t: t, r: color.0, g: color.1, b: color.2, a: color.3,
+                        p0: params.0, p1: params.1, p2: params.2, p3: params.3, f0: flags.0, f1: flags.1)
+        }
+        batch.vertices.append(vertex(m.apply(x0, y0), s0, t0))
+        batch.vertices.append(vertex(m.apply(x1, y0), s1, t0))
+        batch.vertices.append(vertex(m.apply(x0, y1), s0, t1))
+        batch.vertices.append(vertex(m.apply(x1, y1), s1, t1))
+    }
+
+    /// Starts a run of quads of a new state; its program is made on first use.
+    private func startRun(_ state: BatchState, _ texture: Texture?) throws {
+        if batch.programs[state.program.rawValue] == nil {
+            let program = try device.program(vertex: "batch.vert", fragment: state.program.fragment)
+            batch.programs[state.program.rawValue] = program
+            claimBatch()   // compiling opened a scope, which drew the quads pending
+        }
+        batch.runs.append(BatchRun(state: state, texture: texture, firstQuad: batch.quadCount, quadCount: 0))
+    }
+
+    /// Uploads the pending vertices once and draws each run (inside the pass's state).
+    private func issueBatch() {
+        let gl = device.gl
+        _ = batch.bindVertexArray(gl)
+        batch.upload()
+        let indexed = gl.indexedDrawBuffers
+        var boundTexture: GLuint = 0, boundFilters = -1
+        var blending = true, colorWrites = true
+        var stencil: (depth: Int32, write: ClipWrite)?
+        for run in batch.runs {
+            let s = run.state
+            bind(batch.programs[s.program.rawValue]!)
+            if s.texture != 0 && (s.texture != boundTexture || s.filters != boundFilters) {
+                glBindTexture(GLenum(GL_TEXTURE_2D), s.texture)
+                glBindSampler(0, device.sampler(key: s.filters).name)
+                boundTexture = s.texture
+                boundFilters = s.filters
+            }
+            if s.blend != blending {
+                LaminaGLState.setBlending(s.blend, indexed: indexed)
+                blending = s.blend
+            }
+            if stencil == nil || stencil! != (s.clipDepth, s.clipWrite) {
+                if s.clipDepth == 0 && s.clipWrite == .none {
+                    glDisable(GLenum(GL_STENCIL_TEST))
+                } else {
+                    glEnable(GLenum(GL_STENCIL_TEST))
+                    glStencilFunc(GLenum(GL_EQUAL), GLint(s.clipDepth), 0xff)
+                    let pass = s.clipWrite == .increment ? GL_INCR : s.clipWrite == .decrement ? GL_DECR : GL_KEEP
+                    glStencilOp(GLenum(GL_KEEP), GLenum(GL_KEEP), GLenum(pass))
+                }
+                let writes = s.clipWrite == .none
+                if writes != colorWrites {
+                    LaminaGLState.setColorWrites(writes, indexed: indexed)
+                    colorWrites = writes
+                }
+                stencil = (s.clipDepth, s.clipWrite)
+            }
+            glDrawElements(GLenum(GL_TRIANGLES), GLsizei(run.quadCount * 6), GLenum(GL_UNSIGNED_SHORT),
+                           UnsafeRawPointer(bitPattern: run.firstQuad * 6 * MemoryLayout<UInt16>.stride))
+        }
+        drawCalls += batch.runs.count
+        gl.drawCalls += batch.runs.count
+        // Back to the pass's state between draws.
+        if !blending { LaminaGLState.setBlending(true, indexed: indexed) }
+        if !colorWrites { LaminaGLState.setColorWrites(true, indexed: indexed) }
+        applyStencilTest()
+        device.checkGLError("glDrawElements (\(batch.runs.count) quad batches)")
     }
 
     private func bind(_ program: Program) {
@@ -249,34 +442,6 @@ public final class RenderPass {
             glUseProgram(program.name)
             device.gl.currentProgram = program.name
         }
-    }
-
-    /// Binds `texture` to unit 0 with Lamina's sampler for these filters.
-    private func bind(_ texture: Texture, minFilter: TextureFilter, magFilter: TextureFilter) {
-        glActiveTexture(GLenum(GL_TEXTURE0))
-        glBindTexture(GLenum(GL_TEXTURE_2D), texture.name)
-        glBindSampler(0, device.sampler(min: minFilter, mag: magFilter).name)
-    }
-
-    private func setShape(_ program: Program, rect: Rect, cornerRadius: Double, borderWidth: Double, clip: Bool) {
-        glUniform2f(program.uniformLocation("u_size"), GLfloat(abs(rect.size.width)), GLfloat(abs(rect.size.height)))
-        glUniform1f(program.uniformLocation("u_radius"), GLfloat(max(0, cornerRadius)))
-        glUniform1f(program.uniformLocation("u_borderWidth"), GLfloat(max(0, borderWidth)))
-        glUniform1i(program.uniformLocation("u_clip"), clip ? 1 : 0)
-    }
-
-    private func draw(_ program: Program, rect: Rect, transform: Transform3D, textureRect: Rect) {
-        let placement = Transform3D(scaleX: rect.size.width, y: rect.size.height)
-            .concatenating(Transform3D(translationX: rect.origin.x, y: rect.origin.y))
-        let matrix = placement.concatenating(transform).concatenating(target.pointsToClip)
-        let values = matrix.values.map { GLfloat($0) }
-        glUniformMatrix4fv(program.uniformLocation("u_transform"), 1, GLboolean(GL_FALSE), values)
-        glUniform4f(program.uniformLocation("u_texRect"), GLfloat(textureRect.origin.x), GLfloat(textureRect.origin.y),
-                    GLfloat(textureRect.size.width), GLfloat(textureRect.size.height))
-        glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
-        drawCalls += 1
-        device.gl.drawCalls += 1
-        device.checkGLError("glDrawArrays (\(program.label))")
     }
 }
 
@@ -293,25 +458,20 @@ extension RenderTarget {
 }
 
 extension GPUDevice {
-    /// Begins a render pass on `target`, cleared to `clear` if given.
     /// Begins a render pass on `target`, cleared to `clear` if given. With `scissor` (pixels
-    /// of the target, top-left origin), only that rectangle is cleared and drawn: the
-    /// rest of the target keeps its pixels (damage-limited recomposition).
-    public func beginRenderPass(on target: RenderTarget, clear: Color? = nil, scissor: PixelRect?) throws -> RenderPass {
-        guard !isClosed else { throw GPUError.deviceClosed(operation: "beginRenderPass") }
-        precondition(target.device === self, "render target of another device")
-        guard !target.isReleased else {
-            throw GPUError.unusableTarget(reason: "a render pass on a released target: make a new target")
-        }
-        return try RenderPass(target: target, clear: clear, scissor: scissor)
-    }
-
-    public func beginRenderPass(on target: RenderTarget, clear: Color? = nil) throws -> RenderPass {
+    /// of the target, top-left origin), only that rectangle is cleared and drawn: the rest of
+    /// the target keeps its pixels (damage-limited recomposition). A `timed` pass is timed on
+    /// the GPU from here to `submit()` (GL_EXT_disjoint_timer_query), without waiting: the
+    /// result comes in a frame or more later (`latestGPUDuration`, `pollGPUTimings()`).
+    /// Passes opened while a timed one is open (a group's) are part of its time and cannot
+    /// be timed themselves.
+    public func beginRenderPass(on target: RenderTarget, clear: Color? = nil, scissor: PixelRect? = nil,
+                                timed: Bool = false) throws -> RenderPass {
         guard !isClosed else { throw GPUError.deviceClosed(operation: "beginRenderPass") }
         precondition(target.device === self, "render target of another device")
         guard !target.isReleased else {
             throw GPUError.unusableTarget(reason: "a render pass on a released target: make a new target (a window moved away from a target must not be composited into it after release())")
         }
-        return try RenderPass(target: target, clear: clear)
+        return try RenderPass(target: target, clear: clear, scissor: scissor, timed: timed)
     }
 }

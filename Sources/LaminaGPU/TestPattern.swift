@@ -18,7 +18,6 @@ public enum TestPattern {
         let device = target.device
         let size = target.size
         let pass = try device.beginRenderPass(on: target, clear: background)
-        defer { pass.submit() }
 
         // Colour bars across the top two thirds.
         let barHeight = (size.height * 2 / 3).rounded()
@@ -59,6 +58,7 @@ public enum TestPattern {
         try pass.fill(Rect(x: size.width - m, y: 0, width: m, height: m), color: .green)
         try pass.fill(Rect(x: 0, y: size.height - m, width: m, height: m), color: .blue)
         try pass.fill(Rect(x: size.width - m, y: size.height - m, width: m, height: m), color: .white)
+        pass.submit()
         return pass.drawCalls
     }
 }

@@ -45,7 +45,7 @@ struct CLITests {
         defer { try? FileManager.default.removeItem(atPath: path) }
         let run = try runLamina(["selftest", "-o", path, "--size", "120x80", "--scale", "2", "--backend", "surfaceless"])
         #expect(run.status == 0, "\(run.output)")
-        #expect(run.output.contains("240×160 px, 15 draw calls"))
+        #expect(run.output.contains("240×160 px, 4 draw calls"))   // 15 quads in 4 batches
         let image = try RGBAImage(contentsOfPNG: path)
         #expect(image.width == 240 && image.height == 160)
         #expect(image[0, 0] == RGBAPixel(r: 255, g: 0, b: 0, a: 255))

@@ -18,9 +18,9 @@ struct LifetimeTests {
         let counts = d.liveObjectCounts
         #expect(counts[.texture] == 2)        // ours + the target's
         #expect(counts[.framebuffer] == 1)
-        #expect(counts[.program] == 2)        // solid + texture, cached
-        #expect(counts[.buffer] == 1)         // unit quad
-        #expect(counts[.vertexArray] == 1)
+        #expect(counts[.program] == 2)        // batched solid + texture, cached
+        #expect(counts[.buffer] == 2)         // the quad batch's vertices and indices
+        #expect(counts[.vertexArray] == 1)    // the quad batch's
         texture.release()
         target.release()
         #expect(d.liveObjectCounts[.texture] == 0 && d.liveObjectCounts[.framebuffer] == 0)

@@ -19,12 +19,18 @@ struct ShaderTests {
         #expect(throws: GPUError.self) { try Shaders.source(named: "missing.frag") }
     }
 
-    @Test("every fragment shader links with the shared vertex shader on the driver")
+    @Test("every fragment shader links with its vertex shader on the driver (batch-*.frag with batch.vert, the others with quad.vert)")
     func allCompile() throws {
         let d = try openDevice()
         for fragment in Shaders.names where fragment.hasSuffix(".frag") {
-            let p = try d.program(vertex: "quad.vert", fragment: fragment)
-            #expect(p.uniformLocation("u_transform") >= 0, "\(fragment)")
+            let batched = fragment.hasPrefix("batch-")
+            let p = try d.program(vertex: batched ? "batch.vert" : "quad.vert", fragment: fragment)
+            if batched {
+                // Nothing per draw: the clip-space position comes with each vertex.
+                #expect(p.uniformLocation("u_transform") == -1, "\(fragment)")
+            } else {
+                #expect(p.uniformLocation("u_transform") >= 0, "\(fragment)")
+            }
         }
     }
 

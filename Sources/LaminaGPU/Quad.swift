@@ -1,0 +1,172 @@
+import LaminaGeometry
+
+/// One quad for a render pass (`RenderPass.draw(_:)`): a rectangle of local points,
+/// placed by `transform` (local → target points, row vectors as in `CATransform3D`: a
+/// corner `p` lands at `p · transform · target.pointsToClip`), filled with `paint`.
+///
+/// A render pass draws quads in order; consecutive quads that need the same program,
+/// texture, filters and blending share one draw call.
+public struct Quad {
+    /// The rectangle in local points (a negative size mirrors it).
+    public var rect: Rect
+    /// Local points → target points.
+    public var transform: Transform3D
+    public var paint: QuadPaint
+    /// The caller's promise that every pixel the quad covers comes out opaque (alpha 1):
+    /// it is drawn without blending (replacing what is below: the same pixels, less work).
+    /// Opaque and translucent quads go in separate batches.
+    public var isOpaque: Bool
+
+    public init(_ rect: Rect, transform: Transform3D = .identity, paint: QuadPaint, isOpaque: Bool = false) {
+        self.rect = rect
+        self.transform = transform
+        self.paint = paint
+        self.isOpaque = isOpaque
+    }
+}
+
+/// What fills a quad.
+public enum QuadPaint {
+    /// A solid colour (straight alpha; premultiplied when drawn).
+    case solid(Color)
+    /// A rounded rectangle of `color` with antialiased edges, the size of the quad's
+    /// rectangle: filled when `borderWidth` is 0, else a ring of that width inside its edge.
+    case roundedRect(color: Color, cornerRadius: Double, borderWidth: Double = 0)
+    /// A premultiplied texture faded by `alpha`.
+    /// - `source`: the part of the texture shown, unit coordinates (y down).
+    /// - `clamp`: a unit rectangle sampling is clamped to (an atlas entry's rectangle inset
+    ///   by half a texel: sampling then behaves like `CLAMP_TO_EDGE` on the entry alone);
+    ///   nil: none (the sampler clamps at the texture's edges).
+    /// - `channels`: the byte order of the texels as stored; nil: the texture's own
+    ///   (`Texture.byteOrder`, which the texture's swizzle already reads correctly). Given
+    ///   for a texture holding data of another order — an `.rgba` atlas page holding a
+    ///   `.bgra` entry — the shader reorders the channels, so such quads still batch.
+    case texture(Texture, source: Rect = Rect(x: 0, y: 0, width: 1, height: 1), clamp: Rect? = nil, alpha: Double = 1,
+                 channels: PixelByteOrder? = nil, minFilter: TextureFilter = .linear, magFilter: TextureFilter = .linear)
+}
+
+// MARK: Nine-slice geometry
+
+extension Quad {
+    /// Nine-slice stretching (`CALayer.contentsCenter`) as geometry: up to nine texture
+    /// quads drawing `source` of `texture` into `rect`, so that the parts outside `center`
+    /// (a unit rectangle of the source sub-image) keep their size — `contentSize` is the
+    /// sub-image's size in points — while the edges stretch along one axis and the centre
+    /// along both. Caps shrink proportionally when they do not fit; a zero-width (or
+    /// zero-height) centre replicates the single column (row) of texels at its position.
+    /// Pieces of zero size are left out.
+    ///
+    /// The pixels equal a per-pixel piecewise mapping of the whole rectangle (what
+    /// `nineslice.frag` used to compute): texture coordinates are continuous across the
+    /// seams, and sampling is clamped only to `clamp` (the whole entry's), never at a seam,
+    /// so linear filtering across a seam is the single quad's.
+    public static func appendNineSlice(to quads: inout [Quad], texture: Texture, in rect: Rect,
+                                       source: Rect = Rect(x: 0, y: 0, width: 1, height: 1), center: Rect, contentSize: Size,
+                                       clamp: Rect? = nil, alpha: Double = 1, channels: PixelByteOrder? = nil,
+                                       minFilter: TextureFilter = .linear, magFilter: TextureFilter = .linear,
+                                       transform: Transform3D = .identity, isOpaque: Bool = false) {
+        let c = center.standardized
+        let texels = (abs(source.size.width) * Double(texture.pixelSize.width), abs(source.size.height) * Double(texture.pixelSize.height))
+        let xs = NineSliceAxis(size: abs(rect.size.width), capStart: c.minX * contentSize.width,
+                               capEnd: (1 - c.maxX) * contentSize.width, centerStart: c.minX, centerSize: c.width, texels: texels.0)
+        let ys = NineSliceAxis(size: abs(rect.size.height), capStart: c.minY * contentSize.height,
+                               capEnd: (1 - c.maxY) * contentSize.height, centerStart: c.minY, centerSize: c.height, texels: texels.1)
+        guard xs.count > 0, ys.count > 0 else { return }
+        // Boundaries in the rectangle's own direction (a negative size mirrors it).
+        func position(_ origin: Double, _ extent: Double, _ p: Double, _ size: Double) -> Double {
+            p == 0 ? origin : p == size ? origin + extent : origin + p / size * extent
+        }
+        for j in 0..<ys.count {
+            let y = ys[j]
+            let y0 = position(rect.origin.y, rect.size.height, y.start, ys.size)
+            let y1 = position(rect.origin.y, rect.size.height, y.end, ys.size)
+            let v0 = source.origin.y + y.sourceStart * source.size.height
+            let v1 = source.origin.y + y.sourceEnd * source.size.height
+            for i in 0..<xs.count {
+                let x = xs[i]
+                let x0 = position(rect.origin.x, rect.size.width, x.start, xs.size)
+                let x1 = position(rect.origin.x, rect.size.width, x.end, xs.size)
+                let u0 = source.origin.x + x.sourceStart * source.size.width
+                let u1 = source.origin.x + x.sourceEnd * source.size.width
+                quads.append(Quad(Rect(x: x0, y: y0, width: x1 - x0, height: y1 - y0), transform: transform,
+                                  paint: .texture(texture, source: Rect(x: u0, y: v0, width: u1 - u0, height: v1 - v0),
+                                                  clamp: clamp, alpha: alpha, channels: channels,
+                                                  minFilter: minFilter, magFilter: magFilter),
+                                  isOpaque: isOpaque))
+            }
+        }
+    }
+
+    /// The nine-slice quads of `appendNineSlice(to:…)` as a new array.
+    public static func nineSlice(texture: Texture, in rect: Rect, source: Rect = Rect(x: 0, y: 0, width: 1, height: 1),
+                                 center: Rect, contentSize: Size, clamp: Rect? = nil, alpha: Double = 1,
+                                 channels: PixelByteOrder? = nil, minFilter: TextureFilter = .linear,
+                                 magFilter: TextureFilter = .linear, transform: Transform3D = .identity,
+                                 isOpaque: Bool = false) -> [Quad] {
+        var quads: [Quad] = []
+        quads.reserveCapacity(9)
+        appendNineSlice(to: &quads, texture: texture, in: rect, source: source, center: center, contentSize: contentSize,
+                        clamp: clamp, alpha: alpha, channels: channels, minFilter: minFilter, magFilter: magFilter,
+                        transform: transform, isOpaque: isOpaque)
+        return quads
+    }
+}
+
+/// One axis of a nine-slice: up to three pieces, each a range of the destination (points,
+/// 0…size along the rectangle) mapped linearly to a range of the source sub-image (unit).
+struct NineSliceAxis {
+    struct Piece: Equatable {
+        var start: Double, end: Double              // destination points, start < end
+        var sourceStart: Double, sourceEnd: Double  // unit coordinates of the sub-image
+    }
+    let size: Double
+    private(set) var pieces: (Piece, Piece, Piece) = (Piece(start: 0, end: 0, sourceStart: 0, sourceEnd: 0),
+                                                      Piece(start: 0, end: 0, sourceStart: 0, sourceEnd: 0),
+                                                      Piece(start: 0, end: 0, sourceStart: 0, sourceEnd: 0))
+    private(set) var count = 0
+
+    /// The piecewise map p → unit source coordinate (a destination point p in 0…size):
+    /// p < a: the start cap, p·c0/a; p > size − b: the end cap; else the centre, stretched —
+    /// or, for a zero-size centre, the middle of the texel column at c0. `capStart` and
+    /// `capEnd` are the caps in points before shrinking; `texels` the sub-image's texels
+    /// along the axis.
+    init(size: Double, capStart: Double, capEnd: Double, centerStart c0: Double, centerSize cw: Double, texels: Double) {
+        self.size = size
+        guard size > 0 else { return }
+        var (a, b) = (capStart, capEnd)
+        let total = a + b
+        if total > size && total > 0 { a = a * size / total; b = b * size / total }   // shrink proportionally
+        // The ranges each rule owns (the start cap wins over the end cap, both over the centre).
+        let startEnd = min(max(a, 0), size)
+        let endStart = max(size - b, startEnd)
+        if a > 0 && startEnd > 0 {
+            append(Piece(start: 0, end: startEnd, sourceStart: 0, sourceEnd: startEnd / a * c0))
+        }
+        if endStart > startEnd {
+            let middle = size - a - b
+            if cw <= 0 {
+                let column = max(0, min((c0 * texels).rounded(.down), texels - 1))
+                let s = (column + 0.5) / max(texels, 1)
+                append(Piece(start: startEnd, end: endStart, sourceStart: s, sourceEnd: s))
+            } else if middle > 0 {
+                func map(_ p: Double) -> Double { c0 + (p - a) / middle * cw }
+                append(Piece(start: startEnd, end: endStart, sourceStart: map(startEnd), sourceEnd: map(endStart)))
+            }
+        }
+        if b > 0 && size > endStart {
+            func map(_ p: Double) -> Double { (c0 + cw) + (p - (size - b)) / b * (1 - c0 - cw) }
+            append(Piece(start: endStart, end: size, sourceStart: map(endStart), sourceEnd: 1))
+        }
+    }
+
+    private mutating func append(_ piece: Piece) {
+        switch count {
+        case 0: pieces.0 = piece
+        case 1: pieces.1 = piece
+        default: pieces.2 = piece
+        }
+        count += 1
+    }
+
+    subscript(i: Int) -> Piece { i == 0 ? pieces.0 : i == 1 ? pieces.1 : pieces.2 }
+}
