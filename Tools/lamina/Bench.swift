@@ -165,6 +165,14 @@ struct BenchReport: Codable {
                         "  " + (s.goal.map { "\($0.met ? "met" : "NOT met"): \($0.text)" } ?? "—")].joined())
         }
         out.append("")
+        out.append("90th percentiles in ms (wall / process CPU / main-thread CPU):")
+        out.append([pad("scene", 6, left: true), pad("Lamina wall", 19), pad("cpu", 8), pad("thread", 8),
+                    pad("ceiling wall", 13), pad("cpu", 8), pad("thread", 8)].joined())
+        for s in scenes {
+            out.append([pad(s.id, 6, left: true), pad(f(s.lamina.wallMs.p90), 19), pad(f(s.lamina.cpuMs.p90), 8), pad(f(s.lamina.threadMs.p90), 8),
+                        pad(f(s.ceiling.wallMs.p90), 13), pad(f(s.ceiling.cpuMs.p90), 8), pad(f(s.ceiling.threadMs.p90), 8)].joined())
+        }
+        out.append("")
         out.append("Lamina's FrameStatistics (median per measured frame) and the pixel check of the last frame:")
         out.append([pad("scene", 6, left: true), pad("composited", 11), pad("draw calls", 11), pad("visited", 9), pad("quads", 8),
                     pad("damaged px", 12), pad("uploaded B", 12), pad("ceiling quads", 14), "  pixels"].joined())
