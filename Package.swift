@@ -49,6 +49,8 @@ let package = Package(
             name: "lamina",
             dependencies: [
                 "LaminaGPU", "LaminaGraphics", "LaminaGeometry", "LaminaCore", "LaminaScene", "LaminaUI",
+                // `lamina bench`'s raw-GL ceiling has its own EGL context and GL calls.
+                "CEGL", "CGLES",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Tools/lamina",

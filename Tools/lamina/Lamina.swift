@@ -9,8 +9,8 @@ import LaminaScene
 struct Lamina: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "lamina",
-        abstract: "Lamina: a GPU layer compositor. Device info, test renders (and, later, scenes, reftests, benchmarks).",
-        subcommands: [Info.self, Render.self, RefTest.self, Demo.self, SelfTest.self]
+        abstract: "Lamina: a GPU layer compositor. Device info, test renders, scenes, reftests, the demo and benchmarks.",
+        subcommands: [Info.self, Render.self, RefTest.self, Demo.self, SelfTest.self, Bench.self]
     )
 }
 
