@@ -56,7 +56,17 @@ public final class Compositor {
 
     /// The renderer's copy of the tree it composites (nil until the first render).
     public private(set) var tree: RenderTree?
-    private var textures: [ContentKey: Texture] = [:]
+    /// Where each content shown is kept on the GPU.
+    private var places: [ContentKey: ContentPlace] = [:]
+    /// Small contents share the pages of one atlas (made when first needed).
+    private var atlasStorage: TextureAtlas?
+
+    /// Contents at most this many pixels on a side (images and backing stores) are kept in
+    /// a shared texture atlas, so that layers showing different ones still draw in one
+    /// batch; larger ones get a texture of their own. 0 turns the atlas off.
+    public var atlasEntrySide = 256 {
+        didSet { precondition(places.isEmpty, "set atlasEntrySide before the compositor shows anything") }
+    }
     /// The next frame redraws the whole target (a new snapshot, or asked to).
     private var forceFull = true
     private weak var lastTarget: RenderTarget?
@@ -68,8 +78,35 @@ public final class Compositor {
 
     public init(device: GPUDevice) { self.device = device }
 
-    /// Textures the compositor holds for contents (images and backing stores).
-    public var cachedTextureCount: Int { textures.count }
+    /// Contents the compositor holds on the GPU (images and backing stores, in a texture of
+    /// their own or in the atlas).
+    public var cachedTextureCount: Int { places.count }
+
+    /// How the atlas is used (nil: not made yet).
+    public var atlasStatistics: TextureAtlas.Statistics? { atlasStorage?.statistics }
+
+    private func atlas() -> TextureAtlas {
+        if let atlasStorage { return atlasStorage }
+        let atlas = TextureAtlas(device: device, pageSize: 2048, maxEntrySide: atlasEntrySide)
+        atlasStorage = atlas
+        return atlas
+    }
+
+    /// A place for `size` pixels of contents stored in `byteOrder`: in the atlas if small.
+    private func makePlace(_ size: PixelSize, byteOrder: PixelByteOrder) throws -> ContentPlace {
+        if atlasEntrySide > 0, size.width <= atlasEntrySide, size.height <= atlasEntrySide,
+           let entry = try atlas().allocate(size, byteOrder: byteOrder) {
+            return .atlas(entry)
+        }
+        return .texture(try device.makeTexture(pixelSize: size, byteOrder: byteOrder))
+    }
+
+    private func free(_ place: ContentPlace) {
+        switch place {
+        case .texture(let t): t.release()
+        case .atlas(let e): atlasStorage?.free(e)
+        }
+    }
 
     /// Starts compositing `root`: a full snapshot of its tree (and the pixels of every
     /// backing store in it); later commits keep it up to date.
@@ -107,13 +144,16 @@ public final class Compositor {
     private func receive(_ upload: ContentUpload) {
         let key = ContentKey.store(upload.store.id)
         do {
-            if textures[key] == nil {
+            if places[key] == nil {
                 guard upload.isFull else { return }   // not shown here yet: a whole one will come
-                textures[key] = try device.makeTexture(pixelSize: upload.store.pixelSize, byteOrder: upload.store.isOpaque ? .bgrx : .bgra)
+                places[key] = try makePlace(upload.store.pixelSize, byteOrder: upload.store.isOpaque ? .bgrx : .bgra)
             }
             let before = device.uploadedBytes
             try upload.bytes.withUnsafeBytes { bytes in
-                _ = try textures[key]!.upload(bytes, bytesPerRow: upload.rowBytes, region: upload.region)
+                switch places[key]! {
+                case .texture(let t): _ = try t.upload(bytes, bytesPerRow: upload.rowBytes, region: upload.region)
+                case .atlas(let e): _ = try atlas().upload(e, bytes: bytes, bytesPerRow: upload.rowBytes, region: upload.region)
+                }
             }
             uploadedBetweenFrames += device.uploadedBytes - before
         } catch {
@@ -124,7 +164,7 @@ public final class Compositor {
     private func freeUnusedContents() {
         guard let tree else { return }
         for key in tree.takeUnusedContents() {
-            textures.removeValue(forKey: key)?.release()
+            if let place = places.removeValue(forKey: key) { free(place) }
         }
     }
 
@@ -290,31 +330,39 @@ public final class Compositor {
         }
     }
 
-    /// The texture of a content, for the drawer.
-    fileprivate func textureForDrawing(_ contents: ContentRef) throws -> Texture? { try texture(for: contents) }
-
     /// Forgets the last frame, so the next `render` redraws the whole target.
     public func forgetLastFrame() { forceFull = true }
 
-    /// The texture of a content shown by the tree (an image is uploaded when first drawn).
-    private func texture(for contents: ContentRef) throws -> Texture? {
+    /// Where a content shown by the tree is (an image is uploaded when first drawn).
+    fileprivate func place(for contents: ContentRef) throws -> ContentPlace? {
         switch contents {
         case .texture(let t):
-            return t.texture.belongs(to: device) && !t.texture.isReleased ? t.texture : nil
+            return t.texture.belongs(to: device) && !t.texture.isReleased ? .texture(t.texture) : nil
         case .store(let s):
-            return textures[.store(s.id)]
+            return places[.store(s.id)]
         case .image(let image):
             let key = ContentKey.image(image.id)
-            if let t = textures[key] { return t }
-            let t = try device.makeTexture(pixelSize: image.pixelSize, pixels: image.pixels)
-            textures[key] = t
-            return t
+            if let p = places[key] { return p }
+            let place = try makePlace(image.pixelSize, byteOrder: .rgba)
+            do {
+                switch place {
+                case .texture(let t): try t.upload(image.pixels)
+                case .atlas(let e): try atlas().upload(e, image: image.pixels)
+                }
+            } catch {
+                free(place)
+                throw error
+            }
+            places[key] = place
+            return place
         }
     }
 
     private func releaseContents() {
-        for t in textures.values { t.release() }
-        textures.removeAll()
+        for p in places.values { free(p) }
+        places.removeAll()
+        atlasStorage?.release()
+        atlasStorage = nil
     }
 
     /// Frees every GPU object the compositor holds (content textures, offscreen targets)
@@ -341,6 +389,8 @@ private struct SurfaceDrawer {
     let scale: Double
     var stats: FrameStatistics
     private var clips: [LayerID] = []
+    /// Scratch for nine-slice quads.
+    private var pieces: [Quad] = []
 
     init(compositor: Compositor, tree: RenderTree, pass: RenderPass, offset: Transform3D, scale: Double, stats: FrameStatistics) {
         self.compositor = compositor; self.tree = tree; self.pass = pass; self.offset = offset; self.scale = scale; self.stats = stats
@@ -384,20 +434,35 @@ private struct SurfaceDrawer {
         try setClips(item.clips)
         switch command {
         case let .fill(rect, color, radius, border, transform, _):
+            let t = transform.concatenating(offset)
             if radius > 0 || border > 0 {
-                try pass.fillRoundedRect(rect, cornerRadius: radius, borderWidth: border, color: color, transform: transform.concatenating(offset))
+                try pass.add(Quad(rect, transform: t, paint: .roundedRect(color: color, cornerRadius: radius, borderWidth: border)))
             } else {
-                try pass.fill(rect, color: color, transform: transform.concatenating(offset))
+                try pass.add(Quad(rect, transform: t, paint: .solid(color), isOpaque: color.alpha >= 1))
             }
             stats.quadsDrawn += 1
         case let .contents(contents, rect, sourceRect, center, contentSize, alpha, minFilter, magFilter, transform, _):
-            guard let texture = try compositor.textureForDrawing(contents) else { return }
+            guard let place = try compositor.place(for: contents) else { return }
+            // Opaque contents at full opacity replace what is below: drawn without blending.
+            let opaque = alpha >= 1 && contents.isOpaque
+            let t = transform.concatenating(offset)
+            let texture: Texture, source: Rect, clamp: Rect?, channels: PixelByteOrder?
+            switch place {
+            case .texture(let own):
+                (texture, source, clamp, channels) = (own, sourceRect, nil, nil)
+            case .atlas(let entry):
+                // Clamped to the whole entry (as CLAMP_TO_EDGE on a texture of its own).
+                (texture, source, clamp, channels) = (entry.page, entry.uvRect(for: sourceRect), entry.clampRect, entry.byteOrder)
+            }
             if center == Layer.unitRect {
-                try pass.draw(texture, in: rect, sourceRect: sourceRect, alpha: alpha, minFilter: minFilter, magFilter: magFilter,
-                              transform: transform.concatenating(offset))
+                try pass.add(Quad(rect, transform: t, paint: .texture(texture, source: source, clamp: clamp, alpha: alpha, channels: channels,
+                                                                      minFilter: minFilter, magFilter: magFilter), isOpaque: opaque))
             } else {
-                try pass.drawNineSlice(texture, in: rect, sourceRect: sourceRect, center: center, contentSize: contentSize,
-                                       alpha: alpha, minFilter: minFilter, magFilter: magFilter, transform: transform.concatenating(offset))
+                Quad.appendNineSlice(to: &pieces, texture: texture, in: rect, source: source, center: center, contentSize: contentSize,
+                                     clamp: clamp, alpha: alpha, channels: channels, minFilter: minFilter, magFilter: magFilter,
+                                     transform: t, isOpaque: opaque)
+                defer { pieces.removeAll(keepingCapacity: true) }
+                try pass.draw(pieces)
             }
             stats.quadsDrawn += 1
         default:
@@ -417,5 +482,24 @@ extension RenderTarget {
         let x0 = max(0, Int((rect.minX * scale).rounded(.down))), y0 = max(0, Int((rect.minY * scale).rounded(.down)))
         let x1 = min(pixelSize.width, Int((rect.maxX * scale).rounded(.up))), y1 = min(pixelSize.height, Int((rect.maxY * scale).rounded(.up)))
         return PixelRect(x: x0, y: y0, width: max(0, x1 - x0), height: max(0, y1 - y0))
+    }
+}
+
+/// Where a content's pixels are kept on the GPU.
+enum ContentPlace {
+    /// A texture of its own (large contents, and textures shown as contents).
+    case texture(Texture)
+    /// A place in the compositor's atlas (small contents).
+    case atlas(AtlasEntry)
+}
+
+extension ContentRef {
+    /// Every pixel is opaque (alpha 1).
+    var isOpaque: Bool {
+        switch self {
+        case .image(let i): return i.isOpaque
+        case .store(let s): return s.isOpaque
+        case .texture: return false
+        }
     }
 }

@@ -239,7 +239,7 @@ struct CompositorBehaviourTests {
         #expect(stats.quadsDrawn == 2)
         #expect(stats.offscreenPasses == 1)
         #expect(stats.drawCalls == 3)                 // two quads + the group composite
-        #expect(stats.textureBytesUploaded == 8 * 4 * 4)
+        #expect(stats.textureBytesUploaded == (8 + 2) * (4 + 2) * 4)   // in the atlas: the image and its 1-pixel border
         #expect(stats.damagedRect == Rect(x: 0, y: 0, width: 200, height: 200))
     }
 
@@ -259,7 +259,7 @@ struct CompositorBehaviourTests {
         }
         root.addSublayer(subtree)
         let s = try compositor.render(root, to: target)
-        #expect(s.textureBytesUploaded == 16 * 16 * 4)
+        #expect(s.textureBytesUploaded == (16 + 2) * (16 + 2) * 4)   // once, in the atlas with its border
         #expect(compositor.cachedTextureCount == 1)
         let texturesWithImage = device.liveObjectCounts[.texture]
         subtree.removeFromSuperlayer()
@@ -298,7 +298,7 @@ struct CompositorBehaviourTests {
         l.frame = Rect(x: 0, y: 0, width: 10, height: 10)
         l.contents = .image(ContentImage(RGBAImage(width: 4, height: 4, fill: blue)))
         root.addSublayer(l)
-        #expect(try compositor.render(root, to: target).textureBytesUploaded == 64)
+        #expect(try compositor.render(root, to: target).textureBytesUploaded == (4 + 2) * (4 + 2) * 4)
         l.isHidden = true
         try compositor.render(root, to: target)
         #expect(compositor.cachedTextureCount == 1)

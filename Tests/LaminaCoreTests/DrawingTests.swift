@@ -349,11 +349,11 @@ struct DrawingTests {
         try Transaction.flush()
         let before = (s.device.uploadedBytes, otherDevice.uploadedBytes)
         layer.color = .blue
-        layer.setNeedsDisplay(Rect(x: 0, y: 0, width: 1, height: 1))
+        layer.setNeedsDisplay(Rect(x: 50, y: 50, width: 1, height: 1))   // inside: no border to refresh
         try Transaction.flush()
         #expect(s.device.uploadedBytes - before.0 == 4)
         #expect(otherDevice.uploadedBytes - before.1 == 4)
-        #expect(try otherTarget.readPixels()[0, 0] == blue && otherTarget.readPixels()[5, 5] == red)
+        #expect(try otherTarget.readPixels()[50, 50] == blue && otherTarget.readPixels()[5, 5] == red)
     }
 
     @Test("text measured at one scale fits the box it is drawn in at another")

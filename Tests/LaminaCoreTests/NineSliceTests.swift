@@ -143,7 +143,7 @@ struct NineSliceTests {
         l.contentsCenter = Rect(x: 0.25, y: 0.25, width: 0.5, height: 0.5)
         root.addSublayer(l)
         let first = try compositor.render(root, to: target)
-        #expect(first.textureBytesUploaded == 32 * 32 * 4)
+        #expect(first.textureBytesUploaded == (32 + 2) * (32 + 2) * 4)   // in the atlas with its border
         l.frame = Rect(x: 0, y: 0, width: 1000, height: 400)
         let stretched = try compositor.render(root, to: target)
         #expect(stretched.textureBytesUploaded == 0)
