@@ -76,7 +76,10 @@ public final class Compositor {
     /// An error of applying an update (an upload that failed), thrown by the next render.
     private var deferredError: Error?
 
-    public init(device: GPUDevice) { self.device = device }
+    public init(device: GPUDevice) {
+        self.device = device
+        timesGPU = device.capabilities.timerQueries && device.ownership != .adopt
+    }
 
     /// Contents the compositor holds on the GPU (images and backing stores, in a texture of
     /// their own or in the atlas).
@@ -233,6 +236,7 @@ public final class Compositor {
         uploadedBetweenFrames = 0
         var stats = try device.withContext { try draw(plan, on: target, background: background, overlays: overlays) }
         timings.execute = clock.lap()
+        if timesGPU { timings.gpu = device.latestGPUDuration.map { Double($0) / 1e9 } }
         stats.timings = timings
         stats.textureBytesUploaded += uploaded
         stats.layersVisited = plan.layersVisited
@@ -250,6 +254,13 @@ public final class Compositor {
     /// The last damage painted over for `showsDamage`, to be drawn again without it.
     private var lastDamageFlash: Box?
 
+    /// Times each frame's pass on the GPU (timer queries, where the driver has them):
+    /// `FrameStatistics.timings.gpu` is then the latest time that has come in (a frame or
+    /// more old; the query never waits for the GPU). On by default where supported, except
+    /// on a host's adopted context (reading the timer's disjoint flag clears it for the
+    /// host too).
+    public var timesGPU: Bool
+
     /// Debugging aid: paints each frame's damage in translucent green over the output
     /// (the next frame removes it). Defaults to `LAMINA_SHOW_DAMAGE=1`.
     public var showsDamage = ProcessInfo.processInfo.environment["LAMINA_SHOW_DAMAGE"] == "1"
@@ -262,7 +273,7 @@ public final class Compositor {
         let callsBefore = device.drawCalls, bytesBefore = device.uploadedBytes
         let scissor = plan.isFull ? nil : target.pixelRect(covering: plan.damage)
         rootPixelSize = target.pixelSize
-        let pass = try device.beginRenderPass(on: target, clear: background, scissor: scissor)
+        let pass = try device.beginRenderPass(on: target, clear: background, scissor: scissor, timed: timesGPU)
         var drawer = SurfaceDrawer(compositor: self, tree: tree, pass: pass, offset: .identity, scale: target.scale, stats: stats)
         try drawer.draw(root, items: plan.items)
         try drawer.finish()

@@ -126,6 +126,7 @@ public enum Transaction {
         // Layout: top-down; layouts may ask for more layout or display.
         phaseObserver?(.layout)
         var laidOut = 0
+        let layoutRuns = !layoutQueue.isEmpty
         while !layoutQueue.isEmpty {
             let batch = layoutQueue.sorted { depthInTree($0) < depthInTree($1) }
             layoutQueue = []
@@ -133,7 +134,8 @@ public enum Transaction {
             laidOut += 1
             precondition(laidOut < 1000, "layout does not settle: layoutSublayers keeps invalidating layout")
         }
-        timings.layout = clock.lap()
+        let layoutTime = clock.lap()
+        if layoutRuns { timings.layout = layoutTime }     // a phase with nothing to do reads 0
         // Display: every invalid layer draws once.
         phaseObserver?(.display)
         var failures: [String] = []
@@ -146,7 +148,8 @@ public enum Transaction {
         records = []
         let layouts = layoutCount
         layoutCount = 0
-        timings.display = clock.lap()
+        let displayTime = clock.lap()
+        if !toDisplay.isEmpty { timings.display = displayTime }
         // The renderers get what changed; then each host composites.
         deliverChanges()
         timings.commit = clock.lap()

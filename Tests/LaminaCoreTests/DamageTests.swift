@@ -237,6 +237,47 @@ struct DamageCaseTests {
         }
     }
 
+    @Test("frame timings: CPU time of each phase where it ran, GPU time from timer queries a frame or more later")
+    func timings() throws {
+        let (device, _, root, host) = try setup()
+        defer { host.detach(); device.close() }
+        final class Busy: Layer {
+            var laidOut = 0
+            override func layoutSublayers() {
+                laidOut += 1
+                var x = 0.0
+                for i in 0..<200_000 { x += Double(i).squareRoot() }
+                if x < 0 { print(x) }
+            }
+            override func draw(in ctx: GraphicsContext) {
+                for i in 0..<400 { ctx.setFillColor(Color(red: Double(i % 7) / 7, green: 0, blue: 0)); ctx.fillEllipse(in: bounds) }
+            }
+        }
+        let busy = Busy()
+        busy.frame = Rect(x: 10, y: 10, width: 60, height: 60)
+        root.addSublayer(busy)
+        busy.setNeedsDisplay()
+        busy.setNeedsLayout()
+        try Transaction.flush()
+        let t = host.lastFrame.timings
+        #expect(busy.laidOut == 1)
+        #expect(t.layout > 0 && t.display > 0 && t.commit > 0 && t.build > 0 && t.execute > 0, "\(t)")
+        // An unchanged frame spends nothing on layout or display.
+        busy.position = Point(x: 50, y: 50)
+        try Transaction.flush()
+        #expect(host.lastFrame.timings.layout == 0 && host.lastFrame.timings.display == 0, "\(host.lastFrame.timings)")
+        // llvmpipe has GL_EXT_disjoint_timer_query: results come in without waiting.
+        #expect(device.capabilities.timerQueries)
+        var gpu: Double?
+        for i in 0..<20 where gpu == nil {
+            busy.position = Point(x: 40 + Double(i), y: 50)
+            try Transaction.flush()
+            gpu = host.lastFrame.timings.gpu
+            usleep(2_000)
+        }
+        #expect(gpu != nil && gpu! > 0, "\(host.lastFrame.timings)")
+    }
+
     @Test("an opacity group is drawn into an image sized to its content, reused while nothing in it changes")
     func groupCache() throws {
         let (device, target, root, host) = try setup()
