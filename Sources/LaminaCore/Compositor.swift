@@ -409,9 +409,9 @@ private struct SurfaceDrawer {
 
     mutating func draw(_ surface: Surface, items: [Int]?) throws {
         if let items {
-            for i in items { try draw(surface.items[i]) }
+            for i in items { try draw(surface, i) }
         } else {
-            for item in surface.items { try draw(item) }
+            for i in surface.items.indices { try draw(surface, i) }
         }
     }
 
@@ -432,53 +432,69 @@ private struct SurfaceDrawer {
         }
     }
 
-    private mutating func draw(_ item: Item) throws {
+    private mutating func draw(_ surface: Surface, _ index: Int) throws {
+        let item = surface.items[index]
+        guard item.bounds != nil else { return }     // nothing to draw
+        let node = item.node, layer = node.state
         if item.slot == .group {
-            guard item.bounds != nil, let node = tree.nodes[item.node] else { return }
             try setClips(item.clips)
-            guard let (texture, rect) = try compositor.groupImage(item.node, scale: scale, within: groupLimit, stats: &stats) else { return }
-            try pass.draw(texture, in: rect, alpha: node.inheritedAlpha * node.state.opacity, minFilter: .nearest, magFilter: .nearest,
+            guard let (texture, rect) = try compositor.groupImage(layer.id, scale: scale, within: groupLimit, stats: &stats) else { return }
+            try pass.draw(texture, in: rect, alpha: node.inheritedAlpha * layer.opacity, minFilter: .nearest, magFilter: .nearest,
                           transform: offset)
             return
         }
-        guard let command = item.command else { return }
         try setClips(item.clips)
-        switch command {
-        case let .fill(rect, color, radius, border, transform, _):
-            let t = transform.concatenating(offset)
-            if radius > 0 || border > 0 {
-                try pass.add(Quad(rect, transform: t, paint: .roundedRect(color: color, cornerRadius: radius, borderWidth: border)))
+        let world = offset.isIdentity ? node.world : node.world.concatenating(offset)
+        let a = node.alpha
+        switch item.slot {
+        case .background, .border:
+            let border = item.slot == .border ? layer.borderWidth : 0
+            guard let base = item.slot == .border ? layer.borderColor : layer.backgroundColor else { return }
+            let color = base.withAlpha(base.alpha * a)
+            if layer.cornerRadius > 0 || border > 0 {
+                try pass.add(Quad(layer.bounds, transform: world,
+                                  paint: .roundedRect(color: color, cornerRadius: layer.cornerRadius, borderWidth: border)))
             } else {
-                try pass.add(Quad(rect, transform: t, paint: .solid(color), isOpaque: color.alpha >= 1))
+                try pass.add(Quad(layer.bounds, transform: world, paint: .solid(color), isOpaque: color.alpha >= 1))
             }
-            stats.quadsDrawn += 1
-        case let .contents(contents, rect, sourceRect, center, contentSize, alpha, minFilter, magFilter, transform, _):
-            guard let place = try compositor.place(for: contents) else { return }
+        case .contents:
+            guard let contents = layer.contents else { return }
+            let place: ContentPlace
+            if let cached = item.place {
+                place = cached
+            } else {
+                guard let found = try compositor.place(for: contents) else { return }
+                place = found
+                // Kept until the contents change (a borrowed texture, which may be released, is asked each time).
+                if case .texture = contents {} else { surface.items[index].place = found }
+            }
             // Opaque contents at full opacity replace what is below: drawn without blending.
-            let opaque = alpha >= 1 && contents.isOpaque
-            let t = transform.concatenating(offset)
+            let opaque = a >= 1 && contents.isOpaque
             let texture: Texture, source: Rect, clamp: Rect?, channels: PixelByteOrder?
             switch place {
             case .texture(let own):
-                (texture, source, clamp, channels) = (own, sourceRect, nil, nil)
+                (texture, source, clamp, channels) = (own, layer.contentsRect, nil, nil)
             case .atlas(let entry):
                 // Clamped to the whole entry (as CLAMP_TO_EDGE on a texture of its own).
-                (texture, source, clamp, channels) = (entry.page, entry.uvRect(for: sourceRect), entry.clampRect, entry.byteOrder)
+                (texture, source, clamp, channels) = (entry.page, entry.uvRect(for: layer.contentsRect), entry.clampRect, entry.byteOrder)
             }
-            if center == Layer.unitRect {
-                try pass.add(Quad(rect, transform: t, paint: .texture(texture, source: source, clamp: clamp, alpha: alpha, channels: channels,
-                                                                      minFilter: minFilter, magFilter: magFilter), isOpaque: opaque))
+            if layer.contentsCenter == Layer.unitRect {
+                try pass.add(Quad(item.frame, transform: world,
+                                  paint: .texture(texture, source: source, clamp: clamp, alpha: a, channels: channels,
+                                                  minFilter: layer.minificationFilter, magFilter: layer.magnificationFilter),
+                                  isOpaque: opaque))
             } else {
-                Quad.appendNineSlice(to: &pieces, texture: texture, in: rect, source: source, center: center, contentSize: contentSize,
-                                     clamp: clamp, alpha: alpha, channels: channels, minFilter: minFilter, magFilter: magFilter,
-                                     transform: t, isOpaque: opaque)
+                Quad.appendNineSlice(to: &pieces, texture: texture, in: item.frame, source: source, center: layer.contentsCenter,
+                                     contentSize: item.contentSize, clamp: clamp, alpha: a, channels: channels,
+                                     minFilter: layer.minificationFilter, magFilter: layer.magnificationFilter,
+                                     transform: world, isOpaque: opaque)
                 defer { pieces.removeAll(keepingCapacity: true) }
                 try pass.draw(pieces)
             }
-            stats.quadsDrawn += 1
-        default:
-            break
+        case .group:
+            return
         }
+        stats.quadsDrawn += 1
     }
 
     /// Group images are limited to the root target's pixels.

@@ -225,7 +225,7 @@ extension Layer {
         backing.markDrawn(pixels)
         backingStore = backing
         contents = .backingStore(backing)
-        changed()   // new pixels: the next commit hands them to the renderers
+        changed(.pixels)   // new pixels: the next commit hands them to the renderers
         let record = DisplayRecord(layer: name ?? String(describing: type(of: self)), layerID: id,
                                    reasons: reasons, rect: drawRect, pixelRect: pixels, uploadedBytes: pixels.area * 4)
         lastDisplay = record

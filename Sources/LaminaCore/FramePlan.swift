@@ -41,17 +41,28 @@ struct Box: Equatable {
     }
 }
 
-/// One drawable thing of a surface, in paint order.
+/// One drawable thing of a surface, in paint order. What it draws is read from its node
+/// when drawn (the node's world transform, opacity and state were brought up to date by
+/// the same frame's plan).
 struct Item {
     enum Slot { case background, contents, border, group }
-    var node: LayerID
-    var slot: Slot
+    let node: RenderTree.Node
+    let slot: Slot
     /// The `masksToBounds` layers that clip it, outermost first, within its surface.
     var clips: [LayerID]
-    /// What it draws now (nil: nothing — hidden, transparent, empty).
-    var command: RenderCommand?
-    /// Where, in target points (nil: nowhere).
+    /// Where, in target points (nil: it draws nothing — hidden, transparent, empty, or
+    /// clipped away).
     var bounds: Box?
+    /// Contents: where they are drawn in the layer's bounds space, and their size in points.
+    var frame = Rect.zero
+    var contentSize = Size.zero
+    /// Contents: where the compositor keeps them (its cache, cleared when the contents change).
+    var place: ContentPlace?
+
+    init(node: RenderTree.Node, slot: Slot, clips: [LayerID]) {
+        self.node = node; self.slot = slot; self.clips = clips
+    }
+    var id: LayerID { node.state.id }
 }
 
 /// What is drawn into one target: the root's (the render target itself), or a group's
@@ -156,7 +167,9 @@ extension RenderTree {
         var damage: Box?
         var rebuild = surfaces.isEmpty || plannedPlacement != placement || !changes.removed.isEmpty
         if !rebuild {
-            for id in changes.updated where isStructural(id) { rebuild = true; break }
+            for id in changes.updated {
+                guard let node = nodes[id], !isStructural(node) else { rebuild = true; break }
+            }
         }
         if rebuild {
             visited = rebuildSurfaces(placement: placement, everything: everything)
@@ -210,21 +223,19 @@ extension RenderTree {
     }
 
     /// A change that moves items between surfaces or changes their order or number: the
-    /// plan is rebuilt from the tree.
-    private func isStructural(_ id: LayerID) -> Bool {
-        guard let node = nodes[id] else { return true }
+    /// plan is rebuilt from the tree. Only what the node's `changes` name is compared.
+    private func isStructural(_ node: Node) -> Bool {
         if node.surface.rawValue == 0 || node.inDepthContext || node.state.preservesDepth { return true }
         guard let old = node.itemsState else { return true }
-        let s = node.state
-        if old.sublayers != s.sublayers || old.zPosition != s.zPosition || old.masksToBounds != s.masksToBounds
-            || old.allowsGroupOpacity != s.allowsGroupOpacity
-            || (old.backgroundColor == nil) != (s.backgroundColor == nil) || (old.contents == nil) != (s.contents == nil)
-            || (old.borderWidth > 0) != (s.borderWidth > 0) || (old.opacity < 1) != (s.opacity < 1) {
-            return true
-        }
+        let c = node.changes, s = node.state
+        if !c.isDisjoint(with: [.sublayers, .zPosition, .masksToBounds, .groupOpacity]) { return true }
+        if c.contains(.background) && (old.backgroundColor == nil) != (s.backgroundColor == nil) { return true }
+        if c.contains(.contents) && (old.contents == nil) != (s.contents == nil) { return true }
+        if c.contains(.border) && (old.borderWidth > 0) != (s.borderWidth > 0) { return true }
+        if c.contains(.opacity) && (old.opacity < 1) != (s.opacity < 1) { return true }
         // Visibility and opacity of a layer inside a possible group decide whether the group
         // draws one item or more (and so whether it is a group).
-        if old.isHidden != s.isHidden || (old.opacity > 0) != (s.opacity > 0) {
+        if (c.contains(.hidden) && old.isHidden != s.isHidden) || (c.contains(.opacity) && (old.opacity > 0) != (s.opacity > 0)) {
             var p = node.parent
             while let pid = p, let pn = nodes[pid] {
                 if pn.state.opacity < 1 && pn.state.allowsGroupOpacity { return true }
@@ -243,6 +254,7 @@ extension RenderTree {
             nodes[id]!.isGroup = false
             nodes[id]!.inDepthContext = false
             nodes[id]!.itemsState = nil
+            nodes[id]!.changes = []
         }
         surfaces = [:]
         let root = Surface(id: rootID)
@@ -256,20 +268,21 @@ extension RenderTree {
 
     private func walk(_ id: LayerID, world: Transform3D, alpha: Double, parentVisible: Bool, surface: Surface,
                       clips: [LayerID], inDepth: Bool, everything: Box, visited: inout Int) {
-        guard var node = nodes[id] else { return }
+        guard let node = nodes[id] else { return }
         visited += 1
         let layer = node.state
         let visible = parentVisible && !layer.isHidden && layer.opacity > 0 && alpha > 0
             && (layer.isDoubleSided || !RenderTree.facesAway(layer.bounds, world))
         node.world = world
+        node.sublayerWorld = layer.transformForSublayers.concatenating(world)
         node.visible = visible
         node.surface = surface.id
         node.inDepthContext = inDepth
         node.itemsState = layer
+        node.changes = []
         node.inheritedAlpha = alpha
 
         if layer.preservesDepth {
-            nodes[id] = node
             // A transform layer draws nothing itself; its 3D context is sorted back to front.
             var planes: [(id: LayerID, world: Transform3D, alpha: Double, depth: Double)] = []
             var context = layer.transformToSuperlayer
@@ -290,12 +303,11 @@ extension RenderTree {
         let group = layer.opacity < 1 && layer.allowsGroupOpacity && drawsMoreThanOneItem(id)
         node.isGroup = group
         node.alpha = group ? 1 : alpha * layer.opacity
-        nodes[id] = node
         if group {
             let sub = Surface(id: id)
             surfaces[id] = sub
             let index = surface.items.count
-            surface.items.append(Item(node: id, slot: .group, clips: clips, command: nil, bounds: nil))
+            surface.items.append(Item(node: node, slot: .group, clips: clips))
             nodes[id]!.items = [index]
             content(id, surface: sub, clips: [], everything: everything, visited: &visited)
             sub.recomputeBounds()
@@ -317,7 +329,7 @@ extension RenderTree {
         var own: [Int] = []
         func add(_ slot: Item.Slot, _ clips: [LayerID]) {
             own.append(surface.items.count)
-            surface.items.append(Item(node: id, slot: slot, clips: clips, command: nil, bounds: nil))
+            surface.items.append(Item(node: node, slot: slot, clips: clips))
         }
         if layer.backgroundColor != nil { add(.background, clips) }
         var inner = clips
@@ -325,14 +337,14 @@ extension RenderTree {
         if layer.contents != nil { add(.contents, inner) }
         for sub in ordered(id) {
             guard let s = nodes[sub]?.state else { continue }
-            walk(sub, world: s.transformToSuperlayer.concatenating(layer.transformForSublayers).concatenating(node.world),
+            walk(sub, world: s.transformToSuperlayer.concatenating(node.sublayerWorld),
                  alpha: node.alpha, parentVisible: node.visible, surface: surface, clips: inner, inDepth: false,
                  everything: everything, visited: &visited)
         }
         if layer.borderWidth > 0 { add(.border, clips) }
         // A group node's own items live in its surface; its composite item is kept first.
-        if node.isGroup { nodes[id]!.groupItems = own } else { nodes[id]!.items = own }
-        refreshItems(id, everything: everything)
+        if node.isGroup { node.groupItems = own } else { node.items = own }
+        refreshItems(node, everything: everything)
     }
 
     /// Marks the layers of a 3D context (changes there re-sort it: a rebuild).
@@ -351,58 +363,55 @@ extension RenderTree {
         node.isGroup ? surfaces[id] : surfaces[node.surface]
     }
 
-    /// Works out a node's items (commands and boxes) from its cached world, alpha and
+    /// Works out a node's items (where they are) from its cached world, alpha and
     /// visibility; returns the box of everything they covered before and cover now.
     @discardableResult
-    private func refreshItems(_ id: LayerID, everything: Box) -> Box? {
-        guard let node = nodes[id], let surface = ownSurface(node, id) else { return nil }
+    private func refreshItems(_ node: Node, everything: Box, contentsChanged: Bool = true) -> Box? {
+        let list = node.isGroup ? node.groupItems : node.items
+        guard !list.isEmpty, let surface = ownSurface(node, node.state.id) else { return nil }
         let layer = node.state
-        let a = node.alpha
         var damage: Box?
         func note(_ b: Box?) { if let b { damage = damage.map { $0.union(b) } ?? b } }
-        let list = node.isGroup ? node.groupItems : node.items
+        // The layer's box, shared by its background and border.
+        var layerBox: Box?
         for index in list {
-            var item = surface.items[index]
-            note(item.bounds)
-            item.command = nil
-            item.bounds = nil
+            note(surface.items[index].bounds)
+            if contentsChanged { surface.items[index].place = nil }   // (also while hidden)
+            var bounds: Box?
             if node.visible {
-                switch item.slot {
+                switch surface.items[index].slot {
                 case .background:
                     if let color = layer.backgroundColor, color.alpha > 0 {
-                        item.command = .fill(rect: layer.bounds, color: color.withAlpha(color.alpha * a), cornerRadius: layer.cornerRadius,
-                                             borderWidth: 0, transform: node.world, layer: id)
-                        item.bounds = Box.of(layer.bounds, node.world, everything: everything)
+                        layerBox = layerBox ?? Box.of(layer.bounds, node.world, everything: everything)
+                        bounds = layerBox
                     }
                 case .contents:
                     if let contents = layer.contents {
                         let size = ContentsGeometry.size(pixelSize: contents.pixelSize, contentsRect: layer.contentsRect, contentsScale: layer.contentsScale)
                         let frame = layer.contentsGravity.contentRect(contentSize: size, in: layer.bounds)
                         if !frame.isEmpty {
-                            item.command = .contents(contents, rect: frame, sourceRect: layer.contentsRect, center: layer.contentsCenter,
-                                                     contentSize: size, alpha: a, minFilter: layer.minificationFilter,
-                                                     magFilter: layer.magnificationFilter, transform: node.world, layer: id)
-                            item.bounds = Box.of(frame, node.world, everything: everything)
+                            surface.items[index].frame = frame
+                            surface.items[index].contentSize = size
+                            bounds = Box.of(frame, node.world, everything: everything)
                         }
                     }
                 case .border:
                     if layer.borderColor.alpha > 0 {
-                        item.command = .fill(rect: layer.bounds, color: layer.borderColor.withAlpha(layer.borderColor.alpha * a),
-                                             cornerRadius: layer.cornerRadius, borderWidth: layer.borderWidth, transform: node.world, layer: id)
-                        item.bounds = Box.of(layer.bounds, node.world, everything: everything)
+                        layerBox = layerBox ?? Box.of(layer.bounds, node.world, everything: everything)
+                        bounds = layerBox
                     }
                 case .group:
                     break
                 }
             }
             // Clipped items cannot reach past their clips' boxes.
-            if var b = item.bounds {
-                for c in item.clips { if let cn = nodes[c] { b = b.intersection(Box.of(cn.state.bounds, cn.world, everything: everything)) } }
-                item.bounds = b.isEmpty ? nil : b
+            if var b = bounds, !surface.items[index].clips.isEmpty {
+                for c in surface.items[index].clips { if let cn = nodes[c] { b = b.intersection(Box.of(cn.state.bounds, cn.world, everything: everything)) } }
+                bounds = b.isEmpty ? nil : b
             }
-            note(item.bounds)
-            surface.items[index] = item
-            if surface.id == rootID, surface.grid != nil { surface.grid!.remove(Int32(index)); surface.grid!.insert(Int32(index), item.bounds) }
+            surface.items[index].bounds = bounds
+            note(bounds)
+            if surface.grid != nil, surface.id == rootID { surface.grid!.remove(Int32(index)); surface.grid!.insert(Int32(index), bounds) }
         }
         return damage
     }
@@ -424,36 +433,47 @@ extension RenderTree {
                 dirtyGroups.insert(surface)
             }
         }
-        let set = Set(updated)
-        var roots: [LayerID] = []   // subtree updates not under another one
-        var own: [LayerID] = []
-        for id in set {
-            guard let node = nodes[id], let old = node.itemsState else { continue }
-            if movesSubtree(old, node.state) {
+        planPass += 1
+        let changedMark = planPass      // in `updated`
+        planPass += 1
+        let doneMark = planPass         // worked out in this plan
+        var changed: [Node] = []
+        changed.reserveCapacity(updated.count)
+        for id in updated {
+            guard let node = nodes[id], node.mark != changedMark else { continue }
+            node.mark = changedMark
+            changed.append(node)
+        }
+        var roots: [Node] = []   // subtree updates not under another one
+        var own: [Node] = []
+        for node in changed {
+            guard node.itemsState != nil else { continue }
+            if movesSubtree(node) {
                 var p = node.parent, covered = false
-                while let pid = p { if set.contains(pid), let pn = nodes[pid], let po = pn.itemsState, movesSubtree(po, pn.state) { covered = true; break }; p = nodes[pid]?.parent }
-                if !covered { roots.append(id) }
+                while let pid = p, let pn = nodes[pid] {
+                    if pn.mark == changedMark && movesSubtree(pn) { covered = true; break }
+                    p = pn.parent
+                }
+                if !covered { roots.append(node) }
             } else {
-                own.append(id)
+                own.append(node)
             }
         }
-        var inSubtree = Set<LayerID>()
-        for id in roots {
-            var stack: [LayerID] = [id]
-            while let current = stack.popLast() {
-                guard var node = nodes[current] else { continue }
+        var stack: [Node] = []
+        for root in roots {
+            stack.append(root)
+            while let node = stack.popLast() {
                 visited += 1
-                inSubtree.insert(current)
+                node.mark = doneMark
                 let layer = node.state
                 // From the parent's frame data (the root: from the placement).
                 var world: Transform3D, alpha: Double, parentVisible: Bool
-                if current == rootID || node.parent == nil {
+                if let pid = node.parent, let p = nodes[pid] {
+                    world = layer.transformToSuperlayer.concatenating(p.sublayerWorld)
+                    alpha = p.alpha; parentVisible = p.visible
+                } else {
                     world = layer.transformToSuperlayer.concatenating(.flatten).concatenating(plannedPlacement ?? .identity)
                     alpha = 1; parentVisible = true
-                } else {
-                    let p = nodes[node.parent!]!
-                    world = layer.transformToSuperlayer.concatenating(p.state.transformForSublayers).concatenating(p.world)
-                    alpha = p.alpha; parentVisible = p.visible
                 }
                 node.world = world
                 node.inheritedAlpha = alpha
@@ -461,19 +481,22 @@ extension RenderTree {
                     && (layer.isDoubleSided || !RenderTree.facesAway(layer.bounds, world))
                 node.alpha = node.isGroup ? 1 : alpha * layer.opacity
                 node.itemsState = layer
-                nodes[current] = node
-                let changed = refreshItems(current, everything: everything)
-                note(changed, in: node.isGroup ? current : node.surface)
-                if node.isGroup { dirtyGroups.insert(current) }
-                stack += ordered(current)
+                let contentsChanged = node.changes.contains(.contents)
+                node.changes = []
+                node.sublayerWorld = layer.transformForSublayers.concatenating(world)
+                let changed = refreshItems(node, everything: everything, contentsChanged: contentsChanged)
+                note(changed, in: node.isGroup ? layer.id : node.surface)
+                if node.isGroup { dirtyGroups.insert(layer.id) }
+                for sub in ordered(layer.id) { if let n = nodes[sub] { stack.append(n) } }
             }
         }
-        for id in own where !inSubtree.contains(id) {
-            guard let node = nodes[id] else { continue }
+        for node in own where node.mark != doneMark {
             visited += 1
-            nodes[id]!.itemsState = node.state
-            let changed = refreshItems(id, everything: everything)
-            note(changed, in: node.isGroup ? id : node.surface)
+            node.itemsState = node.state
+            let contentsChanged = node.changes.contains(.contents)
+            node.changes = []
+            let changed = refreshItems(node, everything: everything, contentsChanged: contentsChanged)
+            note(changed, in: node.isGroup ? node.state.id : node.surface)
         }
         // Groups whose content changed: their image is rendered again; in their parent's
         // surface the composite covers the old and the new box — deepest groups first, an
@@ -499,12 +522,12 @@ extension RenderTree {
         return (visited, damage)
     }
 
-    /// Whether a change moves, fades, shows or hides the layer's sublayers too.
-    private func movesSubtree(_ old: LayerState, _ new: LayerState) -> Bool {
-        old.bounds != new.bounds || old.position != new.position || old.anchorPoint != new.anchorPoint
-            || old.anchorPointZ != new.anchorPointZ || old.transform != new.transform || old.sublayerTransform != new.sublayerTransform
-            || old.isHidden != new.isHidden || old.opacity != new.opacity || old.isDoubleSided != new.isDoubleSided
-            || (new.masksToBounds && old.cornerRadius != new.cornerRadius)
+    /// Whether a change moves, fades, shows or hides the layer's sublayers too (a changed
+    /// corner radius of a clipping layer reshapes their clip).
+    private func movesSubtree(_ node: Node) -> Bool {
+        let c = node.changes
+        if !c.isDisjoint(with: [.geometry, .opacity, .hidden]) { return true }
+        return c.contains(.cornerRadius) && node.state.masksToBounds
     }
 
     private func depth(of id: LayerID) -> Int {

@@ -5,7 +5,7 @@ import LaminaGraphics
 /// A Core-Animation-style layer: a rectangle with geometry, appearance and contents,
 /// in a tree. Coordinates are UIKit's: points, origin top-left, y down.
 ///
-/// Every property setter goes through one funnel (`changed()`): equal values return
+/// Every property setter goes through one funnel (`changed(_:)`): equal values return
 /// early; otherwise the layer joins the current transaction's changes, and the commit
 /// hands the renderers its new state (an unchanged tree costs no GPU work). Layers know
 /// nothing of renderers, devices or textures.
@@ -40,7 +40,7 @@ open class Layer {
         layer.removeFromSuperlayer()
         sublayers.insert(layer, at: min(i, sublayers.count))
         layer.superlayer = self
-        changed()                      // the sublayers changed
+        changed(.sublayers)
         layer.subtreeInserted()        // renderers may not know it: described whole
         return true
     }
@@ -75,7 +75,7 @@ open class Layer {
         guard let parent = superlayer else { return }
         parent.sublayers.removeAll { $0 === self }
         superlayer = nil
-        parent.changed()
+        parent.changed(.sublayers)
     }
 
     /// True when `self` is `layer` or lies below it.
@@ -99,10 +99,13 @@ open class Layer {
 
     /// The layer is among the current transaction's changes.
     var changeRecorded = false
+    /// What changed since its state was last handed to the renderers.
+    var pendingChanges: LayerChanges = []
 
     /// The one funnel for change: the layer joins the current transaction's changes (once
-    /// per commit), which hands its state to the renderers.
-    func changed() {
+    /// per commit), which hands its state — and what changed — to the renderers.
+    func changed(_ what: LayerChanges) {
+        pendingChanges.formUnion(what)
         Transaction.noteChanged(self)
     }
 
@@ -111,7 +114,7 @@ open class Layer {
     func subtreeInserted() {
         var stack: [Layer] = [self]
         while let l = stack.popLast() {
-            Transaction.noteChanged(l)
+            l.changed(.all)
             if case .backingStore(let store)? = l.contents { Transaction.noteNeedsFullUpload(store) }
             stack += l.sublayers
         }
@@ -119,27 +122,26 @@ open class Layer {
 
     /// Tells the renderers that the pixels of a `.texture` contents changed (Lamina cannot
     /// see GPU writes): the layer is composited again at the next frame.
-    public func contentsDidChange() { changed() }
+    public func contentsDidChange() { changed(.pixels) }
 
     /// The state the renderer needs (`LayerState`).
     var state: LayerState {
-        var s = LayerState(id: id)
-        s.preservesDepth = preservesDepth
-        s.bounds = bounds; s.position = position; s.anchorPoint = anchorPoint; s.anchorPointZ = anchorPointZ
-        s.zPosition = zPosition; s.transform = transform; s.sublayerTransform = sublayerTransform
-        s.isDoubleSided = isDoubleSided; s.backgroundColor = backgroundColor; s.opacity = opacity
-        s.allowsGroupOpacity = allowsGroupOpacity; s.isHidden = isHidden; s.borderWidth = borderWidth
-        s.borderColor = borderColor; s.cornerRadius = cornerRadius; s.masksToBounds = masksToBounds; s.isOpaque = isOpaque
+        let c: ContentRef?
         switch contents {
-        case .image(let i)?: s.contents = .image(i)
-        case .texture(let t)?: s.contents = .texture(TextureRef(texture: t))
-        case .backingStore(let b)?: s.contents = .store(b.reference)
-        case nil: s.contents = nil
+        case .image(let i)?: c = .image(i)
+        case .texture(let t)?: c = .texture(TextureRef(texture: t))
+        case .backingStore(let b)?: c = .store(b.reference)
+        case nil: c = nil
         }
-        s.contentsRect = contentsRect; s.contentsCenter = contentsCenter; s.contentsGravity = contentsGravity
-        s.contentsScale = contentsScale; s.minificationFilter = minificationFilter; s.magnificationFilter = magnificationFilter
-        s.sublayers = sublayers.map(\.id)
-        return s
+        return LayerState(
+            id: id, preservesDepth: preservesDepth, bounds: bounds, position: position, anchorPoint: anchorPoint,
+            anchorPointZ: anchorPointZ, zPosition: zPosition, transform: transform, sublayerTransform: sublayerTransform,
+            isDoubleSided: isDoubleSided, backgroundColor: backgroundColor, opacity: opacity,
+            allowsGroupOpacity: allowsGroupOpacity, isHidden: isHidden, borderWidth: borderWidth, borderColor: borderColor,
+            cornerRadius: cornerRadius, masksToBounds: masksToBounds, isOpaque: isOpaque, contents: c,
+            contentsRect: contentsRect, contentsCenter: contentsCenter, contentsGravity: contentsGravity,
+            contentsScale: contentsScale, minificationFilter: minificationFilter, magnificationFilter: magnificationFilter,
+            sublayers: sublayers.isEmpty ? [] : sublayers.map(\.id), changes: pendingChanges)
     }
 
     // MARK: Geometry
@@ -147,41 +149,41 @@ open class Layer {
     public var bounds = Rect.zero {
         didSet {
             guard bounds != oldValue else { return }
-            changed()
+            changed(.geometry)
             if bounds.size != oldValue.size {
                 setNeedsLayout()
                 if needsDisplayOnBoundsChange { invalidate(nil, reason: .boundsChanged) }
             }
         }
     }
-    public var position = Point.zero { didSet { if position != oldValue { changed() } } }
+    public var position = Point.zero { didSet { if position != oldValue { changed(.geometry) } } }
     /// The point of the bounds (unit coordinates) placed at `position`, and the centre of `transform`.
-    public var anchorPoint = Point(x: 0.5, y: 0.5) { didSet { if anchorPoint != oldValue { changed() } } }
-    public var anchorPointZ = 0.0 { didSet { if anchorPointZ != oldValue { changed() } } }
+    public var anchorPoint = Point(x: 0.5, y: 0.5) { didSet { if anchorPoint != oldValue { changed(.geometry) } } }
+    public var anchorPointZ = 0.0 { didSet { if anchorPointZ != oldValue { changed(.geometry) } } }
     /// The layer's z in its superlayer; siblings are drawn in increasing zPosition.
-    public var zPosition = 0.0 { didSet { if zPosition != oldValue { changed() } } }
-    public var transform = Transform3D.identity { didSet { if transform != oldValue { changed() } } }
+    public var zPosition = 0.0 { didSet { if zPosition != oldValue { changed(.zPosition) } } }
+    public var transform = Transform3D.identity { didSet { if transform != oldValue { changed(.geometry) } } }
     /// Applied to the sublayers, about this layer's anchor point (e.g. perspective via m34).
-    public var sublayerTransform = Transform3D.identity { didSet { if sublayerTransform != oldValue { changed() } } }
+    public var sublayerTransform = Transform3D.identity { didSet { if sublayerTransform != oldValue { changed(.geometry) } } }
     /// When false, the layer (with its sublayers) is not drawn while it faces away.
-    public var isDoubleSided = true { didSet { if isDoubleSided != oldValue { changed() } } }
+    public var isDoubleSided = true { didSet { if isDoubleSided != oldValue { changed(.geometry) } } }
 
     // MARK: Appearance
 
-    public var backgroundColor: Color? { didSet { if backgroundColor != oldValue { changed() } } }
+    public var backgroundColor: Color? { didSet { if backgroundColor != oldValue { changed(.background) } } }
     /// 0…1. With `allowsGroupOpacity`, the layer and its sublayers fade as one image.
-    public var opacity = 1.0 { didSet { if opacity != oldValue { changed() } } }
-    public var allowsGroupOpacity = true { didSet { if allowsGroupOpacity != oldValue { changed() } } }
-    public var isHidden = false { didSet { if isHidden != oldValue { changed() } } }
+    public var opacity = 1.0 { didSet { if opacity != oldValue { changed(.opacity) } } }
+    public var allowsGroupOpacity = true { didSet { if allowsGroupOpacity != oldValue { changed(.groupOpacity) } } }
+    public var isHidden = false { didSet { if isHidden != oldValue { changed(.hidden) } } }
     /// Drawn inside the bounds, above contents and sublayers.
-    public var borderWidth = 0.0 { didSet { if borderWidth != oldValue { changed() } } }
-    public var borderColor = Color.black { didSet { if borderColor != oldValue { changed() } } }
+    public var borderWidth = 0.0 { didSet { if borderWidth != oldValue { changed(.border) } } }
+    public var borderColor = Color.black { didSet { if borderColor != oldValue { changed(.border) } } }
     /// Rounds the background and border; with `masksToBounds`, clips contents and sublayers too.
-    public var cornerRadius = 0.0 { didSet { if cornerRadius != oldValue { changed() } } }
+    public var cornerRadius = 0.0 { didSet { if cornerRadius != oldValue { changed(.cornerRadius) } } }
     /// Clips contents and sublayers to the (rounded) bounds, exactly under any transform.
-    public var masksToBounds = false { didSet { if masksToBounds != oldValue { changed() } } }
+    public var masksToBounds = false { didSet { if masksToBounds != oldValue { changed(.masksToBounds) } } }
     /// A promise that the layer's contents fill its bounds opaquely.
-    public var isOpaque = false { didSet { if isOpaque != oldValue { changed() } } }
+    public var isOpaque = false { didSet { if isOpaque != oldValue { changed(.contents) } } }
 
     // MARK: Contents
 
@@ -196,13 +198,13 @@ open class Layer {
             } else {
                 backingStore = nil
             }
-            changed()
+            changed(.contents)
         }
     }
     static let unitRect = Rect(x: 0, y: 0, width: 1, height: 1)
 
     /// The part of the contents shown, in unit coordinates of the image (y down).
-    public var contentsRect = Layer.unitRect { didSet { if contentsRect != oldValue { changed() } } }
+    public var contentsRect = Layer.unitRect { didSet { if contentsRect != oldValue { changed(.contents) } } }
     /// The stretchable part of the contents (nine-slice), a unit rectangle of the shown
     /// image (after `contentsRect`). Outside it, the image keeps its size in points (through
     /// `contentsScale`): corners unscaled, top/bottom edges stretched horizontally only,
@@ -210,12 +212,12 @@ open class Layer {
     /// when the layer is smaller than they are. A zero width or height replicates the one
     /// column or row of pixels at that position. Stretching is done by the GPU: resizing
     /// never redraws or re-uploads. The unit rectangle (default) stretches everything.
-    public var contentsCenter = Layer.unitRect { didSet { if contentsCenter != oldValue { changed() } } }
-    public var contentsGravity = ContentsGravity.resize { didSet { if contentsGravity != oldValue { changed() } } }
+    public var contentsCenter = Layer.unitRect { didSet { if contentsCenter != oldValue { changed(.contents) } } }
+    public var contentsGravity = ContentsGravity.resize { didSet { if contentsGravity != oldValue { changed(.contents) } } }
     /// Pixels of the contents per point.
-    public var contentsScale = 1.0 { didSet { if contentsScale != oldValue { changed() } } }
-    public var minificationFilter = TextureFilter.linear { didSet { if minificationFilter != oldValue { changed() } } }
-    public var magnificationFilter = TextureFilter.linear { didSet { if magnificationFilter != oldValue { changed() } } }
+    public var contentsScale = 1.0 { didSet { if contentsScale != oldValue { changed(.contents) } } }
+    public var minificationFilter = TextureFilter.linear { didSet { if minificationFilter != oldValue { changed(.contents) } } }
+    public var magnificationFilter = TextureFilter.linear { didSet { if magnificationFilter != oldValue { changed(.contents) } } }
 
     /// The contents' size in points: the pixels of `contentsRect` over `contentsScale`.
     public var contentsSize: Size? {

@@ -71,18 +71,14 @@ extension LayerGeometry {
     /// (at `zPosition`), with `transform` applied about it.
     public var transformToSuperlayer: Transform3D {
         let a = anchorInBounds
-        return Transform3D(translationX: -a.x, y: -a.y, z: -anchorPointZ)
-            .concatenating(transform)
-            .concatenating(Transform3D(translationX: position.x, y: position.y, z: zPosition))
+        return transform.translated(before: (-a.x, -a.y, -anchorPointZ), after: (position.x, position.y, zPosition))
     }
 
     /// `sublayerTransform` applied about the anchor point (no flattening).
     public var sublayerTransformAboutAnchor: Transform3D {
         guard !sublayerTransform.isIdentity else { return .identity }
         let a = anchorInBounds
-        return Transform3D(translationX: -a.x, y: -a.y, z: -anchorPointZ)
-            .concatenating(sublayerTransform)
-            .concatenating(Transform3D(translationX: a.x, y: a.y, z: anchorPointZ))
+        return sublayerTransform.translated(before: (-a.x, -a.y, -anchorPointZ), after: (a.x, a.y, anchorPointZ))
     }
 
     /// `sublayerTransform`, applied about the anchor point, followed by flattening into

@@ -65,37 +65,122 @@ public struct ContentUpload: Sendable {
 }
 
 /// Everything the renderer needs of one layer: its properties and the identities of its
-/// sublayers, in order. Sendable: built on the main actor at a commit, used by the renderer.
-public struct LayerState: Sendable {
-    public var id: LayerID
-    public var preservesDepth = false
-    public var bounds = Rect.zero
-    public var position = Point.zero
-    public var anchorPoint = Point(x: 0.5, y: 0.5)
-    public var anchorPointZ = 0.0
-    public var zPosition = 0.0
-    public var transform = Transform3D.identity
-    public var sublayerTransform = Transform3D.identity
-    public var isDoubleSided = true
-    public var backgroundColor: Color?
-    public var opacity = 1.0
-    public var allowsGroupOpacity = true
-    public var isHidden = false
-    public var borderWidth = 0.0
-    public var borderColor = Color.black
-    public var cornerRadius = 0.0
-    public var masksToBounds = false
-    public var isOpaque = false
-    public var contents: ContentRef?
-    public var contentsRect = Rect(x: 0, y: 0, width: 1, height: 1)
-    public var contentsCenter = Rect(x: 0, y: 0, width: 1, height: 1)
-    public var contentsGravity = ContentsGravity.resize
-    public var contentsScale = 1.0
-    public var minificationFilter = TextureFilter.linear
-    public var magnificationFilter = TextureFilter.linear
-    public var sublayers: [LayerID] = []
+/// sublayers, in order. Immutable (so Sendable): made on the main actor at a commit, then
+/// shared by reference — the update, and every renderer's tree, hold the same object.
+public final class LayerState: Sendable {
+    public let id: LayerID
+    public let preservesDepth: Bool
+    public let bounds: Rect
+    public let position: Point
+    public let anchorPoint: Point
+    public let anchorPointZ: Double
+    public let zPosition: Double
+    public let transform: Transform3D
+    public let sublayerTransform: Transform3D
+    public let isDoubleSided: Bool
+    public let backgroundColor: Color?
+    public let opacity: Double
+    public let allowsGroupOpacity: Bool
+    public let isHidden: Bool
+    public let borderWidth: Double
+    public let borderColor: Color
+    public let cornerRadius: Double
+    public let masksToBounds: Bool
+    public let isOpaque: Bool
+    public let contents: ContentRef?
+    public let contentsRect: Rect
+    public let contentsCenter: Rect
+    public let contentsGravity: ContentsGravity
+    public let contentsScale: Double
+    public let minificationFilter: TextureFilter
+    public let magnificationFilter: TextureFilter
+    public let sublayers: [LayerID]
+    /// What changed since the layer's previous state was handed over (everything for a
+    /// layer the renderers may not know): renderers use it instead of comparing states.
+    public let changes: LayerChanges
 
-    public init(id: LayerID) { self.id = id }
+    init(id: LayerID,
+         preservesDepth: Bool,
+         bounds: Rect,
+         position: Point,
+         anchorPoint: Point,
+         anchorPointZ: Double,
+         zPosition: Double,
+         transform: Transform3D,
+         sublayerTransform: Transform3D,
+         isDoubleSided: Bool,
+         backgroundColor: Color?,
+         opacity: Double,
+         allowsGroupOpacity: Bool,
+         isHidden: Bool,
+         borderWidth: Double,
+         borderColor: Color,
+         cornerRadius: Double,
+         masksToBounds: Bool,
+         isOpaque: Bool,
+         contents: ContentRef?,
+         contentsRect: Rect,
+         contentsCenter: Rect,
+         contentsGravity: ContentsGravity,
+         contentsScale: Double,
+         minificationFilter: TextureFilter,
+         magnificationFilter: TextureFilter,
+         sublayers: [LayerID],
+         changes: LayerChanges) {
+        self.id = id
+        self.preservesDepth = preservesDepth
+        self.bounds = bounds
+        self.position = position
+        self.anchorPoint = anchorPoint
+        self.anchorPointZ = anchorPointZ
+        self.zPosition = zPosition
+        self.transform = transform
+        self.sublayerTransform = sublayerTransform
+        self.isDoubleSided = isDoubleSided
+        self.backgroundColor = backgroundColor
+        self.opacity = opacity
+        self.allowsGroupOpacity = allowsGroupOpacity
+        self.isHidden = isHidden
+        self.borderWidth = borderWidth
+        self.borderColor = borderColor
+        self.cornerRadius = cornerRadius
+        self.masksToBounds = masksToBounds
+        self.isOpaque = isOpaque
+        self.contents = contents
+        self.contentsRect = contentsRect
+        self.contentsCenter = contentsCenter
+        self.contentsGravity = contentsGravity
+        self.contentsScale = contentsScale
+        self.minificationFilter = minificationFilter
+        self.magnificationFilter = magnificationFilter
+        self.sublayers = sublayers
+        self.changes = changes
+    }
+}
+
+/// Which properties of a layer changed, as the model's setters saw it (Chromium's layer
+/// property-change flags): a renderer works out only what these affect.
+public struct LayerChanges: OptionSet, Sendable, Hashable {
+    public let rawValue: UInt32
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+
+    /// bounds, position, anchorPoint(Z), transform, sublayerTransform, isDoubleSided.
+    public static let geometry = LayerChanges(rawValue: 1 << 0)
+    public static let zPosition = LayerChanges(rawValue: 1 << 1)
+    public static let opacity = LayerChanges(rawValue: 1 << 2)
+    public static let hidden = LayerChanges(rawValue: 1 << 3)
+    public static let background = LayerChanges(rawValue: 1 << 4)
+    /// borderWidth, borderColor.
+    public static let border = LayerChanges(rawValue: 1 << 5)
+    public static let cornerRadius = LayerChanges(rawValue: 1 << 6)
+    public static let masksToBounds = LayerChanges(rawValue: 1 << 7)
+    public static let groupOpacity = LayerChanges(rawValue: 1 << 8)
+    /// contents, contentsRect, contentsCenter, contentsGravity, contentsScale, filters, isOpaque.
+    public static let contents = LayerChanges(rawValue: 1 << 9)
+    /// New pixels in the same contents (a redraw, `contentsDidChange()`).
+    public static let pixels = LayerChanges(rawValue: 1 << 10)
+    public static let sublayers = LayerChanges(rawValue: 1 << 11)
+    public static let all = LayerChanges(rawValue: (1 << 12) - 1)
 }
 
 /// What a commit hands each renderer: the state of every layer that changed (a layer

@@ -24,9 +24,16 @@ public enum ContentKey: Hashable, Sendable {
 public final class RenderTree {
     public let rootID: LayerID
 
-    struct Node {
+    /// A layer of the tree (a reference: the per-frame work updates it in place).
+    final class Node {
         var state: LayerState
         var parent: LayerID?
+        init(state: LayerState, parent: LayerID?) { self.state = state; self.parent = parent }
+        /// What changed since the last frame plan worked out its items (the union of the
+        /// states' `changes` applied since).
+        var changes: LayerChanges = .all
+        /// The plan pass that last looked at it (dedupes work without a set).
+        var mark = 0
         /// Sublayers in drawing order (increasing zPosition, stable), made when first needed
         /// after the sublayers or their zPositions changed.
         var ordered: [LayerID]?
@@ -34,6 +41,8 @@ public final class RenderTree {
         // What the last frame plan worked out (see FramePlan.swift).
         /// Bounds space → target points.
         var world = Transform3D.identity
+        /// The sublayers' space → target points (`transformForSublayers` · `world`).
+        var sublayerWorld = Transform3D.identity
         /// The opacity its quads are drawn with (within its surface).
         var alpha = 1.0
         /// Drawn at all: not hidden, not transparent, not facing away, nor under such a layer.
@@ -57,6 +66,8 @@ public final class RenderTree {
     var nodes: [LayerID: Node] = [:]
     /// The surfaces of the last frame plan: the root's (the target) and one per group.
     var surfaces: [LayerID: Surface] = [:]
+    /// Counts marks handed out by frame plans (`Node.mark`).
+    var planPass = 0
     /// Changes applied since the last frame plan.
     var pending = Changes()
     /// The last plan's placement; another one needs a rebuild.
@@ -117,16 +128,13 @@ public final class RenderTree {
             pending.removed += changes.removed
         }
         guard !update.layers.isEmpty else { return changes }
-        var incoming: [LayerID: LayerState] = [:]
-        incoming.reserveCapacity(update.layers.count)
-        for s in update.layers { incoming[s.id] = s }
 
         // Known layers take their new state; collect every sublayer list that changed.
         var newParents: [LayerID: LayerID] = [:]
         var detached: [LayerID] = []
         var structural: [LayerID] = []
         for s in update.layers {
-            guard var node = nodes[s.id] else { continue }
+            guard let node = nodes[s.id] else { continue }
             let old = node.state
             if old.sublayers != s.sublayers {
                 structural.append(s.id)
@@ -135,22 +143,25 @@ public final class RenderTree {
                 node.ordered = nil
             }
             setContent(old: old.contents, new: s.contents)
+            node.changes.formUnion(s.changes)
             node.state = s
-            nodes[s.id] = node
             if old.zPosition != s.zPosition, let p = node.parent { nodes[p]?.ordered = nil }
             changes.updated.append(s.id)
         }
+        guard !structural.isEmpty else { return changes }
+        var incoming: [LayerID: LayerState] = [:]
+        incoming.reserveCapacity(update.layers.count)
+        for s in update.layers { incoming[s.id] = s }
         // New sublayers: known ones move here; unknown ones are created from the update.
         for id in structural {
             guard let list = nodes[id]?.state.sublayers else { continue }
             for c in list { newParents[c] = id }
         }
         for (child, parent) in Array(newParents) {
-            if var node = nodes[child] {
+            if let node = nodes[child] {
                 if node.parent != parent {
                     if let old = node.parent { nodes[old]?.ordered = nil }
                     node.parent = parent
-                    nodes[child] = node
                 }
             } else if let s = incoming[child] {
                 create(s, parent: parent, from: incoming, created: &changes.updated, claims: &newParents)
@@ -182,10 +193,9 @@ public final class RenderTree {
             created.append(state.id)
             for c in state.sublayers {
                 claims[c] = state.id
-                if var known = nodes[c] {
+                if let known = nodes[c] {
                     if let old = known.parent, old != state.id { nodes[old]?.ordered = nil }
                     known.parent = state.id
-                    nodes[c] = known
                 } else if let cs = states[c] {
                     stack.append((cs, state.id))
                 }

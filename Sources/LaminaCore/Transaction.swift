@@ -96,6 +96,7 @@ public enum Transaction {
         for layer in changedLayers {
             layer.changeRecorded = false
             update.layers.append(layer.state)
+            layer.pendingChanges = []
             if case .backingStore(let store)? = layer.contents, uploaded.insert(store.id).inserted {
                 if fullUploads.removeValue(forKey: store.id) != nil {
                     _ = store.takePendingUpload()

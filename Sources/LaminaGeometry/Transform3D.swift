@@ -10,6 +10,7 @@ public struct Transform3D: Hashable, Sendable {
     public var m31, m32, m33, m34: Double
     public var m41, m42, m43, m44: Double
 
+    @inlinable
     public init(m11: Double, m12: Double, m13: Double, m14: Double,
                 m21: Double, m22: Double, m23: Double, m24: Double,
                 m31: Double, m32: Double, m33: Double, m34: Double,
@@ -38,6 +39,24 @@ public struct Transform3D: Hashable, Sendable {
 
     public var isIdentity: Bool { self == .identity }
 
+    /// A translation by `before`, then `self`, then a translation by `after` — what
+    /// `Transform3D(translationX:…).concatenating(self).concatenating(Transform3D(translationX:…))`
+    /// computes, without two full products (a layer's transform about its anchor point).
+    @inlinable
+    public func translated(before b: (x: Double, y: Double, z: Double), after a: (x: Double, y: Double, z: Double)) -> Transform3D {
+        // T(b) · M: rows 1–3 of M; row 4 = b.x·row1 + b.y·row2 + b.z·row3 + row4.
+        let r41 = b.x * m11 + b.y * m21 + b.z * m31 + m41
+        let r42 = b.x * m12 + b.y * m22 + b.z * m32 + m42
+        let r43 = b.x * m13 + b.y * m23 + b.z * m33 + m43
+        let r44 = b.x * m14 + b.y * m24 + b.z * m34 + m44
+        // · T(a): each row (p1, p2, p3, p4) becomes (p1 + p4·a.x, p2 + p4·a.y, p3 + p4·a.z, p4).
+        return Transform3D(
+            m11: m11 + m14 * a.x, m12: m12 + m14 * a.y, m13: m13 + m14 * a.z, m14: m14,
+            m21: m21 + m24 * a.x, m22: m22 + m24 * a.y, m23: m23 + m24 * a.z, m24: m24,
+            m31: m31 + m34 * a.x, m32: m32 + m34 * a.y, m33: m33 + m34 * a.z, m34: m34,
+            m41: r41 + r44 * a.x, m42: r42 + r44 * a.y, m43: r43 + r44 * a.z, m44: r44)
+    }
+
     public init(translationX tx: Double, y ty: Double, z tz: Double = 0) {
         self = .identity; m41 = tx; m42 = ty; m43 = tz
     }
@@ -60,6 +79,7 @@ public struct Transform3D: Hashable, Sendable {
     }
 
     /// `self` first, then `other`.
+    @inlinable
     public func concatenating(_ b: Transform3D) -> Transform3D {
         let a = self
         return Transform3D(

@@ -155,6 +155,34 @@ struct AtlasCompositingTests {
         #expect(device.liveObjectCounts.total == 0, "\(device.liveObjectCounts)")
     }
 
+    @Test("contents changed while hidden: the old image is freed, the new one is shown when the layer reappears")
+    func contentsChangedWhileHidden() throws {
+        try Transaction.flush()
+        let device = try GPUDevice()
+        defer { device.close() }
+        let root = Layer()
+        root.frame = Rect(x: 0, y: 0, width: 40, height: 40)
+        let l = Layer()
+        l.frame = Rect(x: 0, y: 0, width: 40, height: 40)
+        let red = ContentImage(RGBAImage(width: 4, height: 4, fill: RGBAPixel(r: 255, g: 0, b: 0, a: 255)))
+        let blue = ContentImage(RGBAImage(width: 4, height: 4, fill: RGBAPixel(r: 0, g: 0, b: 255, a: 255)))
+        l.contents = .image(red)
+        root.addSublayer(l)
+        let compositor = Compositor(device: device)
+        defer { compositor.release() }
+        let target = try OffscreenTarget(device: device, size: Size(width: 40, height: 40))
+        try compositor.render(root, to: target, background: .white)
+        #expect(try target.readPixels()[20, 20] == RGBAPixel(r: 255, g: 0, b: 0, a: 255))
+        l.isHidden = true
+        try compositor.render(root, to: target, background: .white)
+        l.contents = .image(blue)            // red is no longer shown: freed (its atlas page with it)
+        try compositor.render(root, to: target, background: .white)
+        #expect(compositor.cachedTextureCount == 0 && compositor.atlasStatistics?.pages == 0)
+        l.isHidden = false
+        try compositor.render(root, to: target, background: .white)
+        #expect(try target.readPixels()[20, 20] == RGBAPixel(r: 0, g: 0, b: 255, a: 255))
+    }
+
     @Test("overlapping translucent layers of alternating images: the same pixels batched in the atlas (a few draw calls) as drawn from textures of their own (a draw call per layer)")
     func batchingKeepsOrder() throws {
         try Transaction.flush()

@@ -37,6 +37,17 @@ struct Transform3DTests {
         #expect(Transform3D.identity.concatenating(t) == t && t.concatenating(.identity) == t)
     }
 
+    @Test("translated(before:after:) equals translation · M · translation, for matrices with perspective")
+    func translatedMatchesProducts() {
+        var m = Transform3D(rotationAngle: 0.7, x: 0.3, y: 1, z: 0.2).concatenating(Transform3D(scaleX: 1.5, y: 0.5, z: 2))
+        m.m14 = 0.01; m.m24 = -0.02; m.m34 = -1 / 300; m.m41 = 4; m.m42 = -7; m.m43 = 2
+        let b = (x: -12.5, y: 30.0, z: 3.0), a = (x: 100.0, y: -40.0, z: 7.5)
+        let expected = Transform3D(translationX: b.x, y: b.y, z: b.z).concatenating(m)
+            .concatenating(Transform3D(translationX: a.x, y: a.y, z: a.z))
+        let got = m.translated(before: b, after: a)
+        for (x, y) in zip(got.values, expected.values) { #expect(abs(x - y) <= 1e-12 * max(1, abs(y)), "\(got) vs \(expected)") }
+    }
+
     @Test("values are in memory order m11…m44 and round-trip")
     func values() {
         let v = (1...16).map(Double.init)

@@ -183,6 +183,15 @@ struct BenchReport: Codable {
                         pad("\(l.uploadedBytes)", 12), pad("\(s.ceilingFrame.quads)", 14), "  " + s.pixelCheck.summary].joined())
         }
         out.append("")
+        out.append("Lamina's main-thread CPU per phase (medians in µs; GPU: timer queries, which on llvmpipe miss most of the rasterizing):")
+        out.append([pad("scene", 6, left: true), pad("changes", 9), pad("layout", 9), pad("display", 9), pad("commit", 9),
+                    pad("build", 9), pad("execute", 9), pad("GPU", 9)].joined())
+        for s in scenes {
+            let p = s.laminaFrame.phasesMicroseconds
+            out.append([pad(s.id, 6, left: true), pad(f(p.changes, 1), 9), pad(f(p.layout, 1), 9), pad(f(p.display, 1), 9),
+                        pad(f(p.commit, 1), 9), pad(f(p.build, 1), 9), pad(f(p.execute, 1), 9), pad(p.gpu.map { f($0, 1) } ?? "—", 9)].joined())
+        }
+        out.append("")
         for s in scenes {
             for c in s.goal?.checks ?? [] {
                 out.append("\(s.id): \(c.name) = \(f(c.value, 4)) (goal ≤ \(f(c.limit, 2))) \(c.met ? "met" : "NOT met")")
@@ -231,6 +240,15 @@ struct LaminaFrame: Codable {
     var damagedPixels: Int
     var uploadedBytes: Int
     var layersDrawn: Int
+    /// Main-thread CPU per phase, medians in µs: the scene's changes (its layer property
+    /// setters), then `FrameStatistics.timings` — layout, display, commit, build, execute —
+    /// and the GPU time from timer queries (nil without them).
+    var phasesMicroseconds: Phases
+
+    struct Phases: Codable {
+        var changes: Double, layout: Double, display: Double, commit: Double, build: Double, execute: Double
+        var gpu: Double?
+    }
 }
 
 struct CeilingFrame: Codable {
@@ -379,16 +397,18 @@ final class BenchRunner {
 
         var laminaTimes: [Clocks] = [], ceilingTimes: [Clocks] = []
         var frames: [FrameStatistics?] = []
+        var changeTimes: [Double] = []
         let total = options.warmup + options.frames
 
         func laminaFrame(_ f: Int) throws {
             box.stats = nil
             let t0 = Clocks.now()
             scene.update(frame: f)
+            let changed = Clocks.now().thread - t0.thread
             try MainLoop.main.runFrame()
             try device.withContext { glFinish() }
             let t = Clocks.now() - t0
-            if f >= options.warmup { laminaTimes.append(t); frames.append(box.stats) }
+            if f >= options.warmup { laminaTimes.append(t); frames.append(box.stats); changeTimes.append(changed) }
         }
         func ceilingFrame(_ f: Int) throws {
             try ceiling.makeCurrent()
@@ -444,7 +464,19 @@ final class BenchRunner {
             offscreenPasses: med { $0.offscreenPasses },
             damagedPixels: med { Int(($0.damagedRect.width * $0.damagedRect.height).rounded()) },
             uploadedBytes: med { $0.textureBytesUploaded },
-            layersDrawn: med { $0.layersDrawn })
+            layersDrawn: med { $0.layersDrawn },
+            phasesMicroseconds: phases(frames, changes: changeTimes))
+        func phases(_ frames: [FrameStatistics?], changes: [Double]) -> LaminaFrame.Phases {
+            func m(_ v: [Double]) -> Double {
+                let s = v.sorted()
+                return s.isEmpty ? 0 : (s[s.count / 2] * 1e7).rounded() / 10
+            }
+            let t = frames.map { $0?.timings ?? FrameTimings() }
+            let gpu = t.compactMap(\.gpu)
+            return LaminaFrame.Phases(changes: m(changes), layout: m(t.map(\.layout)), display: m(t.map(\.display)),
+                                      commit: m(t.map(\.commit)), build: m(t.map(\.build)), execute: m(t.map(\.execute)),
+                                      gpu: gpu.isEmpty ? nil : m(gpu))
+        }
         let ratios = SceneResult.Ratios(wall: lamina.wallMs.median / ceil.wallMs.median,
                                         cpu: lamina.cpuMs.median / ceil.cpuMs.median,
                                         thread: lamina.threadMs.median / ceil.threadMs.median)
