@@ -78,7 +78,8 @@ public final class Compositor {
 
     public init(device: GPUDevice) {
         self.device = device
-        timesGPU = device.capabilities.timerQueries && device.ownership != .adopt
+        let caps = device.capabilities
+        timesGPU = caps.timerQueries && !caps.isSoftwareRasterizer && device.ownership != .adopt
     }
 
     /// Contents the compositor holds on the GPU (images and backing stores, in a texture of
@@ -258,7 +259,8 @@ public final class Compositor {
     /// `FrameStatistics.timings.gpu` is then the latest time that has come in (a frame or
     /// more old; the query never waits for the GPU). On by default where supported, except
     /// on a host's adopted context (reading the timer's disjoint flag clears it for the
-    /// host too).
+    /// host too) and on software rasterizers (llvmpipe's timer queries miss most of its
+    /// rasterizing, which runs on other threads, and cost some 20 µs a pass).
     public var timesGPU: Bool
 
     /// Debugging aid: paints each frame's damage in translucent green over the output

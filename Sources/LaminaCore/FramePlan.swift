@@ -161,21 +161,20 @@ extension RenderTree {
     /// `full` asks for the whole target (a new target, a cleared background).
     func plan(size: Size, placement: Transform3D = .identity, full: Bool) -> FramePlan {
         let everything = Box(minX: 0, minY: 0, maxX: size.width, maxY: size.height)
-        let changes = pending
-        pending = Changes()
+        let changed = pendingNodes, removals = pendingRemovals
+        pendingNodes = []
+        pendingRemovals = false
         var visited = 0
         var damage: Box?
-        var rebuild = surfaces.isEmpty || plannedPlacement != placement || !changes.removed.isEmpty
+        var rebuild = surfaces.isEmpty || plannedPlacement != placement || removals
         if !rebuild {
-            for id in changes.updated {
-                guard let node = nodes[id], !isStructural(node) else { rebuild = true; break }
-            }
+            for node in changed where isStructural(node) { rebuild = true; break }
         }
         if rebuild {
             visited = rebuildSurfaces(placement: placement, everything: everything)
             plannedPlacement = placement
-        } else if !changes.updated.isEmpty {
-            (visited, damage) = update(changes.updated, everything: everything)
+        } else if !changed.isEmpty {
+            (visited, damage) = update(changed, everything: everything)
         }
         let root = surfaces[rootID]
         if rebuild || full || root == nil {
@@ -217,9 +216,15 @@ extension RenderTree {
         }
         var found: [Int32] = []
         root.grid!.query(d, into: &found)
-        var seen = Set<Int32>()
-        return found.filter { seen.insert($0).inserted && root.items[Int($0)].bounds?.intersects(d) == true }
-            .map(Int.init).sorted()
+        found.sort()      // paint order; an item in several cells comes once per cell
+        var result: [Int] = []
+        result.reserveCapacity(found.count)
+        var last: Int32 = -1
+        for i in found where i != last {
+            last = i
+            if root.items[Int(i)].bounds?.intersects(d) == true { result.append(Int(i)) }
+        }
+        return result
     }
 
     /// A change that moves items between surfaces or changes their order or number: the
@@ -236,10 +241,10 @@ extension RenderTree {
         // Visibility and opacity of a layer inside a possible group decide whether the group
         // draws one item or more (and so whether it is a group).
         if (c.contains(.hidden) && old.isHidden != s.isHidden) || (c.contains(.opacity) && (old.opacity > 0) != (s.opacity > 0)) {
-            var p = node.parent
-            while let pid = p, let pn = nodes[pid] {
+            var p = node.parentNode
+            while let pn = p {
                 if pn.state.opacity < 1 && pn.state.allowsGroupOpacity { return true }
-                p = pn.parent
+                p = pn.parentNode
             }
         }
         return false
@@ -421,7 +426,7 @@ extension RenderTree {
     /// Brings the frame data of changed layers up to date: a layer whose geometry,
     /// visibility or opacity changed takes its subtree along; others refresh their own
     /// items. Returns the layers visited and the damage in target points.
-    private func update(_ updated: [LayerID], everything: Box) -> (Int, Box?) {
+    private func update(_ updated: [Node], everything: Box) -> (Int, Box?) {
         var visited = 0
         var damage: Box?
         var dirtyGroups: Set<LayerID> = []
@@ -439,8 +444,7 @@ extension RenderTree {
         let doneMark = planPass         // worked out in this plan
         var changed: [Node] = []
         changed.reserveCapacity(updated.count)
-        for id in updated {
-            guard let node = nodes[id], node.mark != changedMark else { continue }
+        for node in updated where node.mark != changedMark {
             node.mark = changedMark
             changed.append(node)
         }
@@ -449,10 +453,10 @@ extension RenderTree {
         for node in changed {
             guard node.itemsState != nil else { continue }
             if movesSubtree(node) {
-                var p = node.parent, covered = false
-                while let pid = p, let pn = nodes[pid] {
+                var p = node.parentNode, covered = false
+                while let pn = p {
                     if pn.mark == changedMark && movesSubtree(pn) { covered = true; break }
-                    p = pn.parent
+                    p = pn.parentNode
                 }
                 if !covered { roots.append(node) }
             } else {
@@ -468,7 +472,7 @@ extension RenderTree {
                 let layer = node.state
                 // From the parent's frame data (the root: from the placement).
                 var world: Transform3D, alpha: Double, parentVisible: Bool
-                if let pid = node.parent, let p = nodes[pid] {
+                if let p = node.parentNode {
                     world = layer.transformToSuperlayer.concatenating(p.sublayerWorld)
                     alpha = p.alpha; parentVisible = p.visible
                 } else {
@@ -487,7 +491,9 @@ extension RenderTree {
                 let changed = refreshItems(node, everything: everything, contentsChanged: contentsChanged)
                 note(changed, in: node.isGroup ? layer.id : node.surface)
                 if node.isGroup { dirtyGroups.insert(layer.id) }
-                for sub in ordered(layer.id) { if let n = nodes[sub] { stack.append(n) } }
+                if !layer.sublayers.isEmpty {
+                    for sub in ordered(layer.id) { if let n = nodes[sub] { stack.append(n) } }
+                }
             }
         }
         for node in own where node.mark != doneMark {

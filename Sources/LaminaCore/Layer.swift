@@ -95,6 +95,9 @@ open class Layer {
         return l
     }
 
+    /// The properties renderers see, stored together (copied in one piece at a commit).
+    var properties = LayerProperties()
+
     // MARK: Change tracking
 
     /// The layer is among the current transaction's changes.
@@ -133,57 +136,101 @@ open class Layer {
         case .backingStore(let b)?: c = .store(b.reference)
         case nil: c = nil
         }
-        return LayerState(
-            id: id, preservesDepth: preservesDepth, bounds: bounds, position: position, anchorPoint: anchorPoint,
-            anchorPointZ: anchorPointZ, zPosition: zPosition, transform: transform, sublayerTransform: sublayerTransform,
-            isDoubleSided: isDoubleSided, backgroundColor: backgroundColor, opacity: opacity,
-            allowsGroupOpacity: allowsGroupOpacity, isHidden: isHidden, borderWidth: borderWidth, borderColor: borderColor,
-            cornerRadius: cornerRadius, masksToBounds: masksToBounds, isOpaque: isOpaque, contents: c,
-            contentsRect: contentsRect, contentsCenter: contentsCenter, contentsGravity: contentsGravity,
-            contentsScale: contentsScale, minificationFilter: minificationFilter, magnificationFilter: magnificationFilter,
-            sublayers: sublayers.isEmpty ? [] : sublayers.map(\.id), changes: pendingChanges)
+        return LayerState(id: id, properties: properties, preservesDepth: preservesDepth, contents: c,
+                          sublayers: sublayers.isEmpty ? [] : sublayers.map(\.id), changes: pendingChanges)
     }
 
     // MARK: Geometry
 
-    public var bounds = Rect.zero {
-        didSet {
-            guard bounds != oldValue else { return }
+    public var bounds: Rect {
+        get { properties.bounds }
+        set {
+            let oldValue = properties.bounds
+            guard newValue != oldValue else { return }
+            properties.bounds = newValue
             changed(.geometry)
-            if bounds.size != oldValue.size {
+            if newValue.size != oldValue.size {
                 setNeedsLayout()
                 if needsDisplayOnBoundsChange { invalidate(nil, reason: .boundsChanged) }
             }
         }
     }
-    public var position = Point.zero { didSet { if position != oldValue { changed(.geometry) } } }
+    public var position: Point {
+        get { properties.position }
+        set { if newValue != properties.position { properties.position = newValue; changed(.geometry) } }
+    }
     /// The point of the bounds (unit coordinates) placed at `position`, and the centre of `transform`.
-    public var anchorPoint = Point(x: 0.5, y: 0.5) { didSet { if anchorPoint != oldValue { changed(.geometry) } } }
-    public var anchorPointZ = 0.0 { didSet { if anchorPointZ != oldValue { changed(.geometry) } } }
+    public var anchorPoint: Point {
+        get { properties.anchorPoint }
+        set { if newValue != properties.anchorPoint { properties.anchorPoint = newValue; changed(.geometry) } }
+    }
+    public var anchorPointZ: Double {
+        get { properties.anchorPointZ }
+        set { if newValue != properties.anchorPointZ { properties.anchorPointZ = newValue; changed(.geometry) } }
+    }
     /// The layer's z in its superlayer; siblings are drawn in increasing zPosition.
-    public var zPosition = 0.0 { didSet { if zPosition != oldValue { changed(.zPosition) } } }
-    public var transform = Transform3D.identity { didSet { if transform != oldValue { changed(.geometry) } } }
+    public var zPosition: Double {
+        get { properties.zPosition }
+        set { if newValue != properties.zPosition { properties.zPosition = newValue; changed(.zPosition) } }
+    }
+    public var transform: Transform3D {
+        get { properties.transform }
+        set { if newValue != properties.transform { properties.transform = newValue; changed(.geometry) } }
+    }
     /// Applied to the sublayers, about this layer's anchor point (e.g. perspective via m34).
-    public var sublayerTransform = Transform3D.identity { didSet { if sublayerTransform != oldValue { changed(.geometry) } } }
+    public var sublayerTransform: Transform3D {
+        get { properties.sublayerTransform }
+        set { if newValue != properties.sublayerTransform { properties.sublayerTransform = newValue; changed(.geometry) } }
+    }
     /// When false, the layer (with its sublayers) is not drawn while it faces away.
-    public var isDoubleSided = true { didSet { if isDoubleSided != oldValue { changed(.geometry) } } }
+    public var isDoubleSided: Bool {
+        get { properties.isDoubleSided }
+        set { if newValue != properties.isDoubleSided { properties.isDoubleSided = newValue; changed(.geometry) } }
+    }
 
     // MARK: Appearance
 
-    public var backgroundColor: Color? { didSet { if backgroundColor != oldValue { changed(.background) } } }
+    public var backgroundColor: Color? {
+        get { properties.backgroundColor }
+        set { if newValue != properties.backgroundColor { properties.backgroundColor = newValue; changed(.background) } }
+    }
     /// 0…1. With `allowsGroupOpacity`, the layer and its sublayers fade as one image.
-    public var opacity = 1.0 { didSet { if opacity != oldValue { changed(.opacity) } } }
-    public var allowsGroupOpacity = true { didSet { if allowsGroupOpacity != oldValue { changed(.groupOpacity) } } }
-    public var isHidden = false { didSet { if isHidden != oldValue { changed(.hidden) } } }
+    public var opacity: Double {
+        get { properties.opacity }
+        set { if newValue != properties.opacity { properties.opacity = newValue; changed(.opacity) } }
+    }
+    public var allowsGroupOpacity: Bool {
+        get { properties.allowsGroupOpacity }
+        set { if newValue != properties.allowsGroupOpacity { properties.allowsGroupOpacity = newValue; changed(.groupOpacity) } }
+    }
+    public var isHidden: Bool {
+        get { properties.isHidden }
+        set { if newValue != properties.isHidden { properties.isHidden = newValue; changed(.hidden) } }
+    }
     /// Drawn inside the bounds, above contents and sublayers.
-    public var borderWidth = 0.0 { didSet { if borderWidth != oldValue { changed(.border) } } }
-    public var borderColor = Color.black { didSet { if borderColor != oldValue { changed(.border) } } }
+    public var borderWidth: Double {
+        get { properties.borderWidth }
+        set { if newValue != properties.borderWidth { properties.borderWidth = newValue; changed(.border) } }
+    }
+    public var borderColor: Color {
+        get { properties.borderColor }
+        set { if newValue != properties.borderColor { properties.borderColor = newValue; changed(.border) } }
+    }
     /// Rounds the background and border; with `masksToBounds`, clips contents and sublayers too.
-    public var cornerRadius = 0.0 { didSet { if cornerRadius != oldValue { changed(.cornerRadius) } } }
+    public var cornerRadius: Double {
+        get { properties.cornerRadius }
+        set { if newValue != properties.cornerRadius { properties.cornerRadius = newValue; changed(.cornerRadius) } }
+    }
     /// Clips contents and sublayers to the (rounded) bounds, exactly under any transform.
-    public var masksToBounds = false { didSet { if masksToBounds != oldValue { changed(.masksToBounds) } } }
+    public var masksToBounds: Bool {
+        get { properties.masksToBounds }
+        set { if newValue != properties.masksToBounds { properties.masksToBounds = newValue; changed(.masksToBounds) } }
+    }
     /// A promise that the layer's contents fill its bounds opaquely.
-    public var isOpaque = false { didSet { if isOpaque != oldValue { changed(.contents) } } }
+    public var isOpaque: Bool {
+        get { properties.isOpaque }
+        set { if newValue != properties.isOpaque { properties.isOpaque = newValue; changed(.contents) } }
+    }
 
     // MARK: Contents
 
@@ -204,7 +251,10 @@ open class Layer {
     static let unitRect = Rect(x: 0, y: 0, width: 1, height: 1)
 
     /// The part of the contents shown, in unit coordinates of the image (y down).
-    public var contentsRect = Layer.unitRect { didSet { if contentsRect != oldValue { changed(.contents) } } }
+    public var contentsRect: Rect {
+        get { properties.contentsRect }
+        set { if newValue != properties.contentsRect { properties.contentsRect = newValue; changed(.contents) } }
+    }
     /// The stretchable part of the contents (nine-slice), a unit rectangle of the shown
     /// image (after `contentsRect`). Outside it, the image keeps its size in points (through
     /// `contentsScale`): corners unscaled, top/bottom edges stretched horizontally only,
@@ -212,12 +262,27 @@ open class Layer {
     /// when the layer is smaller than they are. A zero width or height replicates the one
     /// column or row of pixels at that position. Stretching is done by the GPU: resizing
     /// never redraws or re-uploads. The unit rectangle (default) stretches everything.
-    public var contentsCenter = Layer.unitRect { didSet { if contentsCenter != oldValue { changed(.contents) } } }
-    public var contentsGravity = ContentsGravity.resize { didSet { if contentsGravity != oldValue { changed(.contents) } } }
+    public var contentsCenter: Rect {
+        get { properties.contentsCenter }
+        set { if newValue != properties.contentsCenter { properties.contentsCenter = newValue; changed(.contents) } }
+    }
+    public var contentsGravity: ContentsGravity {
+        get { properties.contentsGravity }
+        set { if newValue != properties.contentsGravity { properties.contentsGravity = newValue; changed(.contents) } }
+    }
     /// Pixels of the contents per point.
-    public var contentsScale = 1.0 { didSet { if contentsScale != oldValue { changed(.contents) } } }
-    public var minificationFilter = TextureFilter.linear { didSet { if minificationFilter != oldValue { changed(.contents) } } }
-    public var magnificationFilter = TextureFilter.linear { didSet { if magnificationFilter != oldValue { changed(.contents) } } }
+    public var contentsScale: Double {
+        get { properties.contentsScale }
+        set { if newValue != properties.contentsScale { properties.contentsScale = newValue; changed(.contents) } }
+    }
+    public var minificationFilter: TextureFilter {
+        get { properties.minificationFilter }
+        set { if newValue != properties.minificationFilter { properties.minificationFilter = newValue; changed(.contents) } }
+    }
+    public var magnificationFilter: TextureFilter {
+        get { properties.magnificationFilter }
+        set { if newValue != properties.magnificationFilter { properties.magnificationFilter = newValue; changed(.contents) } }
+    }
 
     /// The contents' size in points: the pixels of `contentsRect` over `contentsScale`.
     public var contentsSize: Size? {

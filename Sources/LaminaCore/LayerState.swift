@@ -64,98 +64,78 @@ public struct ContentUpload: Sendable {
     public var rowBytes: Int { region.width * 4 }
 }
 
+/// The properties of a layer that renderers see, stored together in the layer (so that a
+/// commit copies them in one piece).
+public struct LayerProperties: Sendable, Equatable {
+    public var bounds: Rect = Rect.zero
+    public var position: Point = Point.zero
+    public var anchorPoint: Point = Point(x: 0.5, y: 0.5)
+    public var anchorPointZ: Double = 0.0
+    public var zPosition: Double = 0.0
+    public var transform: Transform3D = Transform3D.identity
+    public var sublayerTransform: Transform3D = Transform3D.identity
+    public var isDoubleSided: Bool = true
+    public var backgroundColor: Color? = nil
+    public var opacity: Double = 1.0
+    public var allowsGroupOpacity: Bool = true
+    public var isHidden: Bool = false
+    public var borderWidth: Double = 0.0
+    public var borderColor: Color = Color.black
+    public var cornerRadius: Double = 0.0
+    public var masksToBounds: Bool = false
+    public var isOpaque: Bool = false
+    public var contentsRect: Rect = Rect(x: 0, y: 0, width: 1, height: 1)
+    public var contentsCenter: Rect = Rect(x: 0, y: 0, width: 1, height: 1)
+    public var contentsGravity: ContentsGravity = ContentsGravity.resize
+    public var contentsScale: Double = 1.0
+    public var minificationFilter: TextureFilter = TextureFilter.linear
+    public var magnificationFilter: TextureFilter = TextureFilter.linear
+
+    public init() {}
+}
+
 /// Everything the renderer needs of one layer: its properties and the identities of its
 /// sublayers, in order. Immutable (so Sendable): made on the main actor at a commit, then
 /// shared by reference — the update, and every renderer's tree, hold the same object.
 public final class LayerState: Sendable {
     public let id: LayerID
+    public let properties: LayerProperties
     public let preservesDepth: Bool
-    public let bounds: Rect
-    public let position: Point
-    public let anchorPoint: Point
-    public let anchorPointZ: Double
-    public let zPosition: Double
-    public let transform: Transform3D
-    public let sublayerTransform: Transform3D
-    public let isDoubleSided: Bool
-    public let backgroundColor: Color?
-    public let opacity: Double
-    public let allowsGroupOpacity: Bool
-    public let isHidden: Bool
-    public let borderWidth: Double
-    public let borderColor: Color
-    public let cornerRadius: Double
-    public let masksToBounds: Bool
-    public let isOpaque: Bool
     public let contents: ContentRef?
-    public let contentsRect: Rect
-    public let contentsCenter: Rect
-    public let contentsGravity: ContentsGravity
-    public let contentsScale: Double
-    public let minificationFilter: TextureFilter
-    public let magnificationFilter: TextureFilter
     public let sublayers: [LayerID]
     /// What changed since the layer's previous state was handed over (everything for a
     /// layer the renderers may not know): renderers use it instead of comparing states.
     public let changes: LayerChanges
 
-    init(id: LayerID,
-         preservesDepth: Bool,
-         bounds: Rect,
-         position: Point,
-         anchorPoint: Point,
-         anchorPointZ: Double,
-         zPosition: Double,
-         transform: Transform3D,
-         sublayerTransform: Transform3D,
-         isDoubleSided: Bool,
-         backgroundColor: Color?,
-         opacity: Double,
-         allowsGroupOpacity: Bool,
-         isHidden: Bool,
-         borderWidth: Double,
-         borderColor: Color,
-         cornerRadius: Double,
-         masksToBounds: Bool,
-         isOpaque: Bool,
-         contents: ContentRef?,
-         contentsRect: Rect,
-         contentsCenter: Rect,
-         contentsGravity: ContentsGravity,
-         contentsScale: Double,
-         minificationFilter: TextureFilter,
-         magnificationFilter: TextureFilter,
-         sublayers: [LayerID],
+    init(id: LayerID, properties: LayerProperties, preservesDepth: Bool, contents: ContentRef?, sublayers: [LayerID],
          changes: LayerChanges) {
-        self.id = id
-        self.preservesDepth = preservesDepth
-        self.bounds = bounds
-        self.position = position
-        self.anchorPoint = anchorPoint
-        self.anchorPointZ = anchorPointZ
-        self.zPosition = zPosition
-        self.transform = transform
-        self.sublayerTransform = sublayerTransform
-        self.isDoubleSided = isDoubleSided
-        self.backgroundColor = backgroundColor
-        self.opacity = opacity
-        self.allowsGroupOpacity = allowsGroupOpacity
-        self.isHidden = isHidden
-        self.borderWidth = borderWidth
-        self.borderColor = borderColor
-        self.cornerRadius = cornerRadius
-        self.masksToBounds = masksToBounds
-        self.isOpaque = isOpaque
-        self.contents = contents
-        self.contentsRect = contentsRect
-        self.contentsCenter = contentsCenter
-        self.contentsGravity = contentsGravity
-        self.contentsScale = contentsScale
-        self.minificationFilter = minificationFilter
-        self.magnificationFilter = magnificationFilter
-        self.sublayers = sublayers
-        self.changes = changes
+        self.id = id; self.properties = properties; self.preservesDepth = preservesDepth
+        self.contents = contents; self.sublayers = sublayers; self.changes = changes
     }
+
+    public var bounds: Rect { properties.bounds }
+    public var position: Point { properties.position }
+    public var anchorPoint: Point { properties.anchorPoint }
+    public var anchorPointZ: Double { properties.anchorPointZ }
+    public var zPosition: Double { properties.zPosition }
+    public var transform: Transform3D { properties.transform }
+    public var sublayerTransform: Transform3D { properties.sublayerTransform }
+    public var isDoubleSided: Bool { properties.isDoubleSided }
+    public var backgroundColor: Color? { properties.backgroundColor }
+    public var opacity: Double { properties.opacity }
+    public var allowsGroupOpacity: Bool { properties.allowsGroupOpacity }
+    public var isHidden: Bool { properties.isHidden }
+    public var borderWidth: Double { properties.borderWidth }
+    public var borderColor: Color { properties.borderColor }
+    public var cornerRadius: Double { properties.cornerRadius }
+    public var masksToBounds: Bool { properties.masksToBounds }
+    public var isOpaque: Bool { properties.isOpaque }
+    public var contentsRect: Rect { properties.contentsRect }
+    public var contentsCenter: Rect { properties.contentsCenter }
+    public var contentsGravity: ContentsGravity { properties.contentsGravity }
+    public var contentsScale: Double { properties.contentsScale }
+    public var minificationFilter: TextureFilter { properties.minificationFilter }
+    public var magnificationFilter: TextureFilter { properties.magnificationFilter }
 }
 
 /// Which properties of a layer changed, as the model's setters saw it (Chromium's layer

@@ -27,8 +27,10 @@ public final class RenderTree {
     /// A layer of the tree (a reference: the per-frame work updates it in place).
     final class Node {
         var state: LayerState
-        var parent: LayerID?
-        init(state: LayerState, parent: LayerID?) { self.state = state; self.parent = parent }
+        /// Its superlayer's node (nil for the root).
+        var parentNode: Node?
+        var parent: LayerID? { parentNode?.state.id }
+        init(state: LayerState, parent: Node?) { self.state = state; self.parentNode = parent }
         /// What changed since the last frame plan worked out its items (the union of the
         /// states' `changes` applied since).
         var changes: LayerChanges = .all
@@ -69,7 +71,10 @@ public final class RenderTree {
     /// Counts marks handed out by frame plans (`Node.mark`).
     var planPass = 0
     /// Changes applied since the last frame plan.
-    var pending = Changes()
+    /// Nodes changed or created since the last frame plan (possibly repeated).
+    var pendingNodes: [Node] = []
+    /// Layers left the tree since the last frame plan.
+    var pendingRemovals = false
     /// The last plan's placement; another one needs a rebuild.
     var plannedPlacement: Transform3D?
     /// How many layers of the tree show each content.
@@ -124,8 +129,9 @@ public final class RenderTree {
     public func apply(_ update: RenderUpdate) -> Changes {
         var changes = Changes()
         defer {
-            pending.updated += changes.updated
-            pending.removed += changes.removed
+            if !changes.removed.isEmpty { pendingRemovals = true }
+            // Changes pile up while no frame is planned: past twice the tree, a rebuild is cheaper.
+            if pendingNodes.count > max(1024, 2 * nodes.count) { pendingNodes = []; pendingRemovals = true }
         }
         guard !update.layers.isEmpty else { return changes }
 
@@ -145,8 +151,9 @@ public final class RenderTree {
             setContent(old: old.contents, new: s.contents)
             node.changes.formUnion(s.changes)
             node.state = s
-            if old.zPosition != s.zPosition, let p = node.parent { nodes[p]?.ordered = nil }
+            if old.zPosition != s.zPosition { node.parentNode?.ordered = nil }
             changes.updated.append(s.id)
+            pendingNodes.append(node)
         }
         guard !structural.isEmpty else { return changes }
         var incoming: [LayerID: LayerState] = [:]
@@ -160,11 +167,11 @@ public final class RenderTree {
         for (child, parent) in Array(newParents) {
             if let node = nodes[child] {
                 if node.parent != parent {
-                    if let old = node.parent { nodes[old]?.ordered = nil }
-                    node.parent = parent
+                    node.parentNode?.ordered = nil
+                    node.parentNode = nodes[parent]
                 }
             } else if let s = incoming[child] {
-                create(s, parent: parent, from: incoming, created: &changes.updated, claims: &newParents)
+                create(s, parent: nodes[parent], from: incoming, created: &changes.updated, claims: &newParents)
             }
         }
         // Detached sublayers that found no new parent leave, with their subtrees (a
@@ -176,7 +183,7 @@ public final class RenderTree {
         return changes
     }
 
-    private func create(_ s: LayerState, parent: LayerID?, from states: [LayerID: LayerState]) {
+    private func create(_ s: LayerState, parent: Node?, from states: [LayerID: LayerState]) {
         var ignored: [LayerID] = []
         var claims: [LayerID: LayerID] = [:]
         create(s, parent: parent, from: states, created: &ignored, claims: &claims)
@@ -184,20 +191,22 @@ public final class RenderTree {
 
     /// Creates a layer and its new subtree from `states`; sublayers the tree holds already
     /// are moved under it (recorded in `claims`, so that they are not removed).
-    private func create(_ s: LayerState, parent: LayerID?, from states: [LayerID: LayerState],
+    private func create(_ s: LayerState, parent: Node?, from states: [LayerID: LayerState],
                         created: inout [LayerID], claims: inout [LayerID: LayerID]) {
-        var stack: [(LayerState, LayerID?)] = [(s, parent)]
+        var stack: [(LayerState, Node?)] = [(s, parent)]
         while let (state, parent) = stack.popLast() {
-            nodes[state.id] = Node(state: state, parent: parent)
+            let node = Node(state: state, parent: parent)
+            nodes[state.id] = node
+            pendingNodes.append(node)
             setContent(old: nil, new: state.contents)
             created.append(state.id)
             for c in state.sublayers {
                 claims[c] = state.id
                 if let known = nodes[c] {
-                    if let old = known.parent, old != state.id { nodes[old]?.ordered = nil }
-                    known.parent = state.id
+                    if known.parentNode !== node { known.parentNode?.ordered = nil }
+                    known.parentNode = node
                 } else if let cs = states[c] {
-                    stack.append((cs, state.id))
+                    stack.append((cs, node))
                 }
             }
         }

@@ -36,6 +36,11 @@ public struct GPUCapabilities: Sendable {
     public var dmaBufExport: Bool { eglExtensions.contains("EGL_MESA_image_dma_buf_export") }
     /// GL_EXT_disjoint_timer_query: GPU timings.
     public var timerQueries: Bool { glExtensions.contains("GL_EXT_disjoint_timer_query") }
+    /// The GL renderer is a software rasterizer (Mesa's llvmpipe, softpipe or swrast).
+    public var isSoftwareRasterizer: Bool {
+        let r = glRenderer.lowercased()
+        return r.contains("llvmpipe") || r.contains("softpipe") || r.contains("swrast")
+    }
     /// GL_KHR_debug: debug messages and object labels.
     public var khrDebug: Bool { glExtensions.contains("GL_KHR_debug") }
     /// GL_OES_EGL_image: EGL images can back textures and renderbuffers.

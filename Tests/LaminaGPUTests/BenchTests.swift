@@ -93,6 +93,9 @@ struct BenchTests {
         #expect(number(byID["S6-1k"], "laminaFrame.layersVisited") == 1)
         let s6Checks = (byID["S6"]?["goal"] as? [String: Any])?["checks"] as? [[String: Any]]
         #expect(s6Checks?.count == 2)
+        // S6's goal compares Lamina's frames back to back; the interleaved ratios are reported beside it.
+        #expect(byID["S6"]?["laminaAlone"] is [String: Any] && byID["S6-1k"]?["laminaAlone"] is [String: Any])
+        #expect(((byID["S6"]?["goal"] as? [String: Any])?["references"] as? [Any])?.count == 2)
     }
 
     @Test("the pixel check can fail: a perturbed ceiling is reported with images, an error only with --strict")
