@@ -100,7 +100,7 @@ public final class Compositor {
     private func makePlace(_ size: PixelSize, byteOrder: PixelByteOrder) throws -> ContentPlace {
         if atlasEntrySide > 0, size.width <= atlasEntrySide, size.height <= atlasEntrySide,
            let entry = try atlas().allocate(size, byteOrder: byteOrder) {
-            return .atlas(entry)
+            return .atlas(entry, uv: entry.uvRect, clamp: entry.clampRect)
         }
         return .texture(try device.makeTexture(pixelSize: size, byteOrder: byteOrder))
     }
@@ -108,7 +108,7 @@ public final class Compositor {
     private func free(_ place: ContentPlace) {
         switch place {
         case .texture(let t): t.release()
-        case .atlas(let e): atlasStorage?.free(e)
+        case .atlas(let e, _, _): atlasStorage?.free(e)
         }
     }
 
@@ -156,7 +156,7 @@ public final class Compositor {
             try upload.bytes.withUnsafeBytes { bytes in
                 switch places[key]! {
                 case .texture(let t): _ = try t.upload(bytes, bytesPerRow: upload.rowBytes, region: upload.region)
-                case .atlas(let e): _ = try atlas().upload(e, bytes: bytes, bytesPerRow: upload.rowBytes, region: upload.region)
+                case .atlas(let e, _, _): _ = try atlas().upload(e, bytes: bytes, bytesPerRow: upload.rowBytes, region: upload.region)
                 }
             }
             uploadedBetweenFrames += device.uploadedBytes - before
@@ -360,7 +360,7 @@ public final class Compositor {
             do {
                 switch place {
                 case .texture(let t): try t.upload(image.pixels)
-                case .atlas(let e): try atlas().upload(e, image: image.pixels)
+                case .atlas(let e, _, _): try atlas().upload(e, image: image.pixels)
                 }
             } catch {
                 free(place)
@@ -476,9 +476,12 @@ private struct SurfaceDrawer {
             switch place {
             case .texture(let own):
                 (texture, source, clamp, channels) = (own, layer.contentsRect, nil, nil)
-            case .atlas(let entry):
+            case .atlas(let entry, let uv, let entryClamp):
                 // Clamped to the whole entry (as CLAMP_TO_EDGE on a texture of its own).
-                (texture, source, clamp, channels) = (entry.page, entry.uvRect(for: layer.contentsRect), entry.clampRect, entry.byteOrder)
+                let r = layer.contentsRect
+                let s = Rect(x: uv.origin.x + r.origin.x * uv.size.width, y: uv.origin.y + r.origin.y * uv.size.height,
+                             width: r.size.width * uv.size.width, height: r.size.height * uv.size.height)
+                (texture, source, clamp, channels) = (entry.page, s, entryClamp, entry.byteOrder)
             }
             if layer.contentsCenter == Layer.unitRect {
                 try pass.add(Quad(item.frame, transform: world,
@@ -518,8 +521,9 @@ extension RenderTarget {
 enum ContentPlace {
     /// A texture of its own (large contents, and textures shown as contents).
     case texture(Texture)
-    /// A place in the compositor's atlas (small contents).
-    case atlas(AtlasEntry)
+    /// A place in the compositor's atlas (small contents), with its page coordinates and
+    /// clamp rectangle worked out once.
+    case atlas(AtlasEntry, uv: Rect, clamp: Rect)
 }
 
 extension ContentRef {

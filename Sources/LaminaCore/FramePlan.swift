@@ -234,9 +234,9 @@ extension RenderTree {
         guard let old = node.itemsState else { return true }
         let c = node.changes, s = node.state
         if !c.isDisjoint(with: [.sublayers, .zPosition, .masksToBounds, .groupOpacity]) { return true }
-        if c.contains(.background) && (old.backgroundColor == nil) != (s.backgroundColor == nil) { return true }
-        if c.contains(.contents) && (old.contents == nil) != (s.contents == nil) { return true }
-        if c.contains(.border) && (old.borderWidth > 0) != (s.borderWidth > 0) { return true }
+        if c.contains(.background) && old.hasBackground != (s.backgroundColor != nil) { return true }
+        if c.contains(.contents) && old.hasContents != (s.contents != nil) { return true }
+        if c.contains(.border) && old.hasBorder != (s.borderWidth > 0) { return true }
         if c.contains(.opacity) && (old.opacity < 1) != (s.opacity < 1) { return true }
         // Visibility and opacity of a layer inside a possible group decide whether the group
         // draws one item or more (and so whether it is a group).
@@ -283,7 +283,7 @@ extension RenderTree {
         node.visible = visible
         node.surface = surface.id
         node.inDepthContext = inDepth
-        node.itemsState = layer
+        node.itemsState = PlannedFacts(layer)
         node.changes = []
         node.inheritedAlpha = alpha
 
@@ -484,7 +484,7 @@ extension RenderTree {
                 node.visible = parentVisible && !layer.isHidden && layer.opacity > 0 && alpha > 0
                     && (layer.isDoubleSided || !RenderTree.facesAway(layer.bounds, world))
                 node.alpha = node.isGroup ? 1 : alpha * layer.opacity
-                node.itemsState = layer
+                node.itemsState = PlannedFacts(layer)
                 let contentsChanged = node.changes.contains(.contents)
                 node.changes = []
                 node.sublayerWorld = layer.transformForSublayers.concatenating(world)
@@ -498,7 +498,7 @@ extension RenderTree {
         }
         for node in own where node.mark != doneMark {
             visited += 1
-            node.itemsState = node.state
+            node.itemsState = PlannedFacts(node.state)
             let contentsChanged = node.changes.contains(.contents)
             node.changes = []
             let changed = refreshItems(node, everything: everything, contentsChanged: contentsChanged)

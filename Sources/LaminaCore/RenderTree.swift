@@ -58,11 +58,21 @@ public final class RenderTree {
         /// Inside a transform layer's 3D context (order depends on depth).
         var inDepthContext = false
         /// The state its items were last worked out from (nil: none yet).
-        var itemsState: LayerState?
+        var itemsState: PlannedFacts?
         /// The opacity it inherits (a group composites its image with this × its own).
         var inheritedAlpha = 1.0
         /// A group's own items, in its own surface (`items` holds its composite).
         var groupItems: [Int] = []
+    }
+
+    /// What the last frame plan saw of a layer, for telling which later changes alter the
+    /// number or kind of its items (the states themselves are not kept).
+    struct PlannedFacts {
+        var hasBackground: Bool, hasContents: Bool, hasBorder: Bool, opacity: Double, isHidden: Bool
+        init(_ s: LayerState) {
+            hasBackground = s.backgroundColor != nil; hasContents = s.contents != nil; hasBorder = s.borderWidth > 0
+            opacity = s.opacity; isHidden = s.isHidden
+        }
     }
 
     var nodes: [LayerID: Node] = [:]
@@ -141,17 +151,19 @@ public final class RenderTree {
         var structural: [LayerID] = []
         for s in update.layers {
             guard let node = nodes[s.id] else { continue }
-            let old = node.state
-            if old.sublayers != s.sublayers {
+            // Only what `changes` names is compared (the model's setters are the only way
+            // these change; a layer the renderers may not know comes with all of them).
+            let c = s.changes
+            if c.contains(.sublayers), node.state.sublayers != s.sublayers {
                 structural.append(s.id)
                 let kept = Set(s.sublayers)
-                for c in old.sublayers where !kept.contains(c) { detached.append(c) }
+                for c in node.state.sublayers where !kept.contains(c) { detached.append(c) }
                 node.ordered = nil
             }
-            setContent(old: old.contents, new: s.contents)
-            node.changes.formUnion(s.changes)
+            if c.contains(.contents) { setContent(old: node.state.contents, new: s.contents) }
+            if c.contains(.zPosition), node.state.zPosition != s.zPosition { node.parentNode?.ordered = nil }
+            node.changes.formUnion(c)
             node.state = s
-            if old.zPosition != s.zPosition { node.parentNode?.ordered = nil }
             changes.updated.append(s.id)
             pendingNodes.append(node)
         }
