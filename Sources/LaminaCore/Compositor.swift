@@ -457,7 +457,7 @@ private struct SurfaceDrawer {
                 try pass.add(Quad(layer.bounds, transform: world,
                                   paint: .roundedRect(color: color, cornerRadius: layer.cornerRadius, borderWidth: border)))
             } else {
-                try pass.add(Quad(layer.bounds, transform: world, paint: .solid(color), isOpaque: color.alpha >= 1))
+                try pass.addSolid(color, in: layer.bounds, transform: world, isOpaque: color.alpha >= 1)
             }
         case .contents:
             guard let contents = layer.contents else { return }
@@ -484,10 +484,9 @@ private struct SurfaceDrawer {
                 (texture, source, clamp, channels) = (entry.page, s, entryClamp, entry.byteOrder)
             }
             if layer.contentsCenter == Layer.unitRect {
-                try pass.add(Quad(item.frame, transform: world,
-                                  paint: .texture(texture, source: source, clamp: clamp, alpha: a, channels: channels,
-                                                  minFilter: layer.minificationFilter, magFilter: layer.magnificationFilter),
-                                  isOpaque: opaque))
+                try pass.addTexture(texture, in: item.frame, transform: world, source: source, clamp: clamp, alpha: a,
+                                    channels: channels, minFilter: layer.minificationFilter, magFilter: layer.magnificationFilter,
+                                    isOpaque: opaque)
             } else {
                 Quad.appendNineSlice(to: &pieces, texture: texture, in: item.frame, source: source, center: layer.contentsCenter,
                                      contentSize: item.contentSize, clamp: clamp, alpha: a, channels: channels,

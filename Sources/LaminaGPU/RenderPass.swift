@@ -298,6 +298,41 @@ public final class RenderPass {
         device.gl.pendingPass = self
     }
 
+    /// `add(Quad(rect, transform:, paint: .texture(…), isOpaque:))` without the `Quad`: for
+    /// renderers adding many (the compositor).
+    public func addTexture(_ texture: Texture, in rect: Rect, transform: Transform3D, source: Rect, clamp: Rect?, alpha: Double,
+                           channels: PixelByteOrder?, minFilter: TextureFilter, magFilter: TextureFilter, isOpaque: Bool) throws {
+        claimBatch()
+        try appendTexture(texture, rect, transform, source, clamp, alpha, channels, minFilter, magFilter, isOpaque)
+    }
+
+    /// `add(Quad(rect, transform:, paint: .solid(color), isOpaque:))` without the `Quad`.
+    public func addSolid(_ color: Color, in rect: Rect, transform: Transform3D, isOpaque: Bool) throws {
+        claimBatch()
+        let state = BatchState(program: .solid, texture: 0, filters: 0, blend: !isOpaque, clipDepth: Int32(clipDepth), clipWrite: .none)
+        try appendQuad(rect, transform, state, nil, coords: (0, 0, 1, 1), color: premultiplied(color), params: (0, 0, 0, 0), flags: (0, 0))
+    }
+
+    @inline(__always)
+    private func appendTexture(_ texture: Texture, _ rect: Rect, _ transform: Transform3D, _ source: Rect, _ clamp: Rect?,
+                               _ alpha: Double, _ channels: PixelByteOrder?, _ minFilter: TextureFilter, _ magFilter: TextureFilter,
+                               _ isOpaque: Bool) throws {
+        guard texture.gl === device.gl else { throw GPUError.wrongDevice(what: "a texture drawn in a render pass") }
+        precondition(!texture.isReleased, "drawing a released texture")
+        let state = BatchState(program: .texture, texture: texture.name, filters: GPUDevice.samplerKey(min: minFilter, mag: magFilter),
+                               blend: !isOpaque, clipDepth: Int32(clipDepth), clipWrite: .none)
+        let a = Float(alpha)
+        let limits: (Float, Float, Float, Float)
+        if let c = clamp {
+            limits = (Float(c.minX), Float(c.minY), Float(c.maxX), Float(c.maxY))
+        } else {
+            limits = (-.greatestFiniteMagnitude, -.greatestFiniteMagnitude, .greatestFiniteMagnitude, .greatestFiniteMagnitude)
+        }
+        try appendQuad(rect, transform, state, texture,
+                       coords: (source.origin.x, source.origin.y, source.origin.x + source.size.width, source.origin.y + source.size.height),
+                       color: (a, a, a, a), params: limits, flags: RenderPass.channelFlags(texture.byteOrder, channels))
+    }
+
     /// Records one quad (the batch is this pass's).
     private func append(_ quad: Quad) throws {
         let depth = Int32(clipDepth)
@@ -313,20 +348,7 @@ public final class RenderPass {
                                     Float(max(0, cornerRadius)), Float(max(0, borderWidth))),
                            flags: (0, 0))
         case let .texture(texture, source, clamp, alpha, channels, minFilter, magFilter):
-            guard texture.gl === device.gl else { throw GPUError.wrongDevice(what: "a texture drawn in a render pass") }
-            precondition(!texture.isReleased, "drawing a released texture")
-            let state = BatchState(program: .texture, texture: texture.name, filters: GPUDevice.samplerKey(min: minFilter, mag: magFilter),
-                                   blend: !quad.isOpaque, clipDepth: depth, clipWrite: .none)
-            let a = Float(alpha)
-            let limits: (Float, Float, Float, Float)
-            if let c = clamp {
-                limits = (Float(c.minX), Float(c.minY), Float(c.maxX), Float(c.maxY))
-            } else {
-                limits = (-.greatestFiniteMagnitude, -.greatestFiniteMagnitude, .greatestFiniteMagnitude, .greatestFiniteMagnitude)
-            }
-            try appendQuad(quad.rect, quad.transform, state, texture,
-                           coords: (source.origin.x, source.origin.y, source.origin.x + source.size.width, source.origin.y + source.size.height),
-                           color: (a, a, a, a), params: limits, flags: RenderPass.channelFlags(texture.byteOrder, channels))
+            try appendTexture(texture, quad.rect, quad.transform, source, clamp, alpha, channels, minFilter, magFilter, quad.isOpaque)
         }
     }
 
