@@ -134,6 +134,7 @@ public final class Compositor {
         statesApplied += update.layers.count
         for upload in update.uploads where tree.contentUsers[.store(upload.store.id)] != nil {
             receive(upload)
+            tree.notePixels(of: upload.store, in: upload.region)
         }
         freeUnusedContents()
         applyTime += clock.lap()
@@ -206,7 +207,9 @@ public final class Compositor {
         var plan = tree.plan(size: target.size, full: forceFull || newTarget)
         forceFull = false
         let everything = Box(Rect(origin: .zero, size: target.size))
-        damageHistory.insert(plan.isFull ? everything : Box(plan.damage), at: 0)
+        // This frame's own change (what `showsDamage` paints; the ring remembers it).
+        let own = plan.isFull ? everything : Box(plan.damage)
+        damageHistory.insert(own, at: 0)
         if damageHistory.count > 4 { damageHistory.removeLast() }
         // A buffer `age` frames old misses the changes of the frames in between; of unknown
         // age, or covered by the host every frame, it is redrawn whole.
@@ -235,7 +238,7 @@ public final class Compositor {
         }
         let uploaded = uploadedBetweenFrames
         uploadedBetweenFrames = 0
-        var stats = try device.withContext { try draw(plan, on: target, background: background, overlays: overlays) }
+        var stats = try device.withContext { try draw(plan, own: own, on: target, background: background, overlays: overlays) }
         timings.execute = clock.lap()
         if timesGPU { timings.gpu = device.latestGPUDuration.map { Double($0) / 1e9 } }
         stats.timings = timings
@@ -267,8 +270,11 @@ public final class Compositor {
     /// (the next frame removes it). Defaults to `LAMINA_SHOW_DAMAGE=1`.
     public var showsDamage = ProcessInfo.processInfo.environment["LAMINA_SHOW_DAMAGE"] == "1"
 
+    /// A damage flash is on the target: the next frame must remove it, changes or not.
+    public var showsDamageFlash: Bool { lastDamageFlash != nil }
+
     /// Draws a frame plan: the damage cleared and the items there drawn, scissored.
-    private func draw(_ plan: FramePlan, on target: RenderTarget, background: Color?,
+    private func draw(_ plan: FramePlan, own: Box, on target: RenderTarget, background: Color?,
                       overlays: [(rect: Rect, color: Color, transform: Transform3D)]) throws -> FrameStatistics {
         guard let tree, let root = tree.surfaces[tree.rootID] else { return FrameStatistics() }
         var stats = FrameStatistics()
@@ -284,9 +290,13 @@ public final class Compositor {
             try pass.fill(o.rect, color: o.color, transform: o.transform.concatenating(.flatten))
         }
         if showsDamage {
-            let d = plan.isFull ? Rect(origin: .zero, size: target.size) : plan.damage
-            try pass.fill(d, color: Color(red: 0, green: 1, blue: 0, alpha: 0.25))
-            lastDamageFlash = Box(d)
+            // This frame's own damage only (not the last flash, redrawn to remove it).
+            if own.isEmpty {
+                lastDamageFlash = nil
+            } else {
+                try pass.fill(own.rect, color: Color(red: 0, green: 1, blue: 0, alpha: 0.25))
+                lastDamageFlash = own
+            }
         } else {
             lastDamageFlash = nil
         }

@@ -164,6 +164,7 @@ extension RenderTree {
         let changed = pendingNodes, removals = pendingRemovals
         pendingNodes = []
         pendingRemovals = false
+        defer { redrawnPixels = [:] }
         var visited = 0
         var damage: Box?
         var rebuild = surfaces.isEmpty || plannedPlacement != placement || removals
@@ -498,6 +499,12 @@ extension RenderTree {
         }
         for node in own where node.mark != doneMark {
             visited += 1
+            // New pixels and nothing else: only the redrawn part of the contents is damaged.
+            if node.changes == .pixels, let box = redrawnBox(node, everything: everything) {
+                node.changes = []
+                note(box.isEmpty ? nil : box, in: node.isGroup ? node.state.id : node.surface)
+                continue
+            }
             node.itemsState = PlannedFacts(node.state)
             let contentsChanged = node.changes.contains(.contents)
             node.changes = []
@@ -526,6 +533,32 @@ extension RenderTree {
             note(new, in: parent.id)
         }
         return (visited, damage)
+    }
+
+    /// The target box of the pixels of a node's backing store redrawn since the last plan
+    /// (nil: work it out from the whole item — nine-slice, or no record of the region; an
+    /// empty box: nothing of it is shown).
+    private func redrawnBox(_ node: Node, everything: Box) -> Box? {
+        guard case .store(let store)? = node.state.contents, let region = redrawnPixels[store.id],
+              node.state.contentsCenter == Rect(x: 0, y: 0, width: 1, height: 1),
+              let surface = ownSurface(node, node.state.id) else { return nil }
+        let list = node.isGroup ? node.groupItems : node.items
+        guard let index = list.first(where: { surface.items[$0].slot == .contents }) else { return nil }
+        let item = surface.items[index]
+        guard let bounds = item.bounds else { return Box(minX: 0, minY: 0, maxX: 0, maxY: 0) }   // not shown: nothing to redraw
+        let cr = node.state.contentsRect, frame = item.frame
+        guard cr.size.width != 0, cr.size.height != 0 else { return nil }
+        // The region grown by a texel (linear filtering reaches a texel's neighbours), in unit
+        // coordinates of the contents, then through contentsRect onto the contents' frame.
+        let w = Double(store.pixelSize.width), h = Double(store.pixelSize.height)
+        let ux0 = Double(region.x - 1) / w, ux1 = Double(region.x + region.width + 1) / w
+        let uy0 = Double(region.y - 1) / h, uy1 = Double(region.y + region.height + 1) / h
+        func fx(_ u: Double) -> Double { frame.origin.x + (u - cr.origin.x) / cr.size.width * frame.size.width }
+        func fy(_ v: Double) -> Double { frame.origin.y + (v - cr.origin.y) / cr.size.height * frame.size.height }
+        let r = Box(minX: min(fx(ux0), fx(ux1)), minY: min(fy(uy0), fy(uy1)), maxX: max(fx(ux0), fx(ux1)), maxY: max(fy(uy0), fy(uy1)))
+            .intersection(Box(frame.standardized))
+        guard !r.isEmpty else { return Box(minX: 0, minY: 0, maxX: 0, maxY: 0) }
+        return Box.of(r.rect, node.world, everything: everything).intersection(bounds)
     }
 
     /// Whether a change moves, fades, shows or hides the layer's sublayers too (a changed

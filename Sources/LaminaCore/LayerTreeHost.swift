@@ -60,7 +60,7 @@ public final class LayerTreeHost {
     }
 
     /// Whether the next commit must draw even without layer changes (a flash to remove).
-    var needsFrame: Bool { flashVisible || compositesEveryFrame }
+    var needsFrame: Bool { flashVisible || compositor.showsDamageFlash || compositesEveryFrame }
 
     func composite(displays: [DisplayRecord], layouts: Int, timings: FrameTimings) throws {
         if flashVisible { compositor.forgetLastFrame() }

@@ -85,6 +85,17 @@ public final class RenderTree {
     var pendingNodes: [Node] = []
     /// Layers left the tree since the last frame plan.
     var pendingRemovals = false
+    /// Backing stores' pixels redrawn since the last frame plan (union per store), so that a
+    /// partial redraw damages only its part of the layer.
+    var redrawnPixels: [UInt64: PixelRect] = [:]
+
+    /// Notes that `region` of a backing store's pixels changed.
+    public func notePixels(of store: StoreRef, in region: PixelRect) {
+        guard let r = redrawnPixels[store.id] else { redrawnPixels[store.id] = region; return }
+        let x0 = min(r.x, region.x), y0 = min(r.y, region.y)
+        let x1 = max(r.x + r.width, region.x + region.width), y1 = max(r.y + r.height, region.y + region.height)
+        redrawnPixels[store.id] = PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+    }
     /// The last plan's placement; another one needs a rebuild.
     var plannedPlacement: Transform3D?
     /// How many layers of the tree show each content.

@@ -281,6 +281,44 @@ struct DamageCaseTests {
         #expect(gpu != nil && gpu! > 0, "\(host.lastFrame.timings)")
     }
 
+    @Test("a partial redraw damages only the redrawn part of the layer, through its transform, and not while hidden")
+    func partialRedraw() throws {
+        let (device, target, root, host) = try setup()
+        defer { host.detach(); device.close() }
+        let layer = Painted()
+        layer.frame = Rect(x: 0, y: 0, width: 80, height: 80)
+        layer.setNeedsDisplay()
+        root.addSublayer(layer)
+        try Transaction.flush()
+        layer.tone += 1
+        layer.setNeedsDisplay(Rect(x: 40, y: 40, width: 10, height: 10))
+        try Transaction.flush()
+        var d = host.lastFrame.damagedRect
+        #expect(host.lastFrame.layersDrawn == 1)
+        // The 10×10 rectangle, a texel of filtering around it and a point of slack.
+        #expect(d.minX >= 37 && d.minY >= 37 && d.maxX <= 53 && d.maxY <= 53 && d.width >= 10, "\(d)")
+        // Scaled by 0.5 about its centre (20…60): the rectangle lands at 40…45.
+        layer.transform = Transform3D(scaleX: 0.5, y: 0.5)
+        try Transaction.flush()
+        layer.tone += 1
+        layer.setNeedsDisplay(Rect(x: 40, y: 40, width: 10, height: 10))
+        try Transaction.flush()
+        d = host.lastFrame.damagedRect
+        #expect(d.minX >= 37 && d.maxX <= 48 && d.width >= 5, "\(d)")
+        let reference = try OffscreenTarget(device: device, size: target.size)
+        let full = Compositor(device: device)
+        defer { full.release() }
+        try full.render(root, to: reference, background: .white)
+        #expect(try target.readPixels().difference(from: reference.readPixels()).differing == 0)
+        // Hidden: redrawing damages nothing.
+        layer.isHidden = true
+        try Transaction.flush()
+        layer.tone += 1
+        layer.setNeedsDisplay(Rect(x: 0, y: 0, width: 10, height: 10))
+        try Transaction.flush()
+        #expect(host.lastFrame.skipped || host.lastFrame.damagedRect == .zero, "\(host.lastFrame)")
+    }
+
     @Test("an opacity group is drawn into an image sized to its content, reused while nothing in it changes")
     func groupCache() throws {
         let (device, target, root, host) = try setup()
