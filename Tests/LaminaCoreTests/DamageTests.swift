@@ -319,6 +319,32 @@ struct DamageCaseTests {
         #expect(host.lastFrame.skipped || host.lastFrame.damagedRect == .zero, "\(host.lastFrame)")
     }
 
+    @Test("showsDamage flashes each frame's own damage in green; the next frame removes it, changes or not")
+    func damageFlash() throws {
+        let (device, target, root, host) = try setup()
+        defer { host.detach(); device.close() }
+        let a = Layer(); a.frame = Rect(x: 0, y: 0, width: 20, height: 20); a.backgroundColor = .red
+        let b = Layer(); b.frame = Rect(x: 60, y: 60, width: 20, height: 20); b.backgroundColor = .blue
+        root.addSublayer(a); root.addSublayer(b)
+        try Transaction.flush()
+        host.compositor.showsDamage = true
+        a.backgroundColor = .black
+        try Transaction.flush()
+        let flashed = try target.readPixels()
+        #expect(flashed[10, 10] != RGBAPixel(r: 0, g: 0, b: 0, a: 255) && flashed[10, 10].g > 30, "the change, tinted: \(flashed[10, 10])")
+        #expect(flashed[70, 70] == RGBAPixel(r: 0, g: 0, b: 255, a: 255), "nothing else")
+        b.backgroundColor = .red
+        try Transaction.flush()
+        let next = try target.readPixels()
+        #expect(next[10, 10] == RGBAPixel(r: 0, g: 0, b: 0, a: 255), "the last flash is gone")
+        #expect(next[70, 70].g > 30, "the new change is flashed: \(next[70, 70])")
+        #expect(host.lastFrame.damagedRect.minX < 20, "the old flash's box is redrawn too")
+        // No change: the host still composites once, to remove the flash.
+        try Transaction.commitIfNeeded()
+        #expect(try target.readPixels()[70, 70] == RGBAPixel(r: 255, g: 0, b: 0, a: 255))
+        #expect(!host.compositor.showsDamageFlash, "nothing flashed in a frame without changes")
+    }
+
     @Test("an opacity group is drawn into an image sized to its content, reused while nothing in it changes")
     func groupCache() throws {
         let (device, target, root, host) = try setup()
