@@ -5,18 +5,6 @@ import LaminaGraphics
 import Testing
 @testable import LaminaCore
 
-/// xorshift64*, so a failing frame can be replayed.
-private struct Random: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state ^= state >> 12; state ^= state << 25; state ^= state >> 27
-        return state &* 2685821657736338717
-    }
-    mutating func int(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-    mutating func double(_ a: Double, _ b: Double) -> Double { a + (b - a) * Double(next() % 1_000_000) / 1_000_000 }
-    mutating func chance(_ p: Double) -> Bool { double(0, 1) < p }
-}
-
 /// A layer that draws a pattern with hard edges (so a neighbour bleeding in would show).
 @MainActor
 private final class Striped: Layer {
@@ -66,7 +54,7 @@ struct AtlasCompositingTests {
         let root = Layer()
         root.frame = Rect(origin: .zero, size: size)
         root.backgroundColor = Color(red: 0.95, green: 0.95, blue: 0.9)
-        var random = Random(state: 0xA71A_5EED_0000_0001)
+        var random = TestRandom(state: 0xA71A_5EED_0000_0001)
         var images: [ContentImage] = []
         for k in 0..<10 {
             // Mostly small (the atlas), a few over 256 px (textures of their own).

@@ -6,17 +6,6 @@ import LaminaGraphics
 import Testing
 @testable import LaminaCore
 
-/// A small deterministic random source (xorshift64*), so a failing frame can be replayed.
-private struct Random {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state ^= state >> 12; state ^= state << 25; state ^= state >> 27
-        return state &* 2685821657736338717
-    }
-    mutating func int(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-    mutating func double(_ a: Double, _ b: Double) -> Double { a + (b - a) * Double(next() % 1_000_000) / 1_000_000 }
-    mutating func chance(_ p: Double) -> Bool { double(0, 1) < p }
-}
 
 /// A layer that draws a pattern depending on a counter (so invalidated rectangles show).
 @MainActor
@@ -48,7 +37,7 @@ struct DamageTests {
         defer { host.detach() }
         let full = Compositor(device: device)
         defer { full.release() }
-        var random = Random(state: 0x9E37_79B9_7F4A_7C15)
+        var random = TestRandom(state: 0x9E37_79B9_7F4A_7C15)
         let images = (0..<3).map { k in
             var image = RGBAImage(width: 6, height: 6)
             for y in 0..<6 { for x in 0..<6 {

@@ -100,3 +100,15 @@ func gravityPlacement(_ gravity: ContentsGravity) -> Rect {
     case .bottomRight: return Rect(x: 110, y: 120, width: 40, height: 20)
     }
 }
+
+/// A small deterministic random source (xorshift64*), so a failing frame can be replayed.
+struct TestRandom: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state ^= state >> 12; state ^= state << 25; state ^= state >> 27
+        return state &* 2685821657736338717
+    }
+    mutating func int(_ n: Int) -> Int { Int(next() % UInt64(n)) }
+    mutating func double(_ a: Double, _ b: Double) -> Double { a + (b - a) * Double(next() % 1_000_000) / 1_000_000 }
+    mutating func chance(_ p: Double) -> Bool { double(0, 1) < p }
+}

@@ -658,42 +658,4 @@ struct AtlasTests {
         for (e, _) in entries { atlas.free(e) }
         #expect(d.liveObjectCounts[.texture] == 0)
     }
-
-    /// `LAMINA_ATLAS_BENCH=1 swift test -c release -Xswiftc -enable-testing --filter AtlasTests/measure`:
-    /// allocating and uploading 1000 64×64 images, in the atlas and as textures of their own.
-    @Test("measurement: 1000 64×64 images, atlas against a texture each (prints, asserts nothing timed)",
-          .enabled(if: ProcessInfo.processInfo.environment["LAMINA_ATLAS_BENCH"] == "1"))
-    func measure() throws {
-        let d = try openDevice()
-        let images = (0..<1000).map { noiseImage(PixelSize(width: 64, height: 64), seed: UInt64($0)) }
-        func time(_ body: () throws -> Void) rethrows -> Double {
-            let start = ContinuousClock.now
-            try body()
-            let elapsed = ContinuousClock.now - start
-            return Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
-        }
-        for round in 1...3 {
-            let atlas = TextureAtlas(device: d)
-            let makePage = atlas.makePage
-            var pageTime = 0.0
-            atlas.makePage = { size in
-                var page: Texture?
-                pageTime += try time { page = try makePage(size) }
-                return page!
-            }
-            var entries: [AtlasEntry] = []
-            let bytes0 = d.uploadedBytes
-            let allocate = try time { for _ in images { entries.append(try #require(try atlas.allocate(PixelSize(width: 64, height: 64)))) } }
-            let upload = try time { for (e, image) in zip(entries, images) { try atlas.upload(e, image: image) } }
-            let sent = d.uploadedBytes - bytes0
-            try d.withContext { glFinish() }
-            let free = time { for e in entries { atlas.free(e) } }
-            var textures: [Texture] = []
-            let own = try time { for image in images { textures.append(try d.makeTexture(pixelSize: image.pixelSize, pixels: image)) } }
-            try d.withContext { glFinish() }
-            for t in textures { t.release() }
-            print(String(format: "atlas round %d: allocate %.2f ms (%.2f ms of it making %d pages), upload %.2f ms (%d bytes), free %.2f ms; a texture each: %.2f ms",
-                         round, allocate, pageTime, atlas.statistics.pagesCreated, upload, sent, free, own))
-        }
-    }
 }
