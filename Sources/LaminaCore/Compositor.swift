@@ -207,25 +207,26 @@ public final class Compositor {
         var plan = tree.plan(size: target.size, full: forceFull || newTarget)
         forceFull = false
         let everything = Box(Rect(origin: .zero, size: target.size))
-        // This frame's own change (what `showsDamage` paints; the ring remembers it).
+        // This frame's own change (what `showsDamage` paints; the ring remembers it once
+        // the frame is drawn).
         let own = plan.isFull ? everything : Box(plan.damage)
-        damageHistory.insert(own, at: 0)
-        if damageHistory.count > 4 { damageHistory.removeLast() }
-        // A buffer `age` frames old misses the changes of the frames in between; of unknown
-        // age, or covered by the host every frame, it is redrawn whole.
+        // A buffer `age` frames old misses the changes of the frames drawn since (and, with
+        // `showsDamage`, still shows the flash of the frame it holds); of unknown age, or
+        // covered by the host every frame, it is redrawn whole.
         let age = target.bufferAge
-        if always || background == nil || !overlays.isEmpty || age <= 0 || age > damageHistory.count {
+        let missed = showsDamage || lastDamageFlash != nil ? age : age - 1
+        if always || background == nil || !overlays.isEmpty || age <= 0 || missed > damageHistory.count {
             plan = tree.fullPlan(plan, size: target.size)
         } else if !plan.isFull {
             var damage = Box(plan.damage)
-            for old in damageHistory.dropFirst().prefix(age - 1) where !old.isEmpty { damage = damage.isEmpty ? old : damage.union(old) }
-            if let flash = lastDamageFlash { damage = damage.isEmpty ? flash : damage.union(flash) }
+            for old in damageHistory.prefix(missed) where !old.isEmpty { damage = damage.isEmpty ? old : damage.union(old) }
             if damage != Box(plan.damage) { plan = tree.replan(plan, damage: damage, size: target.size) }
         }
         lastTarget = target
         lastBackground = .some(background)
         timings.build = clock.lap()
         if !plan.isFull && plan.damage.isEmpty {
+            // Nothing drawn: no buffer used, nothing for the ring.
             var stats = FrameStatistics(skipped: true)
             stats.timings = timings
             stats.layersVisited = plan.layersVisited
@@ -236,6 +237,8 @@ public final class Compositor {
             lastFrame = stats
             return stats
         }
+        damageHistory.insert(own, at: 0)
+        if damageHistory.count > 4 { damageHistory.removeLast() }
         let uploaded = uploadedBetweenFrames
         uploadedBetweenFrames = 0
         var stats = try device.withContext { try draw(plan, own: own, on: target, background: background, overlays: overlays) }
