@@ -225,30 +225,24 @@ public final class Compositor {
         lastTarget = target
         lastBackground = .some(background)
         timings.build = clock.lap()
+        var stats: FrameStatistics
         if !plan.isFull && plan.damage.isEmpty {
             // Nothing drawn: no buffer used, nothing for the ring.
-            var stats = FrameStatistics(skipped: true)
-            stats.timings = timings
-            stats.layersVisited = plan.layersVisited
-            stats.layersCommitted = committed
-            stats.textureBytesUploaded = uploadedBetweenFrames
-            uploadedBetweenFrames = 0
+            stats = FrameStatistics(skipped: true)
             lastDamageFlash = nil
-            lastFrame = stats
-            return stats
+        } else {
+            damageHistory.insert(own, at: 0)
+            if damageHistory.count > 4 { damageHistory.removeLast() }
+            stats = try device.withContext { try draw(plan, own: own, on: target, background: background, overlays: overlays) }
+            timings.execute = clock.lap()
+            if timesGPU { timings.gpu = device.latestGPUDuration.map { Double($0) / 1e9 } }
+            stats.reusedRenderList = always && !plan.rebuilt && plan.layersVisited == 0
         }
-        damageHistory.insert(own, at: 0)
-        if damageHistory.count > 4 { damageHistory.removeLast() }
-        let uploaded = uploadedBetweenFrames
-        uploadedBetweenFrames = 0
-        var stats = try device.withContext { try draw(plan, own: own, on: target, background: background, overlays: overlays) }
-        timings.execute = clock.lap()
-        if timesGPU { timings.gpu = device.latestGPUDuration.map { Double($0) / 1e9 } }
         stats.timings = timings
-        stats.textureBytesUploaded += uploaded
+        stats.textureBytesUploaded += uploadedBetweenFrames
+        uploadedBetweenFrames = 0
         stats.layersVisited = plan.layersVisited
         stats.layersCommitted = committed
-        stats.reusedRenderList = always && !plan.rebuilt && plan.layersVisited == 0
         lastFrame = stats
         return stats
     }
@@ -412,6 +406,8 @@ private struct SurfaceDrawer {
     let pass: RenderPass
     /// Target points → this pass's points (a group image's origin).
     let offset: Transform3D
+    /// `offset` is the identity (the target's own pass): world transforms are used as they are.
+    private let atOrigin: Bool
     let scale: Double
     var stats: FrameStatistics
     private var clips: [LayerID] = []
@@ -420,6 +416,7 @@ private struct SurfaceDrawer {
 
     init(compositor: Compositor, tree: RenderTree, pass: RenderPass, offset: Transform3D, scale: Double, stats: FrameStatistics) {
         self.compositor = compositor; self.tree = tree; self.pass = pass; self.offset = offset; self.scale = scale; self.stats = stats
+        atOrigin = offset.isIdentity
     }
 
     mutating func draw(_ surface: Surface, items: [Int]?) throws {
@@ -459,7 +456,7 @@ private struct SurfaceDrawer {
             return
         }
         try setClips(item.clips)
-        let world = offset.isIdentity ? node.world : node.world.concatenating(offset)
+        let world = atOrigin ? node.world : node.world.concatenating(offset)
         let a = node.alpha
         switch item.slot {
         case .background, .border:

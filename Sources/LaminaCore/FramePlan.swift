@@ -293,8 +293,7 @@ extension RenderTree {
             var planes: [(id: LayerID, world: Transform3D, alpha: Double, depth: Double)] = []
             var context = layer.transformToSuperlayer
             if let parent = node.parent, let p = nodes[parent]?.state { context = context.concatenating(p.sublayerTransformAboutAnchor) }
-            var list = RenderList()
-            collectPlanes(of: id, world: world, context: context, alpha: alpha * layer.opacity, into: &planes, list: &list)
+            collectPlanes(of: id, world: world, context: context, alpha: alpha * layer.opacity, into: &planes, visited: &visited)
             markDepthContext(id)
             let sorted = planes.enumerated().sorted { a, b in
                 a.element.depth != b.element.depth ? a.element.depth < b.element.depth : a.offset < b.offset

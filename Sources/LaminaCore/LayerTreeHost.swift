@@ -34,8 +34,8 @@ public final class LayerTreeHost {
     public var background: Color? { didSet { if background != oldValue { rootLayer.contentsDidChange() } } }
     /// Composite at every commit (every `MainLoop` turn, `Transaction.commitIfNeeded()`),
     /// even when nothing changed: for a host that redraws its framebuffer every frame and
-    /// composites Lamina over it. An unchanged tree is drawn from the last render list,
-    /// without walking the tree, laying out, drawing or uploading.
+    /// composites Lamina over it. An unchanged tree is drawn again from the frame data
+    /// kept (its items and their world transforms), without walking the tree, laying out, drawing or uploading.
     public var compositesEveryFrame = false {
         didSet { if compositesEveryFrame { Transaction.noteChange() } }
     }

@@ -18,8 +18,8 @@ public enum ContentKey: Hashable, Sendable {
 
 /// The renderer's own copy of one layer tree (Core Animation's render tree, Chromium's
 /// impl tree): built from a snapshot, then kept up to date from `RenderUpdate`s — it
-/// never reads the model, so it could live on another thread. GPU-free: it turns the
-/// tree into render lists, and counts which contents are shown (so the compositor frees
+/// never reads the model, so it could live on another thread. GPU-free: it works out frame
+/// plans (FramePlan.swift), and counts which contents are shown (so the compositor frees
 /// a texture the moment no layer shows it, without scanning).
 public final class RenderTree {
     public let rootID: LayerID
@@ -287,85 +287,11 @@ public final class RenderTree {
         return o
     }
 
-    /// The render list of the whole tree. `placement` maps the root's superlayer space to
-    /// target points.
-    public func buildList(placement: Transform3D = .identity) -> RenderList {
-        var list = RenderList()
-        guard let root = nodes[rootID]?.state else { return list }
-        emit(rootID, world: root.transformToSuperlayer.concatenating(.flatten).concatenating(placement), alpha: 1, into: &list)
-        return list
-    }
-
-    private func emit(_ id: LayerID, world: Transform3D, alpha: Double, into list: inout RenderList) {
-        list.layersVisited += 1
-        guard let layer = nodes[id]?.state else { return }
-        guard !layer.isHidden, layer.opacity > 0, alpha > 0,
-              layer.isDoubleSided || !RenderTree.facesAway(layer.bounds, world) else { return }
-
-        if layer.preservesDepth {
-            // A transform layer draws nothing itself; its 3D context is sorted back to front.
-            var planes: [(id: LayerID, world: Transform3D, alpha: Double, depth: Double)] = []
-            // Depth is measured in the 3D space the context is flattened from: the transform
-            // layer's own transform and its superlayer's sublayerTransform included.
-            var context = layer.transformToSuperlayer
-            if let parent = nodes[id]?.parent, let p = nodes[parent]?.state {
-                context = context.concatenating(p.sublayerTransformAboutAnchor)
-            }
-            collectPlanes(of: id, world: world, context: context, alpha: alpha * layer.opacity, into: &planes, list: &list)
-            let sorted = planes.enumerated().sorted { a, b in
-                a.element.depth != b.element.depth ? a.element.depth < b.element.depth : a.offset < b.offset
-            }
-            for (_, plane) in sorted { emit(plane.id, world: plane.world, alpha: plane.alpha, into: &list) }
-            return
-        }
-
-        // Group opacity: fade the layer as one image when more than one thing is drawn in
-        // its subtree (they could overlap).
-        let group = layer.opacity < 1 && layer.allowsGroupOpacity && drawsMoreThanOneItem(id)
-        let a = group ? 1 : alpha * layer.opacity
-        if group { list.commands.append(.beginGroup) }
-
-        let bounds = layer.bounds
-        if let color = layer.backgroundColor, color.alpha > 0 {
-            list.commands.append(.fill(rect: bounds, color: color.withAlpha(color.alpha * a), cornerRadius: layer.cornerRadius,
-                                       borderWidth: 0, transform: world, layer: id))
-        }
-        if layer.masksToBounds {
-            list.commands.append(.pushClip(rect: bounds, cornerRadius: layer.cornerRadius, transform: world))
-        }
-        if let contents = layer.contents {
-            let size = ContentsGeometry.size(pixelSize: contents.pixelSize, contentsRect: layer.contentsRect, contentsScale: layer.contentsScale)
-            let frame = layer.contentsGravity.contentRect(contentSize: size, in: bounds)
-            if !frame.isEmpty {
-                list.commands.append(.contents(contents, rect: frame, sourceRect: layer.contentsRect, center: layer.contentsCenter,
-                                               contentSize: size, alpha: a,
-                                               minFilter: layer.minificationFilter, magFilter: layer.magnificationFilter,
-                                               transform: world, layer: id))
-            }
-        }
-        let subs = ordered(id)
-        if !subs.isEmpty {
-            let toSublayers = layer.transformForSublayers.concatenating(world)
-            for sub in subs {
-                guard let s = nodes[sub]?.state else { continue }
-                emit(sub, world: s.transformToSuperlayer.concatenating(toSublayers), alpha: a, into: &list)
-            }
-        }
-        if layer.masksToBounds {
-            list.commands.append(.popClip(rect: bounds, cornerRadius: layer.cornerRadius, transform: world))
-        }
-        if layer.borderWidth > 0, layer.borderColor.alpha > 0 {
-            list.commands.append(.fill(rect: bounds, color: layer.borderColor.withAlpha(layer.borderColor.alpha * a),
-                                       cornerRadius: layer.cornerRadius, borderWidth: layer.borderWidth, transform: world, layer: id))
-        }
-        if group { list.commands.append(.endGroup(opacity: alpha * layer.opacity)) }
-    }
-
     /// The sublayers of a transform layer, through nested transform layers, each with its
     /// world transform and its depth in the shared 3D space (z of its centre).
     func collectPlanes(of id: LayerID, world: Transform3D, context: Transform3D, alpha: Double,
-                               into planes: inout [(id: LayerID, world: Transform3D, alpha: Double, depth: Double)],
-                               list: inout RenderList) {
+                       into planes: inout [(id: LayerID, world: Transform3D, alpha: Double, depth: Double)],
+                       visited: inout Int) {
         guard let layer = nodes[id]?.state else { return }
         let toSublayers = layer.transformForSublayers
         for sub in layer.sublayers {
@@ -374,9 +300,9 @@ public final class RenderTree {
             let subWorld = local.concatenating(world)
             let subContext = local.concatenating(context)
             if s.preservesDepth {
-                list.layersVisited += 1
+                visited += 1
                 guard !s.isHidden, s.opacity > 0 else { continue }
-                collectPlanes(of: sub, world: subWorld, context: subContext, alpha: alpha * s.opacity, into: &planes, list: &list)
+                collectPlanes(of: sub, world: subWorld, context: subContext, alpha: alpha * s.opacity, into: &planes, visited: &visited)
             } else {
                 let c = Point(x: s.bounds.midX, y: s.bounds.midY)
                 let t = subContext

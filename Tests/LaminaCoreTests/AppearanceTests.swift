@@ -323,27 +323,25 @@ struct CompositorBehaviourTests {
         #expect(try target.readPixels()[4, 4] == green)
     }
 
-    @Test("the render list is built without a GPU: order, clips and groups")
-    func renderList() {
+    @Test("the frame plan is worked out without a GPU: paint order, clips and groups")
+    func framePlanItems() {
         let root = rootLayer()
         let parent = solid(Rect(x: 0, y: 0, width: 100, height: 100), .red)
         parent.masksToBounds = true
         parent.borderWidth = 2
         parent.opacity = 0.5
-        parent.addSublayer(solid(Rect(x: 10, y: 10, width: 10, height: 10), .blue))
+        let child = solid(Rect(x: 10, y: 10, width: 10, height: 10), .blue)
+        parent.addSublayer(child)
         root.addSublayer(parent)
-        let list = RenderList.build(root)
-        let kinds = list.commands.map { c -> String in
-            switch c {
-            case .fill(_, _, _, let border, _, _): return border > 0 ? "border" : "fill"
-            case .contents: return "contents"
-            case .pushClip: return "push"
-            case .popClip: return "pop"
-            case .beginGroup: return "group"
-            case .endGroup: return "end"
-            }
+        let tree = RenderTree(snapshotOf: root)
+        let plan = tree.plan(size: Size(width: 200, height: 200), full: true)
+        #expect(plan.isFull && plan.layersVisited == 3)
+        func describe(_ item: Item) -> String {
+            let who = item.id == parent.id ? "parent" : item.id == child.id ? "child" : "?"
+            return "\(who).\(item.slot)" + (item.clips.isEmpty ? "" : " clipped")
         }
-        #expect(kinds == ["group", "fill", "push", "fill", "pop", "border", "end"])
-        #expect(list.layersVisited == 3)
+        // The target draws the group's image; the group's surface, its items in paint order.
+        #expect(tree.surfaces[root.id]?.items.map(describe) == ["parent.group"])
+        #expect(tree.surfaces[parent.id]?.items.map(describe) == ["parent.background", "child.background clipped", "parent.border"])
     }
 }
