@@ -35,7 +35,20 @@ public struct FrameStatistics: Equatable, Sendable, CustomStringConvertible {
     /// CPU time per phase (and the GPU's, when known).
     public var timings = FrameTimings()
 
-    public static func == (a: FrameStatistics, b: FrameStatistics) -> Bool { a.description == b.description }
+    /// Equal when they count the same work: every counter, the damage and the draws
+    /// (layers, reasons, rectangles, bytes). The timings, measurements that differ from
+    /// run to run, are not compared.
+    public static func == (a: FrameStatistics, b: FrameStatistics) -> Bool {
+        a.layersVisited == b.layersVisited && a.layersCommitted == b.layersCommitted && a.quadsDrawn == b.quadsDrawn
+            && a.drawCalls == b.drawCalls && a.offscreenPasses == b.offscreenPasses
+            && a.textureBytesUploaded == b.textureBytesUploaded && a.damagedRect == b.damagedRect && a.skipped == b.skipped
+            && a.reusedRenderList == b.reusedRenderList && a.layoutPasses == b.layoutPasses
+            && a.displays.count == b.displays.count
+            && zip(a.displays, b.displays).allSatisfy { x, y in
+                x.layer == y.layer && x.layerID == y.layerID && x.reasons == y.reasons && x.rect == y.rect
+                    && x.pixelRect == y.pixelRect && x.uploadedBytes == y.uploadedBytes
+            }
+    }
 
     public var description: String {
         var s = "layers \(layersVisited), quads \(quadsDrawn), draw calls \(drawCalls), offscreen passes \(offscreenPasses), uploaded \(textureBytesUploaded) B, damaged \(damagedRect.width)×\(damagedRect.height) pt"
@@ -191,6 +204,8 @@ public final class Compositor {
     public func render(_ root: Layer, to target: RenderTarget, background: Color? = .clear, always: Bool = false,
                        overlays: [(rect: Rect, color: Color, transform: Transform3D)] = []) throws -> FrameStatistics {
         var clock = PhaseClock()
+        guard target.device === device else { throw GPUError.wrongDevice(what: "the render target") }
+        guard !target.isReleased else { throw GPUError.released(what: "the render target", operation: "Compositor.render") }
         Transaction.deliverChanges()
         if tree?.rootID != root.id { attach(root) }
         if let error = deferredError { deferredError = nil; throw error }

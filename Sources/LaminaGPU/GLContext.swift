@@ -278,7 +278,8 @@ final class GLContext {
     func exit() {
         let stack = ScopeStack.forThisThread
         guard let index = stack.scopes.lastIndex(where: { $0.context === self }) else {
-            preconditionFailure("Lamina: a GL scope closed more often than opened, or on another thread")
+            // Scopes are opened and closed in pairs by Lamina's own code (withCurrent…).
+            fatalError("Lamina: a GL scope closed more often than opened, or on another thread")
         }
         let previous = stack.scopes.remove(at: index).previous
         openScopes -= 1
@@ -335,15 +336,6 @@ final class GLContext {
         if caller.api != EGLenum(EGL_OPENGL_ES_API) { eglBindAPI(caller.api) }
         stack.caller = nil
         stack.current = nil
-    }
-
-    /// Runs `body` inside a scope; a failure to make the context current ends the process
-    /// with its message (entry points that can throw use `withCurrentThrowing`; those that
-    /// free things use `withCurrentIfPossible`).
-    func withCurrent<T>(_ body: () throws -> T) rethrows -> T {
-        do { try enter() } catch { preconditionFailure("Lamina: \(error)") }
-        defer { exit() }
-        return try body()
     }
 
     /// Runs `body` inside a scope, throwing when the context cannot be made current.

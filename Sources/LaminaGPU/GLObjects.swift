@@ -98,13 +98,11 @@ public final class Texture: GPUObject {
     /// context cannot be made current (closed, or a host's context that is gone).
     @discardableResult
     public func upload(_ bytes: UnsafeRawBufferPointer, bytesPerRow: Int, region: PixelRect? = nil) throws -> Int {
-        precondition(!isReleased, "Texture.upload after release()")
-        let r = region ?? PixelRect(size: pixelSize)
-        precondition(PixelRect(size: pixelSize).contains(r), "upload region \(r) outside texture \(pixelSize)")
-        precondition(bytesPerRow % 4 == 0 && bytesPerRow >= r.width * 4, "bytesPerRow \(bytesPerRow) too small for \(r.width) pixels")
-        precondition(bytes.count >= (r.height - 1) * bytesPerRow + r.width * 4, "upload: \(bytes.count) bytes do not cover \(r)")
-        guard !r.isEmpty else { return 0 }
         guard !gl.isClosed else { throw GPUError.deviceClosed(operation: "Texture.upload") }
+        guard !isReleased else { throw GPUError.released(what: "the texture", operation: "Texture.upload") }
+        let r = region ?? PixelRect(size: pixelSize)
+        try Texture.checkUpload(r, within: pixelSize, bytes: bytes.count, bytesPerRow: bytesPerRow, operation: "Texture.upload")
+        guard !r.isEmpty else { return 0 }
         try gl.withCurrentThrowing {
             LaminaGLState.applyForUpload(rowLength: GLint(bytesPerRow / 4))
             LaminaGLState.bindForTransfer(texture: name)
@@ -117,11 +115,31 @@ public final class Texture: GPUObject {
         return n
     }
 
+    /// Checks an upload of `region` from `count` bytes with rows `bytesPerRow` apart into
+    /// pixels of `size` (textures and atlas entries).
+    static func checkUpload(_ r: PixelRect, within size: PixelSize, bytes count: Int, bytesPerRow: Int, operation: String) throws {
+        guard r.x >= 0, r.y >= 0, r.width >= 0, r.height >= 0, r.x <= size.width, r.y <= size.height,
+              r.width <= size.width - r.x, r.height <= size.height - r.y else {
+            throw GPUError.invalidArgument(operation: operation, reason: "the region \(r) is not inside the \(size) pixels")
+        }
+        guard bytesPerRow % 4 == 0, bytesPerRow >= r.width * 4 else {
+            throw GPUError.invalidArgument(operation: operation, reason: "bytesPerRow \(bytesPerRow) must be a multiple of 4 and at least \(r.width * 4) for \(r.width) pixels a row")
+        }
+        let (rows, overflow) = (r.height - 1).multipliedReportingOverflow(by: bytesPerRow)
+        guard r.isEmpty || (!overflow && count - r.width * 4 >= rows) else {
+            throw GPUError.invalidArgument(operation: operation, reason: "\(count) bytes do not cover \(r) at \(bytesPerRow) bytes a row")
+        }
+    }
+
     /// Uploads a whole RGBA image of the texture's size.
     @discardableResult
     public func upload(_ image: RGBAImage) throws -> Int {
-        precondition(byteOrder == .rgba, "RGBAImage uploads need an .rgba texture")
-        precondition(image.pixelSize == pixelSize, "image \(image.pixelSize) does not match texture \(pixelSize)")
+        guard byteOrder == .rgba else {
+            throw GPUError.invalidArgument(operation: "Texture.upload(RGBAImage)", reason: "the texture holds \(byteOrder) pixels; upload RGBA images into an .rgba texture, or pass the bytes in the texture's order")
+        }
+        guard image.pixelSize == pixelSize else {
+            throw GPUError.invalidArgument(operation: "Texture.upload(RGBAImage)", reason: "the image is \(image.pixelSize) but the texture \(pixelSize); upload a region with upload(_:bytesPerRow:region:)")
+        }
         return try image.bytes.withUnsafeBytes { try upload($0, bytesPerRow: image.width * 4) }
     }
 }
@@ -309,7 +327,11 @@ extension GPUDevice {
     public func makeTexture(pixelSize: PixelSize, byteOrder: PixelByteOrder = .rgba, pixels: RGBAImage? = nil) throws -> Texture {
         guard !isClosed else { throw GPUError.deviceClosed(operation: "makeTexture") }
         try validate(pixelSize, what: "texture", maximum: capabilities.maxTextureSize)
-        if pixels != nil { precondition(byteOrder == .rgba, "initial pixels are RGBA") }
+        if let pixels {
+            guard byteOrder == .rgba, pixels.pixelSize == pixelSize else {
+                throw GPUError.invalidArgument(operation: "makeTexture(pixels:)", reason: "initial pixels must be an RGBA image of the texture's size \(pixelSize) (got \(pixels.pixelSize) for a \(byteOrder) texture)")
+            }
+        }
         return try gl.withCurrentThrowing {
             var t: GLuint = 0
             glGenTextures(1, &t)

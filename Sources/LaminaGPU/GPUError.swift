@@ -59,7 +59,7 @@ public enum BackendSelection: Equatable, Sendable, CustomStringConvertible {
 }
 
 /// One backend (or one DRM node / EGL device of it) that was tried and why it failed.
-public struct BackendAttempt: Sendable, CustomStringConvertible {
+public struct BackendAttempt: Sendable, Equatable, CustomStringConvertible {
     public var backend: GPUBackend
     /// What exactly was tried: a device path, an EGL device index, a platform.
     public var what: String
@@ -89,8 +89,13 @@ public enum GPUError: Error, Equatable, CustomStringConvertible, LocalizedError 
     case unusableTarget(reason: String)
     /// An object of one device used with another.
     case wrongDevice(what: String)
-
-    public static func == (a: GPUError, b: GPUError) -> Bool { a.description == b.description }
+    /// An object used after `release()` (or after its device's `close()` released it).
+    case released(what: String, operation: String)
+    /// An argument a call cannot honour (a region outside the object, too few bytes, …).
+    case invalidArgument(operation: String, reason: String)
+    /// The GL context was lost (a GPU reset, or the driver gave up on it): nothing drawn
+    /// since is trustworthy, and every GL object of the device is gone.
+    case contextLost(status: String, guilty: Bool)
 
     public var description: String {
         switch self {
@@ -146,6 +151,15 @@ public enum GPUError: Error, Equatable, CustomStringConvertible, LocalizedError 
             return "\(what) belongs to another GPUDevice: GL objects are used only with the device (context) that made them; make it on this device, or share it with borrowTexture on a device of the same share group"
         case let .deviceClosed(operation):
             return "\(operation) on a GPU device that was already closed; create a new GPUDevice"
+        case let .released(what, operation):
+            return "\(operation): \(what) was already released; make a new one (release() ends an object's use for good)"
+        case let .invalidArgument(operation, reason):
+            return "\(operation): \(reason)"
+        case let .contextLost(status, guilty):
+            let cause = guilty ? "Lamina's own GL work caused the reset" : "the reset was caused elsewhere (another program, or the driver)"
+            return "the GPU context was lost (\(status); \(cause)); its textures, targets and programs are gone. "
+                + "A Compositor recovers by itself at its next render (it re-creates its GPU state from the layer tree); "
+                + "objects you made yourself (targets, textures) must be made again: call GPUDevice.recover() and re-create them"
         }
     }
 

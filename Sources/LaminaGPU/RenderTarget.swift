@@ -152,9 +152,12 @@ public class RenderTarget {
     /// target) as a premultiplied RGBA8 image, top row first.
     public func readPixels(_ region: PixelRect? = nil) throws -> RGBAImage {
         guard !device.isClosed else { throw GPUError.deviceClosed(operation: "readPixels") }
-        precondition(!isReleased, "readPixels on a released target")
+        guard !isReleased else { throw GPUError.released(what: "the render target", operation: "readPixels") }
         let r = region ?? PixelRect(size: pixelSize)
-        precondition(PixelRect(size: pixelSize).contains(r), "readPixels region \(r) outside \(pixelSize)")
+        guard r.x >= 0, r.y >= 0, r.width >= 0, r.height >= 0, r.x <= pixelSize.width, r.y <= pixelSize.height,
+              r.width <= pixelSize.width - r.x, r.height <= pixelSize.height - r.y else {
+            throw GPUError.invalidArgument(operation: "readPixels", reason: "the region \(r) is not inside the target's \(pixelSize) pixels")
+        }
         let glX = Int(viewport.x) + r.x
         let glY = Int(viewport.y) + (bottomRowFirst ? pixelSize.height - r.y - r.height : r.y)
         var bytes = [UInt8](repeating: 0, count: r.area * 4)
@@ -277,8 +280,8 @@ public final class OffscreenTarget: RenderTarget {
     /// framebuffer (and stencil): `release()` leaves the texture alone.
     public init(device: GPUDevice, texture: Texture, scale: Double = 1) throws {
         guard !device.isClosed else { throw GPUError.deviceClosed(operation: "OffscreenTarget") }
-        precondition(texture.belongs(to: device), "OffscreenTarget: texture of another device")
-        precondition(!texture.isReleased, "OffscreenTarget: released texture")
+        guard texture.belongs(to: device) else { throw GPUError.wrongDevice(what: "the texture of OffscreenTarget(device:texture:)") }
+        guard !texture.isReleased else { throw GPUError.released(what: "the texture", operation: "OffscreenTarget(device:texture:)") }
         try device.validate(texture.pixelSize, what: "render target", maximum: device.capabilities.maxRenderTargetSize)
         let fb = try device.gl.withCurrentThrowing { try Framebuffer(colorTexture: texture, ownsColorTexture: false) }
         super.init(device: device, pixelSize: texture.pixelSize, scale: scale, framebuffer: fb)

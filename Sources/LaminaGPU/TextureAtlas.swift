@@ -79,14 +79,15 @@ public final class TextureAtlas {
     private static let nextID = Atomic<UInt64>(1)
 
     /// An atlas on `device`. `pageSize` is clamped to the device's `maxTextureSize`,
-    /// `maxEntrySide` to what a page can hold with its border. `border` is 0…4 pixels: 0 only
-    /// for contents always drawn with a clamp rectangle or nearest filtering.
+    /// `maxEntrySide` to 1… what a page can hold with its border. `border` is 0…4 pixels
+    /// (clamped): 0 only for contents always drawn with a clamp rectangle or nearest
+    /// filtering.
     public init(device: GPUDevice, pageSize: Int = 2048, maxEntrySide: Int = 512, border: Int = 1) {
-        precondition((0...4).contains(border), "TextureAtlas: border \(border) outside 0…4")
-        precondition(pageSize > 2 * border && maxEntrySide >= 1, "TextureAtlas: page size \(pageSize) too small")
+        // Out-of-range arguments are brought into range (documented above).
+        let border = min(max(border, 0), 4)
         self.device = device
-        self.pageSize = min(pageSize, device.capabilities.maxTextureSize)
-        self.maxEntrySide = min(maxEntrySide, self.pageSize - 2 * border)
+        self.pageSize = min(max(pageSize, 2 * border + 1), device.capabilities.maxTextureSize)
+        self.maxEntrySide = max(1, min(maxEntrySide, self.pageSize - 2 * border))
         self.border = border
         self.columnWidth = min(self.pageSize, ShelfPacker.slotSize(for: PixelSize(width: self.maxEntrySide, height: 1), border: border).width)
         self.makePage = { size in try device.makeTexture(pixelSize: size, byteOrder: .rgba) }
@@ -123,7 +124,8 @@ public final class TextureAtlas {
             pages.append(page)
             pagesCreated += 1
             guard let r = page.packer.allocate(slotSize, fit: .snug) else {
-                preconditionFailure("TextureAtlas: \(size) does not fit an empty \(pageSize)² page")
+                // canHold(size) guarantees a fit: a broken packer, not a caller's mistake.
+                fatalError("Lamina: TextureAtlas: \(size) does not fit an empty \(pageSize)² page")
             }
             placed = (page, r)
         }
@@ -201,13 +203,13 @@ public final class TextureAtlas {
     /// the driver reports `GL_OUT_OF_MEMORY`, `GPUError.deviceClosed` when the context is gone.
     @discardableResult
     public func upload(_ entry: AtlasEntry, bytes: UnsafeRawBufferPointer, bytesPerRow: Int, region: PixelRect? = nil) throws -> Int {
-        precondition(slots[entry.id] != nil, "TextureAtlas.upload: the entry is not live in this atlas (freed, released, or another atlas's)")
-        let r = region ?? PixelRect(size: entry.size)
-        precondition(PixelRect(size: entry.size).contains(r), "upload region \(r) outside the entry's \(entry.size)")
-        precondition(bytesPerRow % 4 == 0 && bytesPerRow >= r.width * 4, "bytesPerRow \(bytesPerRow) too small for \(r.width) pixels")
-        guard !r.isEmpty else { return 0 }
-        precondition(bytes.count >= (r.height - 1) * bytesPerRow + r.width * 4, "upload: \(bytes.count) bytes do not cover \(r)")
         guard !device.isClosed else { throw GPUError.deviceClosed(operation: "TextureAtlas.upload") }
+        guard slots[entry.id] != nil, !entry.page.isReleased else {
+            throw GPUError.released(what: "the atlas entry (freed, its atlas released, or another atlas's)", operation: "TextureAtlas.upload")
+        }
+        let r = region ?? PixelRect(size: entry.size)
+        try Texture.checkUpload(r, within: entry.size, bytes: bytes.count, bytesPerRow: bytesPerRow, operation: "TextureAtlas.upload")
+        guard !r.isEmpty else { return 0 }
         guard let base = bytes.baseAddress else { return 0 }
         let gl = device.gl
         let b = border
@@ -258,7 +260,9 @@ public final class TextureAtlas {
     /// Uploads a whole RGBA image of the entry's size.
     @discardableResult
     public func upload(_ entry: AtlasEntry, image: RGBAImage) throws -> Int {
-        precondition(image.pixelSize == entry.size, "image \(image.pixelSize) does not match the entry's \(entry.size)")
+        guard image.pixelSize == entry.size else {
+            throw GPUError.invalidArgument(operation: "TextureAtlas.upload(image:)", reason: "the image is \(image.pixelSize) but the entry \(entry.size)")
+        }
         return try image.bytes.withUnsafeBytes { try upload(entry, bytes: $0, bytesPerRow: image.width * 4) }
     }
 
@@ -467,7 +471,8 @@ struct ShelfPacker {
         guard let c = columns.firstIndex(where: { slot.x >= $0.x && slot.x < $0.x + $0.width }),
               let i = columns[c].bands.firstIndex(where: { $0.y == slot.y }), var segments = columns[c].bands[i].segments,
               let j = segments.firstIndex(where: { $0.x == slot.x }), segments[j].used else {
-            preconditionFailure("ShelfPacker.free: \(slot) is not allocated")
+            // Only slots `allocate` handed out are freed (the atlas keeps them by entry id).
+            fatalError("Lamina: ShelfPacker.free: \(slot) is not allocated")
         }
         segments[j].used = false
         var k = j
