@@ -34,6 +34,9 @@ public struct FrameStatistics: Equatable, Sendable, CustomStringConvertible {
     public var layersDrawn: Int { displays.count }
     /// CPU time per phase (and the GPU's, when known).
     public var timings = FrameTimings()
+    /// Whether this frame found the context lost and recovered first (everything was
+    /// made, uploaded and drawn again).
+    public var recoveredFromContextLoss = false
 
     /// Equal when they count the same work: every counter, the damage and the draws
     /// (layers, reasons, rectangles, bytes). The timings, measurements that differ from
@@ -43,6 +46,7 @@ public struct FrameStatistics: Equatable, Sendable, CustomStringConvertible {
             && a.drawCalls == b.drawCalls && a.offscreenPasses == b.offscreenPasses
             && a.textureBytesUploaded == b.textureBytesUploaded && a.damagedRect == b.damagedRect && a.skipped == b.skipped
             && a.reusedRenderList == b.reusedRenderList && a.layoutPasses == b.layoutPasses
+            && a.recoveredFromContextLoss == b.recoveredFromContextLoss
             && a.displays.count == b.displays.count
             && zip(a.displays, b.displays).allSatisfy { x, y in
                 x.layer == y.layer && x.layerID == y.layerID && x.reasons == y.reasons && x.rect == y.rect
@@ -53,6 +57,7 @@ public struct FrameStatistics: Equatable, Sendable, CustomStringConvertible {
     public var description: String {
         var s = "layers \(layersVisited), quads \(quadsDrawn), draw calls \(drawCalls), offscreen passes \(offscreenPasses), uploaded \(textureBytesUploaded) B, damaged \(damagedRect.width)×\(damagedRect.height) pt"
         if layoutPasses > 0 || !displays.isEmpty { s += ", layouts \(layoutPasses), layers drawn \(layersDrawn)" }
+        if recoveredFromContextLoss { s += ", recovered from a lost context" }
         return s + (skipped ? " (skipped: no change)" : "")
     }
 }
@@ -77,8 +82,10 @@ public final class Compositor {
     /// Contents at most this many pixels on a side (images and backing stores) are kept in
     /// a shared texture atlas, so that layers showing different ones still draw in one
     /// batch; larger ones get a texture of their own. 0 turns the atlas off.
+    /// Changing it once contents are shown places them again (the next render starts from
+    /// a new snapshot and uploads every content again).
     public var atlasEntrySide = 256 {
-        didSet { precondition(places.isEmpty, "set atlasEntrySide before the compositor shows anything") }
+        didSet { if atlasEntrySide != oldValue && !places.isEmpty { release() } }
     }
     /// The next frame redraws the whole target (a new snapshot, or asked to).
     private var forceFull = true
@@ -205,6 +212,7 @@ public final class Compositor {
                        overlays: [(rect: Rect, color: Color, transform: Transform3D)] = []) throws -> FrameStatistics {
         var clock = PhaseClock()
         guard target.device === device else { throw GPUError.wrongDevice(what: "the render target") }
+        let recovered = try recoverIfContextLost(target)
         guard !target.isReleased else { throw GPUError.released(what: "the render target", operation: "Compositor.render") }
         Transaction.deliverChanges()
         if tree?.rootID != root.id { attach(root) }
@@ -254,6 +262,7 @@ public final class Compositor {
             stats.reusedRenderList = always && !plan.rebuilt && plan.layersVisited == 0
         }
         stats.timings = timings
+        stats.recoveredFromContextLoss = recovered
         stats.textureBytesUploaded += uploadedBetweenFrames
         uploadedBetweenFrames = 0
         stats.layersVisited = plan.layersVisited
@@ -363,6 +372,41 @@ public final class Compositor {
             image.target.release()
             groupImages[id] = nil
         }
+    }
+
+    /// The context generation the compositor's GPU objects were made in.
+    private var contextGeneration: Int?
+    /// Called when a render finds the context lost (a GPU reset the driver reported, or
+    /// `GPUDevice.simulateContextLoss()`), before the compositor recovers; the error says
+    /// what the driver reported. Objects you made on the device (targets on your textures,
+    /// textures shown as contents) are gone too: make them again here or after.
+    public var contextLossHandler: ((GPUError) -> Void)?
+
+    /// At each frame boundary: when the context was lost, recovers — the device's context
+    /// is made again (own contexts; a host's throws), the compositor forgets every GPU
+    /// object (textures, atlas, group images), the target makes its storage again if it
+    /// owns it, and the tree is taken again from the model whole (a new snapshot, every
+    /// content uploaded again from its image or backing store), so this frame is correct.
+    /// Returns whether it recovered.
+    private func recoverIfContextLost(_ target: RenderTarget) throws -> Bool {
+        var lost = false
+        do { try device.checkContext() } catch let error as GPUError {
+            guard case .contextLost = error else { throw error }
+            contextLossHandler?(error)
+            try device.recover()
+            lost = true
+        }
+        if contextGeneration != device.contextGeneration {
+            // Lost here, or recovered by another user of the device since the last frame.
+            lost = lost || contextGeneration != nil
+            contextGeneration = device.contextGeneration
+        }
+        if lost {
+            release()        // every object reads as released: no GL calls
+            damageHistory = []
+        }
+        if target.isLost { try device.withContext { try target.restoreAfterContextLoss() }; lost = true }
+        return lost
     }
 
     /// Forgets the last frame, so the next `render` redraws the whole target.

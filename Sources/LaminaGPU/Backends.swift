@@ -180,6 +180,14 @@ enum BackendOpener {
             }
         }
         let attributes: [EGLint] = [EGL_CONTEXT_MAJOR_VERSION, 3, EGL_CONTEXT_MINOR_VERSION, 0, EGL_NONE]
+        // With EGL_EXT_create_context_robustness, ask to be told of GPU resets (the context
+        // is then lost, and glGetGraphicsResetStatus says so). A share group must agree on
+        // the strategy: if the host's context has none, the plain context is made instead.
+        if exts.contains("EGL_EXT_create_context_robustness") {
+            let robust: [EGLint] = [EGL_CONTEXT_MAJOR_VERSION, 3, EGL_CONTEXT_MINOR_VERSION, 0,
+                                    EGL_CONTEXT_OPENGL_RESET_NOTIFICATION_STRATEGY_EXT, EGL_LOSE_CONTEXT_ON_RESET_EXT, EGL_NONE]
+            if let context = eglCreateContext(display, config, shared, robust) { return context }
+        }
         guard let context = eglCreateContext(display, config, shared, attributes) else {
             throw GPUError.eglFailure(call: "eglCreateContext(OpenGL ES 3.0\(shared == nil ? "" : ", sharing with the host's context"))",
                                       error: lastEGLError(), hint: shared == nil

@@ -28,6 +28,8 @@ final class ObjectLedger: Sendable {
         var pending: [(GPUObjectKind, GLuint)] = []
         var images: Set<UInt> = []
         var closed = false
+        /// The context generation the names belong to (`GLContext.generation`).
+        var generation = 0
     }
     private let state = Mutex(State())
 
@@ -46,9 +48,20 @@ final class ObjectLedger: Sendable {
             if s.names.remove(ObjectLedger.key(kind, name)) != nil { s.live[kind, default: 0] -= 1 }
         }
     }
-    /// Queues a name for deletion (nothing when the context is gone).
-    func enqueue(_ kind: GPUObjectKind, _ name: GLuint) {
-        state.withLock { s in if !s.closed { s.pending.append((kind, name)) } }
+    /// Queues a name for deletion (nothing when the context is gone, or when the name is of
+    /// a context lost since: `generation` is the object's).
+    func enqueue(_ kind: GPUObjectKind, _ name: GLuint, generation: Int) {
+        state.withLock { s in if !s.closed && s.generation == generation { s.pending.append((kind, name)) } }
+    }
+    /// Forgets every name and image (the context they lived in was lost): the next
+    /// generation starts with nothing. Returns the EGL images to destroy.
+    func reset(generation: Int) -> [EGLImage] {
+        state.withLock { s in
+            let images = s.images.compactMap { EGLImage(bitPattern: $0) }
+            s = State()
+            s.generation = generation
+            return images
+        }
     }
     func takePending() -> [(GPUObjectKind, GLuint)] { state.withLock { s in defer { s.pending = [] }; return s.pending } }
     var pendingCount: Int { state.withLock { $0.pending.count } }
@@ -158,8 +171,20 @@ struct IndexedDrawBufferFunctions {
 /// context captures the host's GL state and pending error, and restores both.
 final class GLContext {
     let display: EGLDisplay
-    let context: EGLContext
+    /// The EGL context; replaced (own contexts only) when one lost to a GPU reset is
+    /// re-created (`recreate()`).
+    private(set) var context: EGLContext
     let ownership: ContextOwnership
+    /// Counts re-creations after a context loss: objects of an older generation are gone
+    /// (they read as released, and releasing them calls no GL).
+    private(set) var generation = 0
+    /// Set when the context is known to be lost (a reset reported by the driver, or
+    /// `simulateLoss()`); cleared by `recreate()`.
+    private(set) var lostStatus: (status: String, guilty: Bool)?
+    /// `glGetGraphicsResetStatus` (KHR or EXT robustness), when the context offers it.
+    var resetStatusFunction: PFNGLGETGRAPHICSRESETSTATUSKHRPROC?
+    /// Whether the context was created with reset notification (`EGL_LOSE_CONTEXT_ON_RESET`).
+    var notifiesResets = false
     /// Surfaces to make an adopted context current with when the host has not (those
     /// current when it was adopted; nil: none).
     let hostSurfaces: (draw: EGLSurface?, read: EGLSurface?)
@@ -202,6 +227,46 @@ final class GLContext {
     var isClosed: Bool { ledger.isClosed }
     /// Whether a scope of this context is open.
     var isEntered: Bool { openScopes > 0 }
+
+    // MARK: Context loss
+
+    /// Asks the driver whether the context was reset (inside a scope); remembers a loss.
+    /// Returns the loss, if any.
+    @discardableResult
+    func checkReset() -> (status: String, guilty: Bool)? {
+        if lostStatus == nil, notifiesResets, let query = resetStatusFunction {
+            switch Int32(query()) {
+            case GL_GUILTY_CONTEXT_RESET_KHR: lostStatus = ("GL_GUILTY_CONTEXT_RESET", true)
+            case GL_INNOCENT_CONTEXT_RESET_KHR: lostStatus = ("GL_INNOCENT_CONTEXT_RESET", false)
+            case GL_UNKNOWN_CONTEXT_RESET_KHR: lostStatus = ("GL_UNKNOWN_CONTEXT_RESET", false)
+            default: break
+            }
+        }
+        return lostStatus
+    }
+
+    /// Makes the context behave as lost (a test hook: llvmpipe never resets).
+    func simulateLoss() { lostStatus = ("simulated loss", false) }
+
+    /// Replaces a lost own context by a new one on the same display: every GL object of
+    /// the old one is forgotten (no GL call: the names died with it). Outside any scope.
+    func recreate(_ make: () throws -> EGLContext) throws {
+        guard openScopes == 0 else {
+            throw GPUError.invalidArgument(operation: "GPUDevice.recover", reason: "called inside a Lamina scope (withContext or a render pass); call it between frames")
+        }
+        let fresh = try make()
+        let stack = ScopeStack.forThisThread
+        if stack.current === self { stack.current = nil }
+        if eglGetCurrentContext() == context { eglMakeCurrent(display, nil, nil, nil) }
+        eglDestroyContext(display, context)
+        context = fresh
+        generation += 1
+        for image in ledger.reset(generation: generation) { eglDestroyImage(display, image) }
+        lostStatus = nil
+        activePass = nil
+        pendingPass = nil
+        currentProgram = 0
+    }
 
     // MARK: Scopes
 

@@ -12,10 +12,16 @@ public class GPUObject {
     let name: GLuint
     /// A host's object lent to Lamina: never deleted by Lamina, not counted as live.
     public let isBorrowed: Bool
-    public private(set) var isReleased = false
+    private var released = false
+    /// The context generation the name belongs to: after a context loss and `recover()`,
+    /// the object is gone with its context.
+    let generation: Int
+    /// True once released, or once lost with its context (`GPUError.contextLost`).
+    public var isReleased: Bool { released || generation != gl.generation }
 
     init(gl: GLContext, kind: GPUObjectKind, name: GLuint, borrowed: Bool = false) {
         self.gl = gl; self.kind = kind; self.name = name; self.isBorrowed = borrowed
+        self.generation = gl.generation
         if !borrowed { gl.ledger.created(kind, name) }
     }
 
@@ -32,8 +38,8 @@ public class GPUObject {
     /// Frees the GL object now (a borrowed one is only forgotten). Safe to call twice,
     /// and after the device closed.
     public func release() {
-        guard !isReleased else { return }
-        isReleased = true
+        guard !isReleased else { released = true; return }
+        released = true
         guard !gl.isClosed else { return }
         let freed = gl.withCurrentIfPossible {
             willRelease()
@@ -49,7 +55,7 @@ public class GPUObject {
     func willRelease() {}
 
     deinit {
-        if !isReleased && !isBorrowed { gl.ledger.enqueue(kind, name) }
+        if !released && !isBorrowed { gl.ledger.enqueue(kind, name, generation: generation) }
     }
 }
 

@@ -153,6 +153,65 @@ public final class GPUDevice {
     private func configureContext() {
         gl.indexedDrawBuffers = IndexedDrawBufferFunctions.load(glVersion: capabilities.glVersion, extensions: capabilities.glExtensions)
         gl.capturesHostState = ownership == .adopt
+        let robustness = capabilities.glExtensions.contains("GL_KHR_robustness") ? "KHR"
+            : capabilities.glExtensions.contains("GL_EXT_robustness") ? "EXT" : nil
+        if let suffix = robustness {
+            gl.resetStatusFunction = eglProcedure("glGetGraphicsResetStatus" + suffix, as: PFNGLGETGRAPHICSRESETSTATUSKHRPROC.self)
+            var strategy: GLint = 0
+            try? gl.withCurrentThrowing { glGetIntegerv(GLenum(GL_RESET_NOTIFICATION_STRATEGY_KHR), &strategy) }
+            gl.notifiesResets = strategy == GL_LOSE_CONTEXT_ON_RESET_KHR
+        }
+    }
+
+    // MARK: Context loss
+
+    /// Whether the context was created with reset notification (`EGL_EXT_create_context_robustness`
+    /// and `GL_KHR_robustness`: a GPU reset loses the context and Lamina can tell).
+    public var notifiesResets: Bool { gl.notifiesResets }
+
+    /// Counts re-creations of the context after a loss (`recover()`): a renderer that
+    /// remembers GPU objects compares it with the generation they were made in.
+    public var contextGeneration: Int { gl.generation }
+
+    /// Whether the context is known to be lost (a reset the driver reported at a check, or
+    /// `simulateContextLoss()`), until `recover()`.
+    public var isContextLost: Bool { gl.lostStatus != nil }
+
+    /// Asks the driver whether the context was reset (`glGetGraphicsResetStatus`); throws
+    /// `GPUError.contextLost` when it was (or the loss is simulated). A `Compositor` checks
+    /// at every frame; call it at your own frame boundaries if you draw with the device.
+    public func checkContext() throws {
+        guard !isClosed else { throw GPUError.deviceClosed(operation: "checkContext") }
+        if gl.lostStatus == nil, gl.notifiesResets, gl.resetStatusFunction != nil {
+            _ = try gl.withCurrentThrowing { gl.checkReset() }
+        }
+        if let lost = gl.lostStatus { throw GPUError.contextLost(status: lost.status, guilty: lost.guilty) }
+    }
+
+    /// Makes the device behave as if its context had been lost to a GPU reset (llvmpipe
+    /// never resets: this is how recovery is tested). The next `checkContext()` throws.
+    public func simulateContextLoss() { gl.simulateLoss() }
+
+    /// Recovers from a context loss: Lamina's own context is destroyed and made again on
+    /// the same display, and every GL object of the old one — textures, targets, programs,
+    /// atlases, the quad batch — is forgotten (it reads as released; releasing it is a
+    /// no-op). Shaders and samplers are made again on first use; a `Compositor` re-creates
+    /// its contents and the targets it can (`OffscreenTarget(device:pixelSize:)`) by
+    /// itself. Call between frames. A shared or adopted context belongs to the host, which
+    /// must re-create it: then this throws, and a new `GPUDevice` is needed.
+    public func recover() throws {
+        guard !isClosed else { throw GPUError.deviceClosed(operation: "recover") }
+        guard ownership == .own else {
+            let lost = gl.lostStatus ?? ("lost", false)
+            throw GPUError.contextLost(status: "\(lost.status) on the host's \(ownership == .adopt ? "adopted" : "share-group") context, which only the host can re-create; re-create it, then open a new GPUDevice", guilty: lost.guilty)
+        }
+        try gl.recreate { try BackendOpener.createContext(display) }
+        quadGeometry = nil
+        quadBatch.forgetObjects()
+        timer.forgetAll()
+        samplers = [:]
+        shaders.forgetAll()
+        configureContext()
     }
 
     /// Creates Lamina's own OpenGL ES 3 context in the share group of a host's context,

@@ -16,9 +16,11 @@ public class RenderTarget {
     public let pixelSize: PixelSize
     public let scale: Double
     /// The framebuffer Lamina draws into, and the wrapper owning it (nil: the caller's).
-    let framebufferName: GLuint
-    let ownedFramebuffer: Framebuffer?
+    private(set) var framebufferName: GLuint
+    private(set) var ownedFramebuffer: Framebuffer?
     private var externalReleased = false
+    /// Set by `release()`: the target's use ended for good (not merely lost with its context).
+    private var releasedByUser = false
     /// True when memory row 0 is the image's bottom row (a window system's back buffer).
     let bottomRowFirst: Bool
     /// The whole framebuffer's size, and the rectangle Lamina renders (top-left origin).
@@ -179,10 +181,32 @@ public class RenderTarget {
         return image
     }
 
+    /// Whether the target's GL objects went with a lost context (`GPUDevice.recover()`),
+    /// and `restoreAfterContextLoss()` has not made them again.
+    public var isLost: Bool { !releasedByUser && (ownedFramebuffer?.isReleased ?? false) }
+
+    /// Makes the target's GL objects again after a context loss and `GPUDevice.recover()`
+    /// (the pixels are gone: the next frame draws them whole). Targets whose storage is
+    /// the caller's (a texture or framebuffer you made) cannot be: then this throws
+    /// `GPUError.contextLost` — make the storage and the target again. Nothing to do when
+    /// the target is not lost.
+    public func restoreAfterContextLoss() throws {
+        guard isLost else { return }
+        guard let fb = try remakeFramebuffer() else {
+            throw GPUError.contextLost(status: "the target's storage (a texture or buffer you made) went with the lost context; make it and the target again", guilty: false)
+        }
+        ownedFramebuffer = fb
+        framebufferName = fb.name
+    }
+
+    /// The framebuffer made again after a context loss (nil: the target cannot).
+    func remakeFramebuffer() throws -> Framebuffer? { nil }
+
     /// Frees the target's framebuffer, stencil and (when it owns it) texture — and the
     /// buffer, for GBM targets. A caller's framebuffer or a borrowed texture is only
     /// forgotten, never deleted.
     public func release() {
+        releasedByUser = true
         guard let fb = ownedFramebuffer else { externalReleased = true; return }
         fb.release()
         if fb.ownsColorTexture { fb.colorTexture.release() }
@@ -268,11 +292,21 @@ public final class OffscreenTarget: RenderTarget {
     public init(device: GPUDevice, pixelSize: PixelSize, scale: Double = 1) throws {
         guard !device.isClosed else { throw GPUError.deviceClosed(operation: "OffscreenTarget") }
         try device.validate(pixelSize, what: "render target", maximum: device.capabilities.maxRenderTargetSize)
-        let fb = try device.gl.withCurrentThrowing {
+        let fb = try OffscreenTarget.makeFramebuffer(device, pixelSize)
+        super.init(device: device, pixelSize: pixelSize, scale: scale, framebuffer: fb)
+    }
+
+    private static func makeFramebuffer(_ device: GPUDevice, _ pixelSize: PixelSize) throws -> Framebuffer {
+        try device.gl.withCurrentThrowing {
             let texture = try device.makeTexture(pixelSize: pixelSize)
             do { return try Framebuffer(colorTexture: texture) } catch { texture.release(); throw error }
         }
-        super.init(device: device, pixelSize: pixelSize, scale: scale, framebuffer: fb)
+    }
+
+    /// A target that owns its texture makes both again; one on a caller's texture cannot.
+    override func remakeFramebuffer() throws -> Framebuffer? {
+        guard ownedFramebuffer?.ownsColorTexture == true else { return nil }
+        return try OffscreenTarget.makeFramebuffer(device, pixelSize)
     }
 
     /// A target rendering into `texture` — Lamina's, or a host's lent through
