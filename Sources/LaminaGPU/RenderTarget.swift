@@ -447,18 +447,30 @@ public final class GBMTarget: RenderTarget {
         self.fourcc = format
         let fb: Framebuffer
         do {
-            let buf = try GBMTarget.export(bo)
-            defer { buf.close() }
-            fb = try device.gl.withCurrentThrowing {
-                let texture = try device.importDMABuf(buf)
-                do { return try Framebuffer(colorTexture: texture) } catch { texture.release(); throw error }
-            }
+            fb = try GBMTarget.framebuffer(on: bo, device)
         } catch {
             gbm_bo_destroy(bo)
             self.bo = nil
             throw error
         }
         super.init(device: device, pixelSize: pixelSize, scale: scale, framebuffer: fb)
+    }
+
+    /// A texture on the buffer (through a dma-buf and an EGL image) and a framebuffer on it.
+    private static func framebuffer(on bo: OpaquePointer, _ device: GPUDevice) throws -> Framebuffer {
+        let buf = try GBMTarget.export(bo)
+        defer { buf.close() }
+        return try device.gl.withCurrentThrowing {
+            let texture = try device.importDMABuf(buf)
+            do { return try Framebuffer(colorTexture: texture) } catch { texture.release(); throw error }
+        }
+    }
+
+    /// The buffer outlives a lost context (it is the kernel's): it is imported again. Its
+    /// pixels are kept, but the next frame draws them whole anyway.
+    override func remakeFramebuffer() throws -> Framebuffer? {
+        guard let bo else { return nil }
+        return try GBMTarget.framebuffer(on: bo, device)
     }
 
     private static func export(_ bo: OpaquePointer) throws -> DMABuf {

@@ -75,4 +75,28 @@ struct GBMTests {
         let wrong = mapped.mismatches { x, y in (10..<30).contains(x) && (0..<10).contains(y) ? px(255, 255, 0) : px(0, 0, 255) }
         #expect(wrong.isEmpty, "\(wrong)")
     }
+
+    @Test("after a context loss a GBM target imports its buffer again: the buffer and its pixels survive, drawing works")
+    func gbmTargetAfterContextLoss() throws {
+        let d = try openDevice(.only(.gbm))
+        let target = try GBMTarget(device: d, size: Size(width: 16, height: 8))
+        var pass = try d.beginRenderPass(on: target, clear: .blue)
+        pass.submit()
+        d.simulateContextLoss()
+        try d.recover()
+        #expect(target.isLost, "lost with the context (it reads as released until restored)")
+        try target.restoreAfterContextLoss()
+        #expect(!target.isLost && !target.isReleased)
+        let kept = try target.readMappedPixels()
+        #expect(kept.mismatches { _, _ in px(0, 0, 255) }.isEmpty, "the kernel's buffer kept its pixels")
+        pass = try d.beginRenderPass(on: target, clear: nil)
+        try pass.fill(Rect(x: 0, y: 0, width: 8, height: 8), color: .yellow)
+        pass.submit()
+        let mapped = try target.readMappedPixels()
+        let wrong = mapped.mismatches { x, _ in x < 8 ? px(255, 255, 0) : px(0, 0, 255) }
+        #expect(wrong.isEmpty, "\(wrong)")
+        target.release()
+        d.purgeCaches()
+        #expect(d.liveObjectCounts.total == 0, "\(d.liveObjectCounts)")
+    }
 }
