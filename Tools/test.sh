@@ -2,7 +2,8 @@
 # The test command: installs what is missing, builds with warnings treated as failures
 # (Lamina, and the SDL2 host program of Examples/SDLHost that the suite drives under
 # Xvfb), runs the whole test suite on this machine (llvmpipe through EGL), then runs the
-# GBM suite with the same test binary inside a VM that has a DRM device (Tools/vm/).
+# GBM suite with the same test binary inside a VM that has a DRM device (Tools/vm/), and
+# the suite again under AddressSanitizer and ThreadSanitizer (Tools/sanitize.sh).
 # Exits non-zero when anything fails; ends with one line "tests: N passed, N failed".
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -41,6 +42,12 @@ LAMINA_GBM_TESTS=1 GBM_ALWAYS_SOFTWARE=1 Tools/vm/run-in-vm.sh \
 vm_status=${PIPESTATUS[0]}
 set -e
 
+echo "== the suite under AddressSanitizer and ThreadSanitizer (Tools/sanitize.sh)"
+set +e
+bash Tools/sanitize.sh 2>&1 | strip | tee "$log/sanitize.txt"
+sanitize_status=${PIPESTATUS[0]}
+set -e
+
 count() { grep -cE "$1" "$2" || true; }
 host_passed=$(count '^✔ Test "' "$log/host.txt")
 host_failed=$(count '^✘ Test .* failed' "$log/host.txt")
@@ -54,6 +61,7 @@ echo "VM:   $vm_passed passed, $vm_failed failed, $vm_skipped skipped"
 status=0
 [ "$host_status" = 0 ] || { echo "host tests failed (status $host_status)" >&2; status=1; }
 [ "$vm_status" = 0 ] || { echo "GBM tests in the VM failed (status $vm_status)" >&2; status=1; }
+[ "$sanitize_status" = 0 ] || { echo "the suite failed under a sanitizer (Tools/sanitize.sh)" >&2; status=1; }
 # Every test skipped on the host must have run in the VM, and nothing may skip there.
 [ "$vm_skipped" = 0 ] || { echo "GBM tests were skipped inside the VM" >&2; status=1; }
 [ "$vm_passed" -ge "$host_skipped" ] || { echo "only $vm_passed GBM tests passed in the VM, $host_skipped were left to it" >&2; status=1; }

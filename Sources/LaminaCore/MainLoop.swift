@@ -2,6 +2,7 @@ import CRunLoop
 import Foundation
 import Glibc
 import Synchronization
+import LaminaGPU
 
 /// A run loop: file-descriptor sources, timers, queued blocks, blocks posted from other
 /// threads and the Dispatch main queue, with a commit at the end of every turn
@@ -56,7 +57,7 @@ public final class MainLoop {
     /// What the timerfd is armed to (nil: disarmed). Always the earliest `due` of `timers`.
     private var armedDeadline: Int64?
     private var queued: [() -> Void] = []
-    private nonisolated let posted = Mutex<[@Sendable @MainActor () -> Void]>([])
+    private nonisolated let posted = Locked<[@Sendable @MainActor () -> Void]>([])
     private var nextToken = 1
     /// How many `run(until:)` calls are running (nested ones too), and the depth `stop()`
     /// asked to end: only the innermost run returns.

@@ -45,7 +45,7 @@ func eglString(_ display: EGLDisplay?, _ name: EGLint) -> String {
 enum DisplayRegistry {
     private struct Key: Hashable { let platform: EGLenum; let native: UInt }
     private struct Entry { let display: UInt; var references: Int; let terminates: Bool }
-    private static let entries = Mutex<[Key: Entry]>([:])
+    private static let entries = Locked<[Key: Entry]>([:])
 
     /// Gets and initialises the display; throws with the EGL error on failure.
     /// `ownsNative`: the native display is Lamina's own (terminate with the last device).

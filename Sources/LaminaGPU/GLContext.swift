@@ -31,7 +31,7 @@ final class ObjectLedger: Sendable {
         /// The context generation the names belong to (`GLContext.generation`).
         var generation = 0
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private static func key(_ kind: GPUObjectKind, _ name: GLuint) -> UInt64 {
         UInt64(GPUObjectKind.allCases.firstIndex(of: kind)!) << 32 | UInt64(name)

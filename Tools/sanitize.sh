@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Tools/sanitize.sh [address|thread]...   (default: both)
+# Builds the test suite with a sanitizer (its own build directory, .build-<sanitizer>) and
+# runs it on llvmpipe: AddressSanitizer (memory errors) and ThreadSanitizer (data races).
+# Lamina's code and the tests are instrumented; Mesa, Cairo and Pango are not (their own
+# accesses are not checked, calls into them are). Not run here: the real SDL2 host
+# (SDLHostTests: its own binary, built without the sanitizer) and the GBM suite (it runs in
+# the VM). Leak checking is off: the drivers keep process-lifetime allocations; Lamina's
+# GL objects are proved freed by the suite's live-object counts instead.
+# Exits non-zero when a test fails or a sanitizer reports; Tools/test.sh runs it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash Tools/setup.sh
+export NO_COLOR=1
+sanitizers=("$@")
+[ ${#sanitizers[@]} -gt 0 ] || sanitizers=(address thread)
+status=0
+for s in "${sanitizers[@]}"; do
+  echo "== sanitizer: $s"
+  log=$(mktemp /tmp/lamina-$s.XXXXXX)
+  if ! swift build --build-tests --sanitize="$s" --scratch-path ".build-$s" >"$log" 2>&1; then
+    tail -40 "$log"; echo "sanitize: the $s build failed"; status=1; continue
+  fi
+  set +e
+  ASAN_OPTIONS=detect_leaks=0:halt_on_error=1 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+    swift test --skip-build --sanitize="$s" --scratch-path ".build-$s" --skip SDLHostTests --skip GBMTests >"$log" 2>&1
+  test_status=$?
+  set -e
+  passed=$(grep -cE '^✔ Test "' "$log" || true)
+  failed=$(grep -cE '^✘ Test .* failed' "$log" || true)
+  reports=$(grep -cE '^(==[0-9]+==ERROR: AddressSanitizer|WARNING: ThreadSanitizer)' "$log" || true)
+  if [ "$test_status" != 0 ] || [ "$reports" != 0 ]; then
+    grep -E -A30 '^(==[0-9]+==ERROR|WARNING: ThreadSanitizer)' "$log" | head -120 || true
+    grep -E '^✘' "$log" | head -40 || true
+    status=1
+  fi
+  echo "sanitizer $s: $passed tests passed, $failed failed, $reports sanitizer reports (status $test_status)"
+  rm -f "$log"
+done
+exit "$status"
