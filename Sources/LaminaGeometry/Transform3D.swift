@@ -39,6 +39,12 @@ public struct Transform3D: Hashable, Sendable {
 
     public var isIdentity: Bool { self == .identity }
 
+    /// Every element is finite (not infinite, not a number).
+    public var isFinite: Bool {
+        m11.isFinite && m12.isFinite && m13.isFinite && m14.isFinite && m21.isFinite && m22.isFinite && m23.isFinite && m24.isFinite
+            && m31.isFinite && m32.isFinite && m33.isFinite && m34.isFinite && m41.isFinite && m42.isFinite && m43.isFinite && m44.isFinite
+    }
+
     /// A translation by `before`, then `self`, then a translation by `after` — what
     /// `Transform3D(translationX:…).concatenating(self).concatenating(Transform3D(translationX:…))`
     /// computes, without two full products (a layer's transform about its anchor point).

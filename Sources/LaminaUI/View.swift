@@ -67,13 +67,18 @@ open class View: Responder, LayerDelegate {
         get { layer.position }
         set { layer.position = newValue; autoresizeBase = superview?.bounds.size }
     }
-    /// An affine transform about the centre.
+    /// An affine transform about the centre. One with an element that is not finite is
+    /// refused (reported through `Layer.invalidValueHandler`; the view keeps its transform).
     public var transform: Transform2D = .identity {
-        didSet { layer.transform = transform.transform3D }
+        didSet {
+            layer.transform = transform.transform3D
+            if layer.transform != transform.transform3D { transform = oldValue }   // refused by the layer
+        }
     }
+    /// 0…1: values outside are clamped, not a number is refused (the layer's `opacity`).
     public var alpha: Double {
         get { layer.opacity }
-        set { layer.opacity = min(1, max(0, newValue)) }
+        set { layer.opacity = newValue }
     }
     public var isHidden: Bool {
         get { layer.isHidden }
@@ -194,29 +199,54 @@ open class View: Responder, LayerDelegate {
     open func didAddSubview(_ subview: View) {}
     open func willRemoveSubview(_ subview: View) {}
 
+    /// The view and its subtree, parents before their subviews, in order (an explicit
+    /// stack: no recursion per level).
+    func forEachInSubtree(_ body: (View) -> Void) {
+        var stack: [View] = [self]
+        while let v = stack.popLast() {
+            body(v)
+            stack += v.subviews.reversed()
+        }
+    }
+
     private func notifyWillMove(toWindow w: Window?) {
-        willMove(toWindow: w)
-        for s in subviews { s.notifyWillMove(toWindow: w) }
+        forEachInSubtree { $0.willMove(toWindow: w) }
     }
 
     private func notifyDidMoveToWindow() {
-        if let w = window, layer.contentsScale != w.scale {
-            layer.contentsScale = w.scale
-            if !View.classesThatDoNotDraw.contains(ObjectIdentifier(type(of: self))) { layer.setNeedsDisplay() }
+        let w = window
+        forEachInSubtree { v in
+            if let w, v.layer.contentsScale != w.scale {
+                v.layer.contentsScale = w.scale
+                if !v.drawsNothing { v.layer.setNeedsDisplay() }
+            }
+            v.didMoveToWindow()
         }
-        didMoveToWindow()
-        for s in subviews { s.notifyDidMoveToWindow() }
     }
 
     /// The window's scale changed (it moved to a target of another scale): every view's
     /// layer takes the new `contentsScale`, and views showing drawn content are redrawn at
     /// it (as UIKit redraws on a display-scale trait change).
     func windowScaleDidChange(to scale: Double) {
-        if layer.contentsScale != scale {
-            layer.contentsScale = scale
-            if let store = layer.backingStore, store.scale != scale { setNeedsDisplay() }
+        forEachInSubtree { v in
+            if v.layer.contentsScale != scale {
+                v.layer.contentsScale = scale
+                if let store = v.layer.backingStore, store.scale != scale { v.setNeedsDisplay() }
+            }
         }
-        for s in subviews { s.windowScaleDidChange(to: scale) }
+    }
+
+    /// Frees the subviews without recursion (a `deinit` per level would overflow the stack
+    /// for a deep chain); subviews held elsewhere stay alive with their subtrees.
+    isolated deinit {
+        var stack = subviews
+        subviews = []
+        while var v = stack.popLast() {
+            if isKnownUniquelyReferenced(&v) {
+                stack += v.subviews
+                v.subviews = []
+            }
+        }
     }
 
     // MARK: Coordinates
@@ -244,13 +274,21 @@ open class View: Responder, LayerDelegate {
     // MARK: Drawing
 
     static var contextStack: [GraphicsContext] = []
-    /// View classes whose `draw(_:)` is the base one: Lamina's own, and others found on
-    /// their first display (whose base `draw(_:)` paints nothing, leaving no bitmap).
-    static var classesThatDoNotDraw: Set<ObjectIdentifier> = [
+    /// View classes whose `draw(_:)` is the base one (Lamina's own): their views draw only
+    /// when code asks (`setNeedsDisplay()`), keeping no bitmap otherwise. Whether another
+    /// class draws is decided per view (`drawsNothing`), never for the whole class.
+    static let classesThatDoNotDraw: Set<ObjectIdentifier> = [
         ObjectIdentifier(View.self), ObjectIdentifier(Window.self),
         ObjectIdentifier(ScrollView.self), ObjectIdentifier(TiledScrollView.self),
     ]
     private var drewWithBaseImplementation = false
+    /// This view's last draw reached the base `draw(_:)` and painted nothing (or its class
+    /// is one of Lamina's that never draws): automatic redraws (a new window scale) skip
+    /// it, until a draw paints. One view's draw says nothing of other views of its class.
+    private var drawsNothing: Bool {
+        get { drewNothing || View.classesThatDoNotDraw.contains(ObjectIdentifier(type(of: self))) }
+    }
+    private var drewNothing = false
 
     /// Draws the view's content in `rect` (bounds coordinates) with
     /// `currentGraphicsContext()`, set up as UIKit does: origin at the bounds origin, scaled,
@@ -295,12 +333,9 @@ open class View: Responder, LayerDelegate {
         drewWithBaseImplementation = false
         let painted = context.paintCount
         draw(context.clipBoundingBox)
-        if drewWithBaseImplementation && context.paintCount == painted {
-            // The base draw ran and nothing was painted: later views of this class skip the
-            // first draw (this one keeps no bitmap). An override calling super that paints is
-            // not affected; `setNeedsDisplay()` from code always draws.
-            View.classesThatDoNotDraw.insert(ObjectIdentifier(type(of: self)))
-        }
+        // The base draw ran and nothing was painted: this view keeps no bitmap and skips
+        // automatic redraws; `setNeedsDisplay()` from code always draws.
+        drewNothing = drewWithBaseImplementation && context.paintCount == painted
     }
 
     // MARK: Layout
@@ -366,13 +401,38 @@ open class View: Responder, LayerDelegate {
     /// The deepest visible, interactive view containing `point` (this view's coordinates):
     /// hidden views, views with alpha below 0.01 and views with user interaction disabled
     /// are skipped with their subviews; a point outside a view is outside its subviews too.
+    ///
+    /// The default walks the subtree in a loop, not a call per level; a subview whose class
+    /// is not one of Lamina's own is asked through its own `hitTest(_:with:)` (which may be
+    /// overridden), so only such levels nest calls.
     open func hitTest(_ point: Point, with event: Event?) -> View? {
-        guard isUserInteractionEnabled, !isHidden, alpha >= 0.01, self.point(inside: point, with: event) else { return nil }
-        for sub in subviews.reversed() {
+        guard acceptsHit(at: point, with: event) else { return nil }
+        // Each frame: a view that accepts the point, and the next of its subviews to try
+        // (top-most first); when none is hit, the view itself is.
+        var stack: [(view: View, point: Point, next: Int)] = [(self, point, subviews.count - 1)]
+        while let top = stack.popLast() {
+            guard top.next >= 0 else { return top.view }
+            stack.append((top.view, top.point, top.next - 1))
+            let sub = top.view.subviews[top.next]
             // No image of the point in the subview (scaled to nothing, seen edge-on): not hit.
-            guard let p = sub.layer.convert(point, from: layer) else { continue }
-            if let hit = sub.hitTest(p, with: event) { return hit }
+            guard let p = sub.layer.convert(top.point, from: top.view.layer) else { continue }
+            if View.hitTestedInLoop.contains(ObjectIdentifier(type(of: sub))) {
+                if sub.acceptsHit(at: p, with: event) { stack.append((sub, p, sub.subviews.count - 1)) }
+            } else if let hit = sub.hitTest(p, with: event) {
+                return hit
+            }
         }
-        return self
+        return nil
     }
+
+    /// The checks of the default `hitTest` for the view itself.
+    private func acceptsHit(at point: Point, with event: Event?) -> Bool {
+        isUserInteractionEnabled && !isHidden && alpha >= 0.01 && self.point(inside: point, with: event)
+    }
+
+    /// Lamina's view classes, which do not override `hitTest(_:with:)`: walked in the loop.
+    private static let hitTestedInLoop: Set<ObjectIdentifier> = [
+        ObjectIdentifier(View.self), ObjectIdentifier(Window.self), ObjectIdentifier(ScrollView.self),
+        ObjectIdentifier(TiledScrollView.self), ObjectIdentifier(TiledScrollView.Tile.self),
+    ]
 }
