@@ -18,6 +18,16 @@ final class TallyLayer: Layer {
     isolated deinit { TallyLayer.freed += 1 }
 }
 
+/// Runs `body` and prints its wall-clock time (measured for the report, never asserted).
+@MainActor
+func timed<T>(_ label: String, _ body: () throws -> T) rethrows -> T {
+    let clock = ContinuousClock()
+    var result: T?
+    let elapsed = try clock.measure { result = try body() }
+    print("TIMING \(label): \(elapsed)")
+    return result!
+}
+
 /// Collects the values layers refuse while `body` runs.
 @MainActor
 func refusals(_ body: () throws -> Void) rethrows -> [InvalidLayerValue] {
@@ -291,35 +301,42 @@ struct DeepWideTreeTests {
             override func layoutSublayers() { onLayout?() }
         }
         weak var weakRoot: Layer?
-        do {
+        try timed("deep chain of \(depth): built, committed, freed (both chains)") {
             let root = Counting()
             root.frame = Rect(x: 0, y: 0, width: 100, height: 100)
-            var bottom: Layer = root
-            for i in 0..<depth {
-                let l: Layer = i == depth - 1 ? TallyLayer() : Counting()
-                l.frame = Rect(x: 0, y: 0, width: 100, height: 100)
-                (l as? Counting)?.onLayout = { laidOut += 1 }
-                bottom.addSublayer(l)
-                bottom = l
+            let bottom: Layer = timed("deep chain: build \(depth) top-down") {
+                var bottom: Layer = root
+                for i in 0..<depth {
+                    let l: Layer = i == depth - 1 ? TallyLayer() : Counting()
+                    l.frame = Rect(x: 0, y: 0, width: 100, height: 100)
+                    (l as? Counting)?.onLayout = { laidOut += 1 }
+                    bottom.addSublayer(l)
+                    bottom = l
+                }
+                return bottom
             }
             root.onLayout = { laidOut += 1 }
             bottom.setNeedsDisplay()
-            try Transaction.flush()
+            try timed("deep chain: commit (layout \(depth), display 1)") { try Transaction.flush() }
             #expect(laidOut == depth, "the root and every Counting layer below it laid out once")
             #expect(TallyLayer.drawn == 1)
-            #expect(root.hitTest(Point(x: 50, y: 50)) === bottom)
+            #expect(timed("deep chain: hit test") { root.hitTest(Point(x: 50, y: 50)) } === bottom)
             #expect(bottom.convert(Point(x: 1, y: 2), to: bottom.superlayer) == Point(x: 1, y: 2))
             #expect(bottom.rootLayer === root && bottom.isDescendant(of: root))
             // Built bottom-up too: each insertion O(1).
-            var top: Layer = Layer()
-            for _ in 0..<depth {
-                let parent = Layer()
-                parent.addSublayer(top)
-                top = parent
+            let top: Layer = timed("deep chain: build \(depth) bottom-up") {
+                var top: Layer = Layer()
+                for _ in 0..<depth {
+                    let parent = Layer()
+                    parent.addSublayer(top)
+                    top = parent
+                }
+                return top
             }
             root.addSublayer(top)
-            try Transaction.flush()
+            try timed("deep chain: commit the second chain") { try Transaction.flush() }
             weakRoot = root
+            root.onLayout = nil
         }
         #expect(weakRoot == nil && TallyLayer.freed == 1, "the chains were freed (no stack overflow)")
     }
@@ -328,26 +345,45 @@ struct DeepWideTreeTests {
     func wideSiblings() throws {
         try Transaction.flush()
         let width = 1_000_000
-        let parent = Layer()
-        var children: [Layer] = []
-        children.reserveCapacity(width)
-        for i in 0..<width {
-            let l = Layer()
-            l.frame = Rect(x: Double(i % 100), y: 0, width: 1, height: 1)
-            parent.addSublayer(l)
-            children.append(l)
+        weak var weakParent: Layer?
+        try timed("wide: \(width) siblings added, committed, removed, freed") {
+            let parent = Layer()
+            var children: [Layer] = []
+            children.reserveCapacity(width)
+            timed("wide: add \(width)") {
+                for i in 0..<width {
+                    let l = Layer()
+                    l.frame = Rect(x: Double(i % 100), y: 0, width: 1, height: 1)
+                    parent.addSublayer(l)
+                    children.append(l)
+                }
+            }
+            #expect(parent.sublayers.count == width)
+            try timed("wide: commit \(width)") { try Transaction.flush() }
+            // Remove every second one, from the front: the order of the rest is kept.
+            timed("wide: remove \(width / 2) one by one from the front") {
+                for i in stride(from: 0, to: width, by: 2) { children[i].removeFromSuperlayer() }
+            }
+            let rest = parent.sublayers
+            #expect(rest.count == width / 2)
+            #expect(rest.enumerated().allSatisfy { $0.element === children[2 * $0.offset + 1] })
+            timed("wide: remove the other \(width / 2) (iterating a copy of sublayers)") {
+                for l in rest { l.removeFromSuperlayer() }
+            }
+            #expect(parent.sublayers.isEmpty)
+            try Transaction.flush()
+            timed("wide: free \(width)") { children = [] }
+            weakParent = parent
         }
-        #expect(parent.sublayers.count == width)
-        try Transaction.flush()
-        // Remove every second one, from the front: the order of the rest is kept.
-        for i in stride(from: 0, to: width, by: 2) { children[i].removeFromSuperlayer() }
-        let rest = parent.sublayers
-        #expect(rest.count == width / 2)
-        #expect(rest.enumerated().allSatisfy { $0.element === children[2 * $0.offset + 1] })
-        for l in rest { l.removeFromSuperlayer() }
-        #expect(parent.sublayers.isEmpty)
-        try Transaction.flush()
-        children = []
+        #expect(weakParent == nil)
+        // The figure of issue 11: 40 000 siblings removed one by one.
+        let parent = Layer()
+        let forty = (0..<40_000).map { _ in Layer() }
+        for l in forty { parent.addSublayer(l) }
+        timed("remove 40 000 siblings one by one (first to last)") {
+            for l in parent.sublayers { l.removeFromSuperlayer() }
+        }
+        #expect(parent.sublayers.isEmpty && forty.allSatisfy { $0.superlayer == nil })
     }
 
     @Test("sublayer order semantics with removed slots: insert at/above/below, replace, re-add and move behave as on a plain list")
