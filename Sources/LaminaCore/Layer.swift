@@ -156,6 +156,7 @@ open class Layer {
     /// `deinit` per level would overflow the stack). Sublayers held elsewhere stay alive
     /// with their subtrees.
     isolated deinit {
+        Transaction.forget(self)
         var stack = sublayerSlots
         sublayerSlots = []
         while var l = stack.popLast() {
@@ -189,7 +190,9 @@ open class Layer {
     // MARK: Change tracking
 
     /// The layer is among the current transaction's changes.
-    var changeRecorded = false
+    var changeRecorded: Bool { changeSlot >= 0 }
+    /// The layer's entries in the transaction's queues (-1: none).
+    var changeSlot = -1, layoutSlot = -1, displaySlot = -1
     /// What changed since its state was last handed to the renderers.
     var pendingChanges: LayerChanges = []
 

@@ -36,13 +36,13 @@ public enum Transaction {
     /// An end of turn already found the explicit transaction open.
     private static var openAtEndOfTurn = false
     private static var pendingChanges = false
-    private static var layoutQueue: [WeakLayer] = []
-    private static var displayQueue: [WeakLayer] = []
+    private static var layoutQueue = LayerQueue(.layout)
+    private static var displayQueue = LayerQueue(.display)
     private static var records: [DisplayRecord] = []
     private static var layoutCount = 0
     static var hosts: [WeakHost] = []
     /// Layers changed since their state last went to the renderers (each once).
-    private static var changedLayers: [WeakLayer] = []
+    private static var changedLayers = LayerQueue(.changes)
     /// Backing stores the renderers get whole at the next delivery (new to them).
     private static var fullUploads: [UInt64: BackingStore] = [:]
     /// The renderers (compositors) that receive every update.
@@ -108,9 +108,7 @@ public enum Transaction {
     static func noteChange() { pendingChanges = true }
     static func noteChanged(_ layer: Layer) {
         pendingChanges = true
-        guard !layer.changeRecorded else { return }
-        layer.changeRecorded = true
-        changedLayers.append(WeakLayer(layer))
+        changedLayers.insert(layer)
     }
     static func noteNeedsFullUpload(_ store: BackingStore) { fullUploads[store.id] = store }
 
@@ -141,12 +139,11 @@ public enum Transaction {
         var hosted = HostedTrees(roots: Set(hosts.compactMap { $0.host?.rootLayer.id }
                                             + renderers.compactMap { $0.renderer?.tree?.rootID }))
         var update = RenderUpdate()
-        update.layers.reserveCapacity(changedLayers.count)
+        let changed = changedLayers.take()
+        update.layers.reserveCapacity(changed.count)
         var uploaded = Set<UInt64>()
         var leftOut = 0
-        for entry in changedLayers {
-            guard let layer = entry.layer else { continue }
-            layer.changeRecorded = false
+        for layer in changed {
             layer.subtreeDescribed = false
             guard hosted.contains(layer) else {
                 // Described whole when it joins a hosted tree.
@@ -166,14 +163,20 @@ public enum Transaction {
             }
         }
         lastDelivery = (update.layers.count, leftOut)
-        changedLayers = []
         fullUploads = [:]
         renderers.removeAll { $0.renderer == nil }
         guard !update.layers.isEmpty || !update.uploads.isEmpty else { return }
         for entry in renderers { entry.renderer?.apply(update) }
     }
-    static func noteNeedsLayout(_ layer: Layer) { layoutQueue.append(WeakLayer(layer)); pendingChanges = true }
-    static func noteNeedsDisplay(_ layer: Layer) { displayQueue.append(WeakLayer(layer)); pendingChanges = true }
+    static func noteNeedsLayout(_ layer: Layer) { layoutQueue.insert(layer); pendingChanges = true }
+    static func noteNeedsDisplay(_ layer: Layer) { displayQueue.insert(layer); pendingChanges = true }
+
+    /// A layer is being freed: it leaves every queue (they do not keep layers alive).
+    static func forget(_ layer: Layer) {
+        changedLayers.remove(layer)
+        layoutQueue.remove(layer)
+        displayQueue.remove(layer)
+    }
     static func noteDisplay(_ record: DisplayRecord) { records.append(record) }
     static func noteLayout(_ layer: Layer) { layoutCount += 1 }
 
@@ -187,8 +190,7 @@ public enum Transaction {
         var passes = 0
         let layoutRuns = !layoutQueue.isEmpty
         while !layoutQueue.isEmpty {
-            let queued = layoutQueue.compactMap(\.layer)
-            layoutQueue = []
+            let queued = layoutQueue.take()
             guard passes < maximumLayoutPasses else {
                 // Abandoned: a later setNeedsLayout() queues them again.
                 for layer in queued { layer.needsLayout = false }
@@ -207,10 +209,9 @@ public enum Transaction {
         if layoutRuns { timings.layout = layoutTime }     // a phase with nothing to do reads 0
         // Display: every invalid layer draws once.
         phaseObserver?(.display)
-        let toDisplay = displayQueue
-        displayQueue = []
-        for entry in toDisplay {
-            guard let layer = entry.layer, layer.needsDisplay else { continue }
+        let toDisplay = displayQueue.take()
+        for layer in toDisplay {
+            guard layer.needsDisplay else { continue }
             do { try layer.displayIfNeeded() } catch {
                 failures.append(CommitError.Failure(phase: .display, layer: layer.name ?? String(describing: type(of: layer)),
                                                     layerID: layer.id, message: "\(error)"))
@@ -283,10 +284,60 @@ public struct CommitError: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String { "commit failed: " + failures.map(\.description).joined(separator: "; ") }
 }
 
-/// A weak reference to a layer (the transaction does not keep layers alive).
-struct WeakLayer {
-    weak var layer: Layer?
-    init(_ layer: Layer) { self.layer = layer }
+/// Layers waiting for a phase of the commit, each once, without keeping them alive: a
+/// layer's slot (`changeSlot`, `layoutSlot`, `displaySlot`) indexes its entry, which its `deinit` clears (`Transaction.forget`).
+/// Unretained entries rather than weak references: a weak reference gives every layer a
+/// side table, which makes each later retain and release of it several times slower.
+@MainActor
+struct LayerQueue {
+    enum Kind { case changes, layout, display }
+    private var entries: [Unmanaged<Layer>?] = []
+    private let kind: Kind
+    init(_ kind: Kind) { self.kind = kind }
+
+    private func slot(of layer: Layer) -> Int {
+        switch kind {
+        case .changes: return layer.changeSlot
+        case .layout: return layer.layoutSlot
+        case .display: return layer.displaySlot
+        }
+    }
+
+    private func setSlot(of layer: Layer, _ i: Int) {
+        switch kind {
+        case .changes: layer.changeSlot = i
+        case .layout: layer.layoutSlot = i
+        case .display: layer.displaySlot = i
+        }
+    }
+
+    var isEmpty: Bool { entries.isEmpty }
+
+    mutating func insert(_ layer: Layer) {
+        guard slot(of: layer) < 0 else { return }
+        setSlot(of: layer, entries.count)
+        entries.append(Unmanaged.passUnretained(layer))
+    }
+
+    mutating func remove(_ layer: Layer) {
+        let i = slot(of: layer)
+        guard i >= 0, i < entries.count else { return }
+        entries[i] = nil
+        setSlot(of: layer, -1)
+    }
+
+    /// The live layers, in order (now retained), leaving the queue empty.
+    mutating func take() -> [Layer] {
+        var out: [Layer] = []
+        out.reserveCapacity(entries.count)
+        for case let e? in entries {
+            let layer = e.takeUnretainedValue()
+            setSlot(of: layer, -1)
+            out.append(layer)
+        }
+        entries = []
+        return out
+    }
 }
 
 /// Depths of layers in their trees, each ancestor chain walked once (O(tree size) for a
@@ -304,9 +355,11 @@ struct Depths {
             guard let p = l.superlayer else { break }
             l = p
         }
-        // path: layer … topmost unknown; the topmost is at base + 1.
-        for (i, p) in path.reversed().enumerated() { known[ObjectIdentifier(p)] = base + 1 + i }
-        return known[ObjectIdentifier(layer)] ?? 0
+        // path: layer … topmost unknown; the topmost is at base + 1. A leaf is on no other
+        // layer's way up: not remembered.
+        let n = path.count
+        for (i, p) in path.enumerated() where i > 0 || p.sublayerCount > 0 { known[ObjectIdentifier(p)] = base + n - i }
+        return n == 0 ? base : base + n
     }
 }
 
@@ -327,7 +380,7 @@ struct HostedTrees {
             guard let p = l.superlayer else { result = roots.contains(l.id); break }
             l = p
         }
-        for p in path { known[ObjectIdentifier(p)] = result }
+        for (i, p) in path.enumerated() where i > 0 || p.sublayerCount > 0 { known[ObjectIdentifier(p)] = result }
         return result
     }
 }
