@@ -415,3 +415,13 @@ struct DeepWideTreeTests {
         #expect(!p.addSublayer(p) && !ls[7].addSublayer(p), "cycles are still refused")
     }
 }
+
+@Suite("Model robustness: images")
+struct ImageRobustnessTests {
+    @Test("images of different sizes differ everywhere (no trap)")
+    func differentSizes() {
+        let a = RGBAImage(width: 2, height: 2), b = RGBAImage(width: 3, height: 1)
+        #expect(a.difference(from: b) == (differing: 4, maxDifference: 255))
+        #expect(a.difference(from: a) == (differing: 0, maxDifference: 0))
+    }
+}
