@@ -26,7 +26,31 @@ open class View: Responder, LayerDelegate {
     open class var layerClass: Layer.Type { Layer.self }
 
     public let layer: Layer
-    public private(set) var subviews: [View] = []
+    /// The subviews, back to front.
+    public var subviews: [View] {
+        compactSubviews()
+        return subviewSlots
+    }
+    /// The subviews' storage: a removed subview's slot holds a placeholder until the list
+    /// is next read or inserted into, or the placeholders outnumber the subviews — so
+    /// removing N siblings one by one costs O(N) in all (as `Layer`'s sublayers).
+    private var subviewSlots: [View] = []
+    private var staleSubviews = 0
+    /// This view's slot in its superview's `subviewSlots`.
+    private var slotInSuperview = 0
+    private static let removedSlot = View()
+
+    private func compactSubviews() {
+        guard staleSubviews > 0 else { return }
+        var kept: [View] = []
+        kept.reserveCapacity(subviewSlots.count - staleSubviews)
+        for v in subviewSlots where v !== View.removedSlot {
+            v.slotInSuperview = kept.count
+            kept.append(v)
+        }
+        subviewSlots = kept
+        staleSubviews = 0
+    }
     public private(set) weak var superview: View?
     public var tag = 0
     public var isUserInteractionEnabled = true
@@ -109,10 +133,11 @@ open class View: Responder, LayerDelegate {
         return nil
     }
 
-    public func addSubview(_ view: View) { insertSubview(view, at: subviews.count) }
+    public func addSubview(_ view: View) { insertSubview(view, at: Int.max) }
 
     public func insertSubview(_ view: View, at index: Int) {
-        guard view !== self, !isDescendant(of: view) else { return }
+        // A view without subviews can only be an ancestor by being this one.
+        guard view !== self, view.subviewSlots.count == view.staleSubviews || !isDescendant(of: view) else { return }
         let oldWindow = view.window
         let newWindow = window
         let reparenting = view.superview !== self
@@ -124,18 +149,24 @@ open class View: Responder, LayerDelegate {
             view.notifyWillMove(toWindow: newWindow)
             oldWindow?.subtreeWillLeave(view)
         }
-        var i = max(0, min(index, subviews.count))
-        if view.superview === self, let old = subviews.firstIndex(where: { $0 === view }) {
-            subviews.remove(at: old)
+        compactSubviews()
+        var i = max(0, min(index, subviewSlots.count))
+        if view.superview === self {
+            let old = view.slotInSuperview
+            subviewSlots.remove(at: old)
             if old < i { i -= 1 }
+            for j in old..<subviewSlots.count { subviewSlots[j].slotInSuperview = j }
         } else {
             view.detach()
         }
-        subviews.insert(view, at: i)
+        compactSubviews()
+        i = min(i, subviewSlots.count)
+        subviewSlots.insert(view, at: i)
+        for j in i..<subviewSlots.count { subviewSlots[j].slotInSuperview = j }
         view.superview = self
         if reparenting { view.autoresizeBase = bounds.size }
         // Keep the layer order equal to the view order.
-        let below = i + 1 < subviews.count ? subviews[i + 1].layer : nil
+        let below = i + 1 < subviewSlots.count ? subviewSlots[i + 1].layer : nil
         if let below { layer.insertSublayer(view.layer, below: below) } else { layer.addSublayer(view.layer) }
         if oldWindow !== newWindow { view.notifyDidMoveToWindow() }
         if reparenting {
@@ -145,18 +176,22 @@ open class View: Responder, LayerDelegate {
     }
 
     public func insertSubview(_ view: View, aboveSubview sibling: View) {
-        guard let i = subviews.firstIndex(where: { $0 === sibling }) else { return addSubview(view) }
+        guard sibling.superview === self else { return addSubview(view) }
+        compactSubviews()
+        let i = sibling.slotInSuperview
         insertSubview(view, at: i + 1)
     }
 
     public func insertSubview(_ view: View, belowSubview sibling: View) {
-        guard let i = subviews.firstIndex(where: { $0 === sibling }) else { return insertSubview(view, at: 0) }
+        guard sibling.superview === self else { return insertSubview(view, at: 0) }
+        compactSubviews()
+        let i = sibling.slotInSuperview
         insertSubview(view, at: i)
     }
 
     public func bringSubviewToFront(_ view: View) {
         guard view.superview === self else { return }
-        insertSubview(view, at: subviews.count)
+        insertSubview(view, at: Int.max)
     }
 
     public func sendSubviewToBack(_ view: View) {
@@ -180,8 +215,18 @@ open class View: Responder, LayerDelegate {
 
     private func detach() {
         guard let parent = superview else { return }
-        parent.subviews.removeAll { $0 === self }
         superview = nil
+        if slotInSuperview == parent.subviewSlots.count - 1 {
+            parent.subviewSlots.removeLast()
+            while parent.subviewSlots.last === View.removedSlot {
+                parent.subviewSlots.removeLast()
+                parent.staleSubviews -= 1
+            }
+        } else {
+            parent.subviewSlots[slotInSuperview] = View.removedSlot
+            parent.staleSubviews += 1
+            if parent.staleSubviews > parent.subviewSlots.count / 2 { parent.compactSubviews() }
+        }
         layer.removeFromSuperlayer()
     }
 
@@ -239,12 +284,13 @@ open class View: Responder, LayerDelegate {
     /// Frees the subviews without recursion (a `deinit` per level would overflow the stack
     /// for a deep chain); subviews held elsewhere stay alive with their subtrees.
     isolated deinit {
-        var stack = subviews
-        subviews = []
+        var stack = subviewSlots
+        subviewSlots = []
         while var v = stack.popLast() {
             if isKnownUniquelyReferenced(&v) {
-                stack += v.subviews
-                v.subviews = []
+                stack += v.subviewSlots
+                v.subviewSlots = []
+                v.staleSubviews = 0
             }
         }
     }

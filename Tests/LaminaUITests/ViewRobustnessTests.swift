@@ -136,4 +136,29 @@ struct ViewRobustnessTests {
         #expect(weakTop == nil && weakBottom == nil)
         try window.compositeNow()
     }
+
+    @Test("subviews: removing many siblings one by one keeps the order of the rest, and the layers follow; moves, inserts above/below work after removals")
+    func wideSubviews() throws {
+        let parent = View(frame: Rect(x: 0, y: 0, width: 100, height: 100))
+        let n = 100_000
+        let views = (0..<n).map { i -> View in let v = View(); v.tag = i; return v }
+        for v in views { parent.addSubview(v) }
+        for i in stride(from: 0, to: n, by: 2) { views[i].removeFromSuperview() }
+        #expect(parent.subviews.count == n / 2)
+        #expect(parent.subviews.enumerated().allSatisfy { $0.element === views[2 * $0.offset + 1] })
+        #expect(parent.layer.sublayers.map(\.id) == parent.subviews.map(\.layer.id))
+        for v in parent.subviews.prefix(n / 2 - 3) { v.removeFromSuperview() }
+        let left = [views[n - 5], views[n - 3], views[n - 1]]
+        #expect(parent.subviews.map(\.tag) == left.map(\.tag))
+        views[n - 1].removeFromSuperview()
+        views[n - 5].removeFromSuperview()
+        parent.insertSubview(views[0], belowSubview: views[n - 3])
+        parent.insertSubview(views[2], aboveSubview: views[0])
+        parent.addSubview(views[4])
+        parent.sendSubviewToBack(views[4])
+        parent.bringSubviewToFront(views[0])
+        #expect(parent.subviews.map(\.tag) == [4, 2, n - 3, 0])
+        #expect(parent.layer.sublayers.map(\.id) == parent.subviews.map(\.layer.id))
+        #expect(parent.subviews.allSatisfy { $0.superview === parent })
+    }
 }
