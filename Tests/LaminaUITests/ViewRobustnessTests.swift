@@ -161,4 +161,45 @@ struct ViewRobustnessTests {
         #expect(parent.layer.sublayers.map(\.id) == parent.subviews.map(\.layer.id))
         #expect(parent.subviews.allSatisfy { $0.superview === parent })
     }
+
+    @Test("a touch on the bottom of a 100 000-deep chain of views goes up the responder chain in a loop: through an override calling super, to the view that handles it")
+    func deepResponderChain() throws {
+        let window = try makeWindow()
+        var log: [String] = []
+        final class Catcher: View {
+            var log: ((String) -> Void)?
+            override func touchesBegan(_ touches: Set<Touch>, with event: Event) { log?("caught") }
+        }
+        final class Passer: View {
+            var log: ((String) -> Void)?
+            override func touchesBegan(_ touches: Set<Touch>, with event: Event) {
+                log?("passing")
+                super.touchesBegan(touches, with: event)
+            }
+        }
+        let catcher = Catcher(frame: Rect(x: 0, y: 0, width: 100, height: 100))
+        catcher.log = { log.append($0) }
+        let passer = Passer(frame: Rect(x: 0, y: 0, width: 100, height: 100))
+        passer.log = { log.append($0) }
+        var top: View = View(frame: Rect(x: 0, y: 0, width: 100, height: 100))
+        let bottom = top
+        for _ in 1..<100_000 {
+            let parent = View(frame: Rect(x: 0, y: 0, width: 100, height: 100))
+            parent.addSubview(top)
+            top = parent
+        }
+        passer.addSubview(top)
+        top = passer
+        for _ in 0..<1000 {   // plain views between the passer and the catcher
+            let parent = View(frame: Rect(x: 0, y: 0, width: 100, height: 100))
+            parent.addSubview(top)
+            top = parent
+        }
+        catcher.addSubview(top)
+        window.addSubview(catcher)
+        window.send([TouchInput(phase: .began, location: Point(x: 5, y: 5))])
+        #expect(log == ["passing", "caught"])
+        #expect(window.hitTest(Point(x: 5, y: 5), with: nil) === bottom)
+        catcher.removeFromSuperview()
+    }
 }
