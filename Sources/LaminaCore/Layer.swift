@@ -36,13 +36,12 @@ open class Layer {
     private var sublayerSlots: [Layer] = []
     /// The placeholder of a removed sublayer's slot.
     private static let removedSlot = Layer()
-    /// Stale entries in `sublayerSlots`.
+    /// Placeholders in `sublayerSlots`.
     private var staleSlots = 0
     /// This layer's slot in its superlayer's `sublayerSlots`.
     private var slot = 0
     /// The number of sublayers (without compacting).
     var sublayerCount: Int { sublayerSlots.count - staleSlots }
-
 
     private func compactSublayers() {
         guard staleSlots > 0 else { return }
