@@ -386,6 +386,28 @@ struct DeepWideTreeTests {
         #expect(parent.sublayers.isEmpty && forty.allSatisfy { $0.superlayer == nil })
     }
 
+    @Test("Layer.hitTest (CALayer's): the farthest layer containing the point, top-most sublayer first; hidden layers and points outside a masking layer skip its sublayers")
+    func layerHitTest() {
+        let root = rootLayer(width: 100, height: 100)
+        let a = solid(Rect(x: 0, y: 0, width: 50, height: 50), .red)
+        let b = solid(Rect(x: 25, y: 25, width: 50, height: 50), .blue)
+        let child = solid(Rect(x: 40, y: 40, width: 20, height: 20), .green)   // reaches outside b
+        b.addSublayer(child)
+        root.addSublayer(a)
+        root.addSublayer(b)
+        #expect(root.hitTest(Point(x: 10, y: 10)) === a)
+        #expect(root.hitTest(Point(x: 30, y: 30)) === b, "b is above a")
+        #expect(root.hitTest(Point(x: 80, y: 80)) === child, "a sublayer outside its superlayer's bounds is hit")
+        b.masksToBounds = true
+        #expect(root.hitTest(Point(x: 80, y: 80)) === root, "…unless the superlayer masks")
+        b.isHidden = true
+        #expect(root.hitTest(Point(x: 30, y: 30)) === a)
+        #expect(root.hitTest(Point(x: 150, y: 10)) == nil)
+        b.isHidden = false
+        b.transform = Transform3D(scaleX: 2, y: 2)   // about its centre (50, 50): covers 0…100
+        #expect(root.hitTest(Point(x: 5, y: 5)) === b)
+    }
+
     @Test("sublayer order semantics with removed slots: insert at/above/below, replace, re-add and move behave as on a plain list")
     func orderWithRemovedSlots() {
         let p = Layer()
