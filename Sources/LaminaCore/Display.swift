@@ -62,11 +62,16 @@ public struct DisplayRecord: Sendable, CustomStringConvertible {
 public enum DisplayError: Error, Equatable, CustomStringConvertible {
     /// The layer's backing store would exceed what the GPU (or Cairo) can hold.
     case backingStoreTooLarge(layer: String, size: PixelSize, maximum: Int)
+    /// The layer's bounds at its `contentsScale` make a size no bitmap can have (a side
+    /// beyond `Int32.max` pixels, or not finite).
+    case backingStoreSizeNotRepresentable(layer: String, bounds: Size, contentsScale: Double, maximum: Int)
 
     public var description: String {
         switch self {
         case let .backingStoreTooLarge(layer, size, maximum):
             return "layer '\(layer)' needs a \(size) backing store, more than the maximum of \(maximum) pixels per side; make it smaller, lower contentsScale, or split its content into tiles (sublayers)"
+        case let .backingStoreSizeNotRepresentable(layer, bounds, scale, maximum):
+            return "layer '\(layer)' needs a backing store of \(bounds) points at contentsScale \(scale), far more than the maximum of \(maximum) pixels per side; make it smaller, lower contentsScale, or split its content into tiles (sublayers)"
         }
     }
 }
@@ -138,10 +143,21 @@ extension Layer {
 
     /// Marks `rect` (bounds coordinates) invalid. Rectangles accumulate until the draw,
     /// which receives their union and a context clipped to it; other pixels are kept.
+    ///
+    /// A rectangle with a coordinate that is not a number is ignored (nothing is
+    /// invalidated); one with infinite coordinates, or one covering the whole bounds,
+    /// invalidates everything, as `setNeedsDisplay()` (Core Animation treats an infinite
+    /// rectangle so).
     public func setNeedsDisplay(_ rect: Rect) {
+        let values = [rect.origin.x, rect.origin.y, rect.size.width, rect.size.height]
+        guard !values.contains(where: \.isNaN) else { return }
+        guard values.allSatisfy(\.isFinite) else {
+            invalidate(nil, reason: .setNeedsDisplayInRect(rect))
+            return
+        }
         let r = rect.standardized.intersection(bounds)
         guard !r.isEmpty else { return }
-        invalidate(r, reason: .setNeedsDisplayInRect(r))
+        invalidate(r == bounds.standardized ? nil : r, reason: .setNeedsDisplayInRect(r))
     }
 
     func invalidate(_ rect: Rect?, reason: DisplayReason) {
@@ -179,14 +195,18 @@ extension Layer {
         pendingDisplayReasons = []
         let requested = dirtyRect
         dirtyRect = nil
-        let scale = contentsScale > 0 ? contentsScale : 1
-        let size = PixelSize(covering: bounds.size, scale: scale)
+        let scale = contentsScale > 0 && contentsScale.isFinite ? contentsScale : 1
+        let maximum = min(Transaction.maximumContentSide ?? Bitmap.maximumSide, Bitmap.maximumSide)
+        guard let size = PixelSize.checked(covering: bounds.size, scale: scale) else {
+            throw DisplayError.backingStoreSizeNotRepresentable(layer: name ?? String(describing: type(of: self)),
+                                                                bounds: bounds.size, contentsScale: scale, maximum: maximum)
+        }
         guard size.width > 0, size.height > 0 else {
+            // Nothing to draw into: drawn content goes; contents set by code stay.
+            if case .backingStore(let s)? = contents, s === backingStore { contents = nil }
             backingStore = nil
-            contents = nil
             return
         }
-        let maximum = min(Transaction.maximumContentSide ?? Bitmap.maximumSide, Bitmap.maximumSide)
         guard size.width <= maximum, size.height <= maximum else {
             throw DisplayError.backingStoreTooLarge(layer: name ?? String(describing: type(of: self)), size: size, maximum: maximum)
         }
@@ -214,8 +234,8 @@ extension Layer {
         displayCount += 1
         if context.paintCount == 0 && drawRect == bounds {
             // Nothing was drawn over the whole layer: no bitmap; contents set by code stay.
+            if case .backingStore(let s)? = contents, s === backingStore { contents = nil }
             backingStore = nil
-            if case .backingStore? = contents { contents = nil }
             let record = DisplayRecord(layer: name ?? String(describing: type(of: self)), layerID: id,
                                        reasons: reasons, rect: drawRect, pixelRect: pixels, uploadedBytes: 0)
             lastDisplay = record
@@ -250,13 +270,18 @@ extension Layer {
         top.layoutSubtreeIfNeeded()
     }
 
+    /// Lays out the layers of the subtree that need it, parents before their sublayers
+    /// (an explicit stack: no recursion per level).
     func layoutSubtreeIfNeeded() {
-        if needsLayout {
-            needsLayout = false
-            Transaction.noteLayout(self)
-            layoutSublayers()
+        var stack: [Layer] = [self]
+        while let l = stack.popLast() {
+            if l.needsLayout {
+                l.needsLayout = false
+                Transaction.noteLayout(l)
+                l.layoutSublayers()
+            }
+            stack += l.sublayers.reversed()
         }
-        for s in sublayers { s.layoutSubtreeIfNeeded() }
     }
 
 }

@@ -1,3 +1,4 @@
+import Foundation
 import LaminaGeometry
 import LaminaGPU
 import LaminaGraphics
@@ -20,35 +21,94 @@ open class Layer {
 
     // MARK: Tree
 
-    public private(set) var sublayers: [Layer] = []
+    /// The sublayers, back to front.
+    public var sublayers: [Layer] {
+        compactSublayers()
+        return sublayerSlots
+    }
     public private(set) weak var superlayer: Layer?
+
+    /// The sublayers' storage. Removing a sublayer from the middle puts a placeholder
+    /// (`Layer.removedSlot`) in its slot — the layer itself is released at once — until
+    /// the list is next read or inserted into, or the placeholders outnumber the
+    /// sublayers; so removing N siblings one by one costs O(N) in all (removing the last
+    /// one pops it).
+    private var sublayerSlots: [Layer] = []
+    /// The placeholder of a removed sublayer's slot.
+    private static let removedSlot = Layer()
+    /// Placeholders in `sublayerSlots`.
+    private var staleSlots = 0
+    /// This layer's slot in its superlayer's `sublayerSlots`.
+    private var slot = 0
+    /// The number of sublayers (without compacting).
+    var sublayerCount: Int { sublayerSlots.count - staleSlots }
+
+    private func compactSublayers() {
+        guard staleSlots > 0 else { return }
+        var kept: [Layer] = []
+        kept.reserveCapacity(sublayerSlots.count - staleSlots)
+        for l in sublayerSlots where l !== Layer.removedSlot {
+            l.slot = kept.count
+            kept.append(l)
+        }
+        sublayerSlots = kept
+        staleSlots = 0
+    }
 
     /// Appends `layer` (removing it from its current superlayer first). Adding the layer
     /// itself or one of its ancestors would make a cycle: the call is refused (returns
     /// false) and the tree is left unchanged.
     @discardableResult
     public func addSublayer(_ layer: Layer) -> Bool {
-        insertSublayer(layer, at: sublayers.count)
-    }
-
-    /// Inserts `layer` at `index` of `sublayers` (clamped to the valid range).
-    @discardableResult
-    public func insertSublayer(_ layer: Layer, at index: Int) -> Bool {
-        guard !isDescendant(of: layer) else { return false }
-        var i = max(0, min(index, sublayers.count))
-        if layer.superlayer === self, let old = sublayers.firstIndex(where: { $0 === layer }), old < i { i -= 1 }
+        guard !wouldMakeCycle(adding: layer) else { return false }
         layer.removeFromSuperlayer()
-        sublayers.insert(layer, at: min(i, sublayers.count))
+        layer.slot = sublayerSlots.count
+        sublayerSlots.append(layer)
         layer.superlayer = self
         changed(.sublayers)
         layer.subtreeInserted()        // renderers may not know it: described whole
         return true
     }
 
+    /// Whether adding `layer` below this layer would make a cycle (it is this layer or one
+    /// of its ancestors). A layer without sublayers can only be this one: O(1) when trees
+    /// are built top-down, O(depth) otherwise.
+    private func wouldMakeCycle(adding layer: Layer) -> Bool {
+        if layer === self { return true }
+        if layer.sublayerCount == 0 { return false }
+        return isDescendant(of: layer)
+    }
+
+    /// Inserts `layer` at `index` of `sublayers` (clamped to the valid range).
+    @discardableResult
+    public func insertSublayer(_ layer: Layer, at index: Int) -> Bool {
+        guard !wouldMakeCycle(adding: layer) else { return false }
+        compactSublayers()
+        var i = max(0, min(index, sublayerSlots.count))
+        if layer.superlayer === self, layer.slot < i { i -= 1 }
+        layer.removeFromSuperlayer()
+        compactSublayers()
+        i = min(i, sublayerSlots.count)
+        guard i < sublayerSlots.count else { return addSublayer(layer) }
+        sublayerSlots.insert(layer, at: i)
+        for j in i..<sublayerSlots.count { sublayerSlots[j].slot = j }
+        layer.superlayer = self
+        changed(.sublayers)
+        layer.subtreeInserted()        // renderers may not know it: described whole
+        return true
+    }
+
+    /// The index of `sibling` in `sublayers`, when it is one (compacts first).
+    private func indexOfSublayer(_ sibling: Layer) -> Int? {
+        guard sibling.superlayer === self else { return nil }
+        compactSublayers()
+        return sibling.slot
+    }
+
     /// Inserts `layer` just above `sibling` (at the top when `sibling` is not a sublayer).
     @discardableResult
     public func insertSublayer(_ layer: Layer, above sibling: Layer?) -> Bool {
-        guard let sibling, layer !== sibling, let i = sublayers.firstIndex(where: { $0 === sibling }) else {
+        guard let sibling, layer !== sibling, let i = indexOfSublayer(sibling) else {
             return addSublayer(layer)
         }
         return insertSublayer(layer, at: i + 1)
@@ -57,7 +117,7 @@ open class Layer {
     /// Inserts `layer` just below `sibling` (at the bottom when `sibling` is not a sublayer).
     @discardableResult
     public func insertSublayer(_ layer: Layer, below sibling: Layer?) -> Bool {
-        guard let sibling, layer !== sibling, let i = sublayers.firstIndex(where: { $0 === sibling }) else {
+        guard let sibling, layer !== sibling, let i = indexOfSublayer(sibling) else {
             return insertSublayer(layer, at: 0)
         }
         return insertSublayer(layer, at: i)
@@ -66,18 +126,46 @@ open class Layer {
     /// Replaces `old` (a sublayer) with `new`; refused (nothing changes) when `new` is
     /// this layer or one of its ancestors.
     public func replaceSublayer(_ old: Layer, with new: Layer) {
-        guard let i = sublayers.firstIndex(where: { $0 === old }), old !== new, !isDescendant(of: new) else { return }
+        guard let i = indexOfSublayer(old), old !== new, !wouldMakeCycle(adding: new) else { return }
         old.removeFromSuperlayer()
         insertSublayer(new, at: i)
     }
 
+    /// Removes the layer from its superlayer's sublayers. O(1): N siblings removed one by
+    /// one cost O(N) in all.
     public func removeFromSuperlayer() {
         guard let parent = superlayer else { return }
-        parent.sublayers.removeAll { $0 === self }
         superlayer = nil
+        if slot == parent.sublayerSlots.count - 1 {
+            parent.sublayerSlots.removeLast()
+            // Placeholders left at the end go too.
+            while parent.sublayerSlots.last === Layer.removedSlot {
+                parent.sublayerSlots.removeLast()
+                parent.staleSlots -= 1
+            }
+        } else {
+            parent.sublayerSlots[slot] = Layer.removedSlot
+            parent.staleSlots += 1
+            if parent.staleSlots > parent.sublayerSlots.count / 2 { parent.compactSublayers() }
+        }
         parent.changed(.sublayers)
     }
 
+    /// Frees the sublayers without recursion: a 100 000-deep chain is freed in a loop (a
+    /// `deinit` per level would overflow the stack). Sublayers held elsewhere stay alive
+    /// with their subtrees.
+    isolated deinit {
+        Transaction.forget(self)
+        var stack = sublayerSlots
+        sublayerSlots = []
+        while var l = stack.popLast() {
+            if isKnownUniquelyReferenced(&l) {
+                stack += l.sublayerSlots   // freed below without reaching its sublayers
+                l.sublayerSlots = []
+                l.staleSlots = 0
+            }
+        }
+    }
     /// True when `self` is `layer` or lies below it.
     public func isDescendant(of layer: Layer) -> Bool {
         var l: Layer? = self
@@ -101,7 +189,9 @@ open class Layer {
     // MARK: Change tracking
 
     /// The layer is among the current transaction's changes.
-    var changeRecorded = false
+    var changeRecorded: Bool { changeSlot >= 0 }
+    /// The layer's entries in the transaction's queues (-1: none).
+    var changeSlot = -1, layoutSlot = -1, displaySlot = -1
     /// What changed since its state was last handed to the renderers.
     var pendingChanges: LayerChanges = []
 
@@ -114,14 +204,22 @@ open class Layer {
 
     /// A subtree was (re)inserted: every layer of it is described whole at the commit, and
     /// its drawn content uploaded whole (a renderer may never have seen it).
+    ///
+    /// A subtree already described whole since the last delivery is not walked again (so
+    /// building a deep tree bottom-up costs O(size), not O(size²)).
     func subtreeInserted() {
         var stack: [Layer] = [self]
         while let l = stack.popLast() {
+            guard !l.subtreeDescribed else { continue }
+            l.subtreeDescribed = true
             l.changed(.all)
             if case .backingStore(let store)? = l.contents { Transaction.noteNeedsFullUpload(store) }
             stack += l.sublayers
         }
     }
+    /// The layer and its whole subtree are among the current transaction's changes,
+    /// described whole (`subtreeInserted()`), until the next delivery.
+    var subtreeDescribed = false
 
     /// Tells the renderers that the pixels of a `.texture` contents changed (Lamina cannot
     /// see GPU writes): the layer is composited again at the next frame.
@@ -142,11 +240,33 @@ open class Layer {
 
     // MARK: Geometry
 
+    /// Whether a value assigned to `property` is accepted; a refused one is reported
+    /// (`Layer.invalidValueHandler`) and the property keeps its value.
+    func accepts(_ valid: Bool, _ property: String, _ value: Any) -> Bool {
+        if !valid {
+            Layer.invalidValueHandler?(InvalidLayerValue(layer: name ?? String(describing: type(of: self)), layerID: id,
+                                                         property: property, value: String(describing: value)))
+        }
+        return valid
+    }
+
+    /// Called with every value a layer refused. Geometry that is not finite — a NaN or
+    /// infinite coordinate in `bounds`, `position`, `frame`, `anchorPoint`, `anchorPointZ`,
+    /// `zPosition`, `transform`, `sublayerTransform`, `contentsRect`, `contentsCenter` —
+    /// is refused (Core Animation raises `CALayerInvalidGeometry`; a Swift setter cannot
+    /// throw, so the property keeps its value), as are a NaN `opacity`, a non-finite
+    /// `borderWidth`/`cornerRadius`/colour and a `contentsScale` that is not a positive
+    /// finite number. The default prints a warning to standard error; set it to collect
+    /// the reports (tests) or to nil to ignore them.
+    public static var invalidValueHandler: ((InvalidLayerValue) -> Void)? = { report in
+        FileHandle.standardError.write(Data("Lamina warning: \(report)\n".utf8))
+    }
+
     public var bounds: Rect {
         get { properties.bounds }
         set {
             let oldValue = properties.bounds
-            guard newValue != oldValue else { return }
+            guard accepts(newValue.isFinite, "bounds", newValue), newValue != oldValue else { return }
             properties.bounds = newValue
             changed(.geometry)
             if newValue.size != oldValue.size {
@@ -157,30 +277,30 @@ open class Layer {
     }
     public var position: Point {
         get { properties.position }
-        set { if newValue != properties.position { properties.position = newValue; changed(.geometry) } }
+        set { if accepts(newValue.isFinite, "position", newValue), newValue != properties.position { properties.position = newValue; changed(.geometry) } }
     }
     /// The point of the bounds (unit coordinates) placed at `position`, and the centre of `transform`.
     public var anchorPoint: Point {
         get { properties.anchorPoint }
-        set { if newValue != properties.anchorPoint { properties.anchorPoint = newValue; changed(.geometry) } }
+        set { if accepts(newValue.isFinite, "anchorPoint", newValue), newValue != properties.anchorPoint { properties.anchorPoint = newValue; changed(.geometry) } }
     }
     public var anchorPointZ: Double {
         get { properties.anchorPointZ }
-        set { if newValue != properties.anchorPointZ { properties.anchorPointZ = newValue; changed(.geometry) } }
+        set { if accepts(newValue.isFinite, "anchorPointZ", newValue), newValue != properties.anchorPointZ { properties.anchorPointZ = newValue; changed(.geometry) } }
     }
     /// The layer's z in its superlayer; siblings are drawn in increasing zPosition.
     public var zPosition: Double {
         get { properties.zPosition }
-        set { if newValue != properties.zPosition { properties.zPosition = newValue; changed(.zPosition) } }
+        set { if accepts(newValue.isFinite, "zPosition", newValue), newValue != properties.zPosition { properties.zPosition = newValue; changed(.zPosition) } }
     }
     public var transform: Transform3D {
         get { properties.transform }
-        set { if newValue != properties.transform { properties.transform = newValue; changed(.geometry) } }
+        set { if accepts(newValue.isFinite, "transform", newValue), newValue != properties.transform { properties.transform = newValue; changed(.geometry) } }
     }
     /// Applied to the sublayers, about this layer's anchor point (e.g. perspective via m34).
     public var sublayerTransform: Transform3D {
         get { properties.sublayerTransform }
-        set { if newValue != properties.sublayerTransform { properties.sublayerTransform = newValue; changed(.geometry) } }
+        set { if accepts(newValue.isFinite, "sublayerTransform", newValue), newValue != properties.sublayerTransform { properties.sublayerTransform = newValue; changed(.geometry) } }
     }
     /// When false, the layer (with its sublayers) is not drawn while it faces away.
     public var isDoubleSided: Bool {
@@ -192,12 +312,16 @@ open class Layer {
 
     public var backgroundColor: Color? {
         get { properties.backgroundColor }
-        set { if newValue != properties.backgroundColor { properties.backgroundColor = newValue; changed(.background) } }
+        set { if accepts(newValue?.isFinite ?? true, "backgroundColor", newValue as Any), newValue != properties.backgroundColor { properties.backgroundColor = newValue; changed(.background) } }
     }
-    /// 0…1. With `allowsGroupOpacity`, the layer and its sublayers fade as one image.
+    /// 0…1 (values outside are clamped; not a number is refused). With `allowsGroupOpacity`, the layer and its sublayers fade as one image.
     public var opacity: Double {
         get { properties.opacity }
-        set { if newValue != properties.opacity { properties.opacity = newValue; changed(.opacity) } }
+        set {
+            guard accepts(!newValue.isNaN, "opacity", newValue) else { return }
+            let v = min(1, max(0, newValue))   // presented clamped, as Core Animation does
+            if v != properties.opacity { properties.opacity = v; changed(.opacity) }
+        }
     }
     public var allowsGroupOpacity: Bool {
         get { properties.allowsGroupOpacity }
@@ -210,16 +334,16 @@ open class Layer {
     /// Drawn inside the bounds, above contents and sublayers.
     public var borderWidth: Double {
         get { properties.borderWidth }
-        set { if newValue != properties.borderWidth { properties.borderWidth = newValue; changed(.border) } }
+        set { if accepts(newValue.isFinite, "borderWidth", newValue), newValue != properties.borderWidth { properties.borderWidth = newValue; changed(.border) } }
     }
     public var borderColor: Color {
         get { properties.borderColor }
-        set { if newValue != properties.borderColor { properties.borderColor = newValue; changed(.border) } }
+        set { if accepts(newValue.isFinite, "borderColor", newValue), newValue != properties.borderColor { properties.borderColor = newValue; changed(.border) } }
     }
     /// Rounds the background and border; with `masksToBounds`, clips contents and sublayers too.
     public var cornerRadius: Double {
         get { properties.cornerRadius }
-        set { if newValue != properties.cornerRadius { properties.cornerRadius = newValue; changed(.cornerRadius) } }
+        set { if accepts(newValue.isFinite, "cornerRadius", newValue), newValue != properties.cornerRadius { properties.cornerRadius = newValue; changed(.cornerRadius) } }
     }
     /// Clips contents and sublayers to the (rounded) bounds, exactly under any transform.
     public var masksToBounds: Bool {
@@ -253,7 +377,7 @@ open class Layer {
     /// The part of the contents shown, in unit coordinates of the image (y down).
     public var contentsRect: Rect {
         get { properties.contentsRect }
-        set { if newValue != properties.contentsRect { properties.contentsRect = newValue; changed(.contents) } }
+        set { if accepts(newValue.isFinite, "contentsRect", newValue), newValue != properties.contentsRect { properties.contentsRect = newValue; changed(.contents) } }
     }
     /// The stretchable part of the contents (nine-slice), a unit rectangle of the shown
     /// image (after `contentsRect`). Outside it, the image keeps its size in points (through
@@ -264,16 +388,16 @@ open class Layer {
     /// never redraws or re-uploads. The unit rectangle (default) stretches everything.
     public var contentsCenter: Rect {
         get { properties.contentsCenter }
-        set { if newValue != properties.contentsCenter { properties.contentsCenter = newValue; changed(.contents) } }
+        set { if accepts(newValue.isFinite, "contentsCenter", newValue), newValue != properties.contentsCenter { properties.contentsCenter = newValue; changed(.contents) } }
     }
     public var contentsGravity: ContentsGravity {
         get { properties.contentsGravity }
         set { if newValue != properties.contentsGravity { properties.contentsGravity = newValue; changed(.contents) } }
     }
-    /// Pixels of the contents per point.
+    /// Pixels of the contents per point (positive and finite; other values are refused).
     public var contentsScale: Double {
         get { properties.contentsScale }
-        set { if newValue != properties.contentsScale { properties.contentsScale = newValue; changed(.contents) } }
+        set { if accepts(newValue.isFinite && newValue > 0, "contentsScale", newValue), newValue != properties.contentsScale { properties.contentsScale = newValue; changed(.contents) } }
     }
     public var minificationFilter: TextureFilter {
         get { properties.minificationFilter }
@@ -346,4 +470,19 @@ open class Layer {
 @MainActor
 public final class TransformLayer: Layer {
     public override var preservesDepth: Bool { true }
+}
+
+/// A value a layer refused (see `Layer.invalidValueHandler`).
+public struct InvalidLayerValue: Sendable, Equatable, CustomStringConvertible {
+    /// The layer's name, or its type.
+    public var layer: String
+    public var layerID: LayerID
+    /// The property assigned, e.g. "bounds".
+    public var property: String
+    /// The value refused, as text.
+    public var value: String
+
+    public var description: String {
+        "layer '\(layer)' refused \(property) = \(value): geometry must be finite (Core Animation raises CALayerInvalidGeometry), opacity a number, contentsScale positive and finite; the property keeps its value"
+    }
 }

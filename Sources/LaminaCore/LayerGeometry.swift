@@ -112,10 +112,12 @@ extension Layer {
     /// solved: identity, scales, quarter turns and other 2D transforms whose box is
     /// invertible. Under 3D transforms or a 45° turn the size is kept and only the
     /// position moves (Apple: frame is undefined under such transforms; set the frame
-    /// before the transform, or set bounds and position).
+    /// before the transform, or set bounds and position). A frame that is not finite is
+    /// refused (`Layer.invalidValueHandler`).
     public var frame: Rect {
         get { boundingBox(of: bounds, size: bounds.size) }
         set {
+            guard accepts(newValue.isFinite, "frame", newValue) else { return }
             let target = newValue.standardized
             var size = bounds.size
             if transform.isIdentity {
@@ -151,13 +153,54 @@ extension Layer {
     /// onto this layer's plane. Nil when the point has no image (behind the eye, or a
     /// layer seen edge-on).
     public func convert(_ point: Point, from layer: Layer?) -> Point? {
+        if let layer, layer === superlayer, let local = mapFromSuperlayer {
+            return local.inverse?.apply(point)   // O(1): no walk to the root
+        }
         let world = layer.map { $0.transformToRoot.planeHomography.apply(point) } ?? point
         guard let world, let inverse = transformToRoot.planeHomography.inverse else { return nil }
         return inverse.apply(world)
     }
 
+    /// This layer's plane to its superlayer's, when both are related by a 2D map (the
+    /// layer's transform and the superlayer's sublayer transform 2D, the superlayer
+    /// flattening): the same as going through the root, without the walk. Nil otherwise.
+    private var mapFromSuperlayer: Homography? {
+        guard let parent = superlayer, !parent.preservesDepth, transform.isAffine2D, parent.sublayerTransform.isAffine2D else { return nil }
+        return transformToSuperlayer.concatenating(parent.transformForSublayers).planeHomography
+    }
+
+    /// The farthest descendant of this layer (itself included) that contains `point`, in
+    /// the superlayer's coordinates (`CALayer.hitTest(_:)`): sublayers are tried top-most
+    /// first; hidden layers are skipped with their sublayers; with `masksToBounds`, a point
+    /// outside the bounds hits no sublayer. A loop, not a call per level.
+    public func hitTest(_ point: Point) -> Layer? {
+        let start: Point?
+        if let parent = superlayer { start = convert(point, from: parent) } else {
+            start = transformToSuperlayer.concatenating(.flatten).planeHomography.inverse?.apply(point)
+        }
+        guard let p = start, !isHidden else { return nil }
+        // Each frame: a layer, the point in its coordinates, the next sublayer to try.
+        var stack: [(layer: Layer, point: Point, next: Int)] = [(self, p, sublayers.count - 1)]
+        while let top = stack.popLast() {
+            guard top.next >= 0 else {
+                if top.layer.bounds.contains(top.point) { return top.layer }
+                continue
+            }
+            stack.append((top.layer, top.point, top.next - 1))
+            if top.next == top.layer.sublayers.count - 1, top.layer.masksToBounds, !top.layer.bounds.contains(top.point) {
+                stack.removeLast()   // clipped: no sublayer, and not itself
+                continue
+            }
+            let sub = top.layer.sublayers[top.next]
+            guard !sub.isHidden, let q = sub.convert(top.point, from: top.layer) else { continue }
+            stack.append((sub, q, sub.sublayers.count - 1))
+        }
+        return nil
+    }
+
     /// Converts a point from this layer's coordinates to `layer`'s (nil: target points).
     public func convert(_ point: Point, to layer: Layer?) -> Point? {
+        if let layer, layer === superlayer, let local = mapFromSuperlayer { return local.apply(point) }
         guard let world = transformToRoot.planeHomography.apply(point) else { return nil }
         guard let layer else { return world }
         return layer.convert(world, from: nil)

@@ -20,9 +20,11 @@ import LaminaGPU
 /// other threads.
 @MainActor
 public final class MainLoop {
-    /// The program's loop (created on first use). Creating it traps when the process cannot
-    /// get the loop's three descriptors (see `init()`): without them the program cannot run
-    /// a turn at all, and a `static let` cannot throw.
+    /// The program's loop (created on first use). Creating it traps — with the error's
+    /// message, which release builds print — when the process cannot get the loop's three
+    /// descriptors (see `init()`; out of file descriptors or kernel memory): without them
+    /// the program cannot run a turn at all, and a `static let` cannot throw. Programs that
+    /// must survive that create their own loop with `try MainLoop()`.
     public static let main: MainLoop = {
         do { return try MainLoop() } catch { fatalError("\(error)") }
     }()
@@ -196,12 +198,14 @@ public final class MainLoop {
     /// Calls `handler` after `delay` seconds, then every `interval` seconds if given (keeping
     /// the cadence; missed ticks are skipped, not burst). A timer added by a handler runs in
     /// a later turn at the earliest.
+    ///
+    /// As Foundation's `Timer`: a delay that is negative or not a number is 0 (the next
+    /// turn); a repeat interval that is not positive (or not a number) is 0.1 ms; times
+    /// beyond ~31 years (infinite ones included) are ~31 years.
     @discardableResult
     public func addTimer(after delay: Double, repeating interval: Double? = nil, handler: @escaping () -> Void) -> Token {
-        precondition(!delay.isNaN, "MainLoop.addTimer: the delay is not a number")
-        if let interval {
-            precondition(interval > 0 && interval.isFinite, "MainLoop.addTimer: the repeat interval must be a positive number of seconds, not \(interval)")
-        }
+        let delay = delay.isNaN ? 0 : delay
+        let interval = interval.map { $0 > 0 ? $0 : 0.0001 }   // NaN > 0 is false
         let t = take()
         timers[t] = TimerEntry(due: Self.nanosecondsNow() + Self.nanoseconds(delay),
                                interval: interval.map { max(1, Self.nanoseconds($0)) }, handler: handler)
@@ -253,8 +257,10 @@ public final class MainLoop {
             spec.it_value.tv_nsec = Int(earliest % 1_000_000_000)
         }
         if timerfd_settime(timerFD, Int32(TFD_TIMER_ABSTIME), &spec, nil) != 0 {
-            // Cannot happen with a valid absolute time on our own timerfd.
-            preconditionFailure("\(RunLoopError(operation: "timerfd_settime", code: errno))")
+            // Impossible through the API: the timerfd is the loop's own (never closed while
+            // the loop lives) and the time a valid absolute one (due times are clamped to
+            // 0…~31 years from now). A trap whose message release builds print.
+            fatalError("\(RunLoopError(operation: "timerfd_settime", code: errno))")
         }
         armedDeadline = earliest
     }
@@ -462,9 +468,12 @@ public final class DisplayLink {
     private var token: MainLoop.Token?
 
     /// Starts calling `callback` every `1 / framesPerSecond` seconds on `loop` (a repeating
-    /// timer: it wakes `loop.descriptor`), the first frame one period from now.
+    /// timer: it wakes `loop.descriptor`), the first frame one period from now. A rate that
+    /// is not positive (or not a number) means 60 — the native rate, as
+    /// `CADisplayLink.preferredFramesPerSecond` = 0; an infinite one ticks as often as a
+    /// timer can (every 0.1 ms).
     public init(loop: MainLoop = .main, framesPerSecond: Double = 60, callback: @escaping (DisplayLink) -> Void) {
-        precondition(framesPerSecond > 0, "framesPerSecond must be positive")
+        let framesPerSecond = framesPerSecond > 0 ? Swift.min(framesPerSecond, 10_000) : 60
         self.framesPerSecond = framesPerSecond
         self.loop = loop
         final class TokenBox { var token: MainLoop.Token? }

@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import LaminaGeometry
 
@@ -14,17 +15,34 @@ public enum CommitPhase: String, Sendable { case layout, display, composite }
 /// renderer (`RenderUpdate`: their state, and the pixels drawn) → **composite** (each
 /// `LayerTreeHost` whose tree changed draws a frame). `begin()`/`commit()` nest; the
 /// outermost `commit()` commits. `flush()` commits now.
+///
+/// Misuse is reported, never a trap: `commit()` without `begin()` commits what is pending
+/// and reports `TransactionWarning.commitWithoutBegin` (Core Animation: harmless). An
+/// explicit transaction still open at two ends of turn in a row (a `begin()` whose
+/// `commit()` was forgotten) is closed there, with `TransactionWarning.uncommittedTransaction`,
+/// and its changes are committed — as Core Animation warns about uncommitted transactions;
+/// otherwise it would hold back every later commit. A layout that never settles (each
+/// `layoutSublayers()` invalidating layout again) stops after
+/// `Transaction.maximumLayoutPasses` passes: the commit goes on and throws a `CommitError`.
+///
+/// The transaction holds the layers it waits for weakly: a layer freed before the commit
+/// (e.g. the half-built layers of a failed `Scene.parse`) is neither laid out, drawn nor
+/// described to the renderers; a live layer that is not in a hosted tree (the root of a
+/// `LayerTreeHost`, or a tree a `Compositor` renders) is not described to the renderers
+/// (they could not show it) — when it joins one, it is described whole.
 @MainActor
 public enum Transaction {
     private static var depth = 0
+    /// An end of turn already found the explicit transaction open.
+    private static var openAtEndOfTurn = false
     private static var pendingChanges = false
-    private static var layoutQueue: [Layer] = []
-    private static var displayQueue: [Layer] = []
+    private static var layoutQueue = LayerQueue(.layout)
+    private static var displayQueue = LayerQueue(.display)
     private static var records: [DisplayRecord] = []
     private static var layoutCount = 0
     static var hosts: [WeakHost] = []
     /// Layers changed since their state last went to the renderers (each once).
-    private static var changedLayers: [Layer] = []
+    private static var changedLayers = LayerQueue(.changes)
     /// Backing stores the renderers get whole at the next delivery (new to them).
     private static var fullUploads: [UInt64: BackingStore] = [:]
     /// The renderers (compositors) that receive every update.
@@ -33,17 +51,32 @@ public enum Transaction {
     /// Observes each phase of each commit as it starts (for tests and tracing).
     public static var phaseObserver: ((CommitPhase) -> Void)?
 
+    /// Called with every misuse the transaction recovered from. The default prints a
+    /// warning to standard error; set it to collect them (tests) or to nil.
+    public static var warningHandler: ((TransactionWarning) -> Void)? = { warning in
+        FileHandle.standardError.write(Data("Lamina warning: \(warning)\n".utf8))
+    }
+
+    /// Layout passes a commit runs at most before it gives up on a layout that keeps
+    /// invalidating itself (and throws a `CommitError`).
+    public static let maximumLayoutPasses = 1000
+
     /// Whether changes wait for a commit.
     public static var needsCommit: Bool { pendingChanges || !layoutQueue.isEmpty || !displayQueue.isEmpty }
 
     /// Opens an explicit transaction: nothing commits until the matching `commit()`.
     public static func begin() { depth += 1 }
 
-    /// Closes an explicit transaction; the outermost one commits.
+    /// Closes an explicit transaction; the outermost one commits. Without an open
+    /// transaction it commits what is pending and reports `.commitWithoutBegin`.
     public static func commit() throws {
-        precondition(depth > 0, "Transaction.commit() without begin()")
+        guard depth > 0 else {
+            warningHandler?(.commitWithoutBegin)
+            try commitNow()
+            return
+        }
         depth -= 1
-        if depth == 0 { try commitNow() }
+        if depth == 0 { openAtEndOfTurn = false; try commitNow() }
     }
 
     /// Commits now: layout, display, composite of everything changed so far. Inside an
@@ -56,18 +89,26 @@ public enum Transaction {
 
     /// The end-of-turn hook: commits the implicit transaction if anything changed and no
     /// explicit transaction is open. `MainLoop` calls it after every turn; a host with its
-    /// own loop calls it at the end of each iteration.
+    /// own loop calls it at the end of each iteration. An explicit transaction found open
+    /// at two ends of turn in a row was never committed: it is closed (with
+    /// `.uncommittedTransaction`) and its changes commit.
     public static func commitIfNeeded() throws {
-        guard depth == 0, needsCommit || hosts.contains(where: { $0.host?.needsFrame == true }) else { return }
+        if depth > 0 {
+            guard openAtEndOfTurn else { openAtEndOfTurn = true; return }
+            warningHandler?(.uncommittedTransaction(depth: depth))
+            depth = 0
+            openAtEndOfTurn = false
+            try commitNow()
+            return
+        }
+        guard needsCommit || hosts.contains(where: { $0.host?.needsFrame == true }) else { return }
         try commitNow()
     }
 
     static func noteChange() { pendingChanges = true }
     static func noteChanged(_ layer: Layer) {
         pendingChanges = true
-        guard !layer.changeRecorded else { return }
-        layer.changeRecorded = true
-        changedLayers.append(layer)
+        changedLayers.insert(layer)
     }
     static func noteNeedsFullUpload(_ store: BackingStore) { fullUploads[store.id] = store }
 
@@ -85,16 +126,31 @@ public enum Transaction {
         renderers.compactMap { $0.renderer?.device.capabilities.maxTextureSize }.min()
     }
 
+    /// Counts of the last delivery (for tests): layers described, layers left out (not in
+    /// a hosted tree).
+    static private(set) var lastDelivery = (described: 0, leftOut: 0)
+
     /// Describes the layers changed since the last delivery, with the pixels drawn, and
     /// hands the update to every renderer. Part of every commit; `Compositor.render` calls
-    /// it too (it composites what the model holds, without layout or display).
+    /// it too (it composites what the model holds, without layout or display). Layers
+    /// freed since, or outside every hosted tree, are left out.
     static func deliverChanges() {
         guard !changedLayers.isEmpty || !fullUploads.isEmpty else { return }
+        var hosted = HostedTrees(roots: Set(hosts.compactMap { $0.host?.rootLayer.id }
+                                            + renderers.compactMap { $0.renderer?.tree?.rootID }))
         var update = RenderUpdate()
-        update.layers.reserveCapacity(changedLayers.count)
+        let changed = changedLayers.take()
+        update.layers.reserveCapacity(changed.count)
         var uploaded = Set<UInt64>()
-        for layer in changedLayers {
-            layer.changeRecorded = false
+        var leftOut = 0
+        for layer in changed {
+            layer.subtreeDescribed = false
+            guard hosted.contains(layer) else {
+                // Described whole when it joins a hosted tree.
+                layer.pendingChanges = []
+                leftOut += 1
+                continue
+            }
             update.layers.append(layer.state)
             layer.pendingChanges = []
             if case .backingStore(let store)? = layer.contents, uploaded.insert(store.id).inserted {
@@ -106,17 +162,21 @@ public enum Transaction {
                 }
             }
         }
-        for (id, store) in fullUploads where uploaded.insert(id).inserted {
-            _ = store.takePendingUpload()
-            update.uploads.append(store.upload())
-        }
-        changedLayers = []
+        lastDelivery = (update.layers.count, leftOut)
         fullUploads = [:]
         renderers.removeAll { $0.renderer == nil }
+        guard !update.layers.isEmpty || !update.uploads.isEmpty else { return }
         for entry in renderers { entry.renderer?.apply(update) }
     }
-    static func noteNeedsLayout(_ layer: Layer) { layoutQueue.append(layer); pendingChanges = true }
-    static func noteNeedsDisplay(_ layer: Layer) { displayQueue.append(layer); pendingChanges = true }
+    static func noteNeedsLayout(_ layer: Layer) { layoutQueue.insert(layer); pendingChanges = true }
+    static func noteNeedsDisplay(_ layer: Layer) { displayQueue.insert(layer); pendingChanges = true }
+
+    /// A layer is being freed: it leaves every queue (they do not keep layers alive).
+    static func forget(_ layer: Layer) {
+        changedLayers.remove(layer)
+        layoutQueue.remove(layer)
+        displayQueue.remove(layer)
+    }
     static func noteDisplay(_ record: DisplayRecord) { records.append(record) }
     static func noteLayout(_ layer: Layer) { layoutCount += 1 }
 
@@ -124,26 +184,38 @@ public enum Transaction {
         pendingChanges = false
         var timings = FrameTimings()
         var clock = PhaseClock()
+        var failures: [CommitError.Failure] = []
         // Layout: top-down; layouts may ask for more layout or display.
         phaseObserver?(.layout)
-        var laidOut = 0
+        var passes = 0
         let layoutRuns = !layoutQueue.isEmpty
         while !layoutQueue.isEmpty {
-            let batch = layoutQueue.sorted { depthInTree($0) < depthInTree($1) }
-            layoutQueue = []
-            for layer in batch where layer.needsLayout { layer.layoutIfNeeded() }
-            laidOut += 1
-            precondition(laidOut < 1000, "layout does not settle: layoutSublayers keeps invalidating layout")
+            let queued = layoutQueue.take()
+            guard passes < maximumLayoutPasses else {
+                // Abandoned: a later setNeedsLayout() queues them again.
+                for layer in queued { layer.needsLayout = false }
+                let names = Set(queued.map { $0.name ?? String(describing: type(of: $0)) }).sorted().prefix(5)
+                failures.append(CommitError.Failure(
+                    phase: .layout, layer: queued.first.map { $0.name ?? String(describing: type(of: $0)) }, layerID: queued.first?.id,
+                    message: "layout does not settle: after \(maximumLayoutPasses) passes layoutSublayers() still invalidates layout (of \(names.joined(separator: ", "))); do not call setNeedsLayout() on a layer or its ancestors from its own layoutSublayers() unless something changed"))
+                break
+            }
+            var depths = Depths()
+            let batch = queued.map { (depths.of($0), $0) }.sorted { $0.0 < $1.0 }
+            for (_, layer) in batch where layer.needsLayout { layer.layoutSubtreeIfNeeded() }
+            passes += 1
         }
         let layoutTime = clock.lap()
         if layoutRuns { timings.layout = layoutTime }     // a phase with nothing to do reads 0
         // Display: every invalid layer draws once.
         phaseObserver?(.display)
-        var failures: [String] = []
-        let toDisplay = displayQueue
-        displayQueue = []
-        for layer in toDisplay where layer.needsDisplay {
-            do { try layer.displayIfNeeded() } catch { failures.append("\(error)") }
+        let toDisplay = displayQueue.take()
+        for layer in toDisplay {
+            guard layer.needsDisplay else { continue }
+            do { try layer.displayIfNeeded() } catch {
+                failures.append(CommitError.Failure(phase: .display, layer: layer.name ?? String(describing: type(of: layer)),
+                                                    layerID: layer.id, message: "\(error)"))
+            }
         }
         let drawn = records
         records = []
@@ -158,24 +230,159 @@ public enum Transaction {
         hosts.removeAll { $0.host == nil }
         for entry in hosts {
             guard let host = entry.host else { continue }
-            do { try host.composite(displays: drawn, layouts: layouts, timings: timings) } catch { failures.append("\(error)") }
+            do { try host.composite(displays: drawn, layouts: layouts, timings: timings) } catch {
+                failures.append(CommitError.Failure(phase: .composite, layer: host.rootLayer.name, layerID: host.rootLayer.id,
+                                                    message: "\(error)"))
+            }
         }
         // (Changes made while compositing, e.g. in didComposite, wait for the next commit.)
         if !failures.isEmpty { throw CommitError(failures: failures) }
     }
+}
 
-    private static func depthInTree(_ layer: Layer) -> Int {
-        var n = 0
-        var l = layer.superlayer
-        while let current = l { n += 1; l = current.superlayer }
-        return n
+/// Misuse of transactions that Lamina recovered from (`Transaction.warningHandler`).
+public enum TransactionWarning: Sendable, Equatable, CustomStringConvertible {
+    /// `Transaction.commit()` without a `begin()`: what was pending was committed.
+    case commitWithoutBegin
+    /// Explicit transactions (`depth` of them) were still open at two ends of turn in a
+    /// row: they were closed and their changes committed.
+    case uncommittedTransaction(depth: Int)
+
+    public var description: String {
+        switch self {
+        case .commitWithoutBegin:
+            return "Transaction.commit() without Transaction.begin(): the pending changes were committed; pair each commit() with a begin()"
+        case .uncommittedTransaction(let depth):
+            return "\(depth) explicit transaction(s) begun but never committed were closed at the end of the run-loop turn and their changes committed; pair each Transaction.begin() with a commit()"
+        }
     }
 }
 
-/// What went wrong in a commit (the rest of the commit still ran).
-public struct CommitError: Error, CustomStringConvertible {
-    public var failures: [String]
-    public var description: String { "commit failed: " + failures.joined(separator: "; ") }
+/// What went wrong in a commit (the rest of the commit still ran). Compared by its
+/// failures, field by field.
+public struct CommitError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// One failure: the phase, the layer concerned (the host's root for a composite), and
+    /// what went wrong.
+    public struct Failure: Equatable, Sendable, CustomStringConvertible {
+        public var phase: CommitPhase
+        /// The layer's name, or its type.
+        public var layer: String?
+        public var layerID: LayerID?
+        public var message: String
+
+        public init(phase: CommitPhase, layer: String?, layerID: LayerID?, message: String) {
+            self.phase = phase; self.layer = layer; self.layerID = layerID; self.message = message
+        }
+
+        public var description: String { message }
+    }
+
+    public var failures: [Failure]
+
+    public init(failures: [Failure]) { self.failures = failures }
+
+    public var description: String { "commit failed: " + failures.map(\.description).joined(separator: "; ") }
+}
+
+/// Layers waiting for a phase of the commit, each once, without keeping them alive: a
+/// layer's slot (`changeSlot`, `layoutSlot`, `displaySlot`) indexes its entry, which its `deinit` clears (`Transaction.forget`).
+/// Unretained entries rather than weak references: a weak reference gives every layer a
+/// side table, which makes each later retain and release of it several times slower.
+@MainActor
+struct LayerQueue {
+    enum Kind { case changes, layout, display }
+    private var entries: [Unmanaged<Layer>?] = []
+    private let kind: Kind
+    init(_ kind: Kind) { self.kind = kind }
+
+    private func slot(of layer: Layer) -> Int {
+        switch kind {
+        case .changes: return layer.changeSlot
+        case .layout: return layer.layoutSlot
+        case .display: return layer.displaySlot
+        }
+    }
+
+    private func setSlot(of layer: Layer, _ i: Int) {
+        switch kind {
+        case .changes: layer.changeSlot = i
+        case .layout: layer.layoutSlot = i
+        case .display: layer.displaySlot = i
+        }
+    }
+
+    var isEmpty: Bool { entries.isEmpty }
+
+    mutating func insert(_ layer: Layer) {
+        guard slot(of: layer) < 0 else { return }
+        setSlot(of: layer, entries.count)
+        entries.append(Unmanaged.passUnretained(layer))
+    }
+
+    mutating func remove(_ layer: Layer) {
+        let i = slot(of: layer)
+        guard i >= 0, i < entries.count else { return }
+        entries[i] = nil
+        setSlot(of: layer, -1)
+    }
+
+    /// The live layers, in order (now retained), leaving the queue empty.
+    mutating func take() -> [Layer] {
+        var out: [Layer] = []
+        out.reserveCapacity(entries.count)
+        for case let e? in entries {
+            let layer = e.takeUnretainedValue()
+            setSlot(of: layer, -1)
+            out.append(layer)
+        }
+        entries = []
+        return out
+    }
+}
+
+/// Depths of layers in their trees, each ancestor chain walked once (O(tree size) for a
+/// whole batch, not O(layers × depth)).
+@MainActor
+struct Depths {
+    private var known: [ObjectIdentifier: Int] = [:]
+    mutating func of(_ layer: Layer) -> Int {
+        var path: [Layer] = []
+        var l = layer
+        var base = -1
+        while true {
+            if let d = known[ObjectIdentifier(l)] { base = d; break }
+            path.append(l)
+            guard let p = l.superlayer else { break }
+            l = p
+        }
+        // path: layer … topmost unknown; the topmost is at base + 1. A leaf is on no other
+        // layer's way up: not remembered.
+        let n = path.count
+        for (i, p) in path.enumerated() where i > 0 || p.sublayerCount > 0 { known[ObjectIdentifier(p)] = base + n - i }
+        return n == 0 ? base : base + n
+    }
+}
+
+/// Whether layers are in a hosted tree (one whose root a host or a renderer shows), each
+/// ancestor chain walked once.
+@MainActor
+struct HostedTrees {
+    let roots: Set<LayerID>
+    private var known: [ObjectIdentifier: Bool] = [:]
+    init(roots: Set<LayerID>) { self.roots = roots }
+    mutating func contains(_ layer: Layer) -> Bool {
+        var path: [Layer] = []
+        var l = layer
+        var result = false
+        while true {
+            if let k = known[ObjectIdentifier(l)] { result = k; break }
+            path.append(l)
+            guard let p = l.superlayer else { result = roots.contains(l.id); break }
+            l = p
+        }
+        for (i, p) in path.enumerated() where i > 0 || p.sublayerCount > 0 { known[ObjectIdentifier(p)] = result }
+        return result
+    }
 }
 
 struct WeakHost {

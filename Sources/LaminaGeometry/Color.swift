@@ -25,6 +25,9 @@ public struct Color: Hashable, Sendable, CustomStringConvertible {
     public static let cyan = Color(red: 0, green: 1, blue: 1)
     public static let magenta = Color(red: 1, green: 0, blue: 1)
 
+    /// Every component is finite (not infinite, not a number).
+    public var isFinite: Bool { red.isFinite && green.isFinite && blue.isFinite && alpha.isFinite }
+
     public func withAlpha(_ a: Double) -> Color { Color(red: red, green: green, blue: blue, alpha: a) }
 
     /// Premultiplied components (r·a, g·a, b·a, a), as the GPU blends them.

@@ -7,6 +7,8 @@ public struct Point: Hashable, Sendable, CustomStringConvertible {
     public var y: Double
     public init(x: Double, y: Double) { self.x = x; self.y = y }
     public static let zero = Point(x: 0, y: 0)
+    /// Both coordinates are finite (not infinite, not a number).
+    public var isFinite: Bool { x.isFinite && y.isFinite }
     public var description: String { "(\(x), \(y))" }
 }
 
@@ -15,6 +17,8 @@ public struct Size: Hashable, Sendable, CustomStringConvertible {
     public var height: Double
     public init(width: Double, height: Double) { self.width = width; self.height = height }
     public static let zero = Size(width: 0, height: 0)
+    /// Both sides are finite (not infinite, not a number).
+    public var isFinite: Bool { width.isFinite && height.isFinite }
     public var description: String { "\(width)×\(height)" }
 }
 
@@ -27,6 +31,8 @@ public struct Rect: Hashable, Sendable, CustomStringConvertible {
         self.init(origin: Point(x: x, y: y), size: Size(width: width, height: height))
     }
     public static let zero = Rect(x: 0, y: 0, width: 0, height: 0)
+    /// Origin and size are finite (not infinite, not a number).
+    public var isFinite: Bool { origin.isFinite && size.isFinite }
 
     public var minX: Double { min(origin.x, origin.x + size.width) }
     public var minY: Double { min(origin.y, origin.y + size.height) }
@@ -72,15 +78,33 @@ public struct PixelSize: Hashable, Sendable, CustomStringConvertible {
     public var description: String { "\(width)×\(height) px" }
 
     /// The pixel size that covers `size` points at `scale` pixels per point
-    /// (rounded up, so that no point is left without a pixel).
+    /// (rounded up, so that no point is left without a pixel). Never traps: a side that is
+    /// not a number is 0, a side beyond `Int32.max` pixels (or infinite) saturates at
+    /// ±`Int32.max` — larger than any texture or bitmap, so the caller's size check
+    /// refuses it. Use `PixelSize.checked(covering:scale:)` to tell such sizes apart.
     public init(covering size: Size, scale: Double) {
-        // Round away float noise first (100.0000001 × 2 must stay 200 px, not 201).
-        func pixels(_ v: Double) -> Int {
-            let p = v * scale
-            let r = p.rounded()
-            return abs(p - r) < 1e-6 ? Int(r) : Int(p.rounded(.up))
-        }
-        self.init(width: pixels(size.width), height: pixels(size.height))
+        self.init(width: PixelSize.pixels(size.width, scale) ?? PixelSize.saturated(size.width * scale),
+                  height: PixelSize.pixels(size.height, scale) ?? PixelSize.saturated(size.height * scale))
+    }
+
+    /// The pixel size that covers `size` points at `scale`, or nil when a side is not a
+    /// number, infinite, or beyond `Int32.max` pixels (no bitmap or texture can have it).
+    public static func checked(covering size: Size, scale: Double) -> PixelSize? {
+        guard let w = pixels(size.width, scale), let h = pixels(size.height, scale) else { return nil }
+        return PixelSize(width: w, height: h)
+    }
+
+    /// `v` points at `scale` in whole pixels, rounded up (float noise rounded away first:
+    /// 100.0000001 × 2 stays 200 px, not 201); nil when not representable.
+    private static func pixels(_ v: Double, _ scale: Double) -> Int? {
+        let p = v * scale
+        guard p.isFinite, abs(p) <= Double(Int32.max) else { return nil }
+        let r = p.rounded()
+        return abs(p - r) < 1e-6 ? Int(r) : Int(p.rounded(.up))
+    }
+
+    private static func saturated(_ p: Double) -> Int {
+        p.isNaN ? 0 : (p < 0 ? -Int(Int32.max) : Int(Int32.max))
     }
 }
 

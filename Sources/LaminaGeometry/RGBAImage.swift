@@ -19,15 +19,29 @@ public struct RGBAImage: Hashable, Sendable {
     /// `width * height * 4` bytes, R, G, B, A per pixel, top row first.
     public var bytes: [UInt8]
 
+    /// `bytes` must hold exactly `width * height * 4` bytes: anything else is a programming
+    /// error (the caller computed the buffer), a trap whose message release builds print.
     public init(width: Int, height: Int, bytes: [UInt8]) {
-        precondition(width >= 0 && height >= 0 && bytes.count == width * height * 4,
-                     "RGBAImage: \(bytes.count) bytes do not make a \(width)×\(height) RGBA8 image")
+        guard width >= 0, height >= 0, RGBAImage.byteCount(width, height) == bytes.count else {
+            fatalError("RGBAImage: \(bytes.count) bytes do not make a \(width)×\(height) RGBA8 image")
+        }
         self.width = width; self.height = height; self.bytes = bytes
     }
 
+    /// `width * height * 4`, or nil when it overflows.
+    private static func byteCount(_ width: Int, _ height: Int) -> Int? {
+        let (wh, o1) = width.multipliedReportingOverflow(by: height)
+        let (n, o2) = wh.multipliedReportingOverflow(by: 4)
+        return o1 || o2 ? nil : n
+    }
+
     /// An image filled with one pixel value.
+    /// A negative or overflowing size is a programming error (a trap with its message).
     public init(width: Int, height: Int, fill: RGBAPixel = RGBAPixel(r: 0, g: 0, b: 0, a: 0)) {
-        var bytes = [UInt8](repeating: 0, count: width * height * 4)
+        guard width >= 0, height >= 0, let count = RGBAImage.byteCount(width, height) else {
+            fatalError("RGBAImage: no \(width)×\(height) RGBA8 image can exist")
+        }
+        var bytes = [UInt8](repeating: 0, count: count)
         for i in stride(from: 0, to: bytes.count, by: 4) {
             bytes[i] = fill.r; bytes[i + 1] = fill.g; bytes[i + 2] = fill.b; bytes[i + 3] = fill.a
         }
@@ -36,23 +50,28 @@ public struct RGBAImage: Hashable, Sendable {
 
     public var pixelSize: PixelSize { PixelSize(width: width, height: height) }
 
+    /// A pixel outside the image is a programming error, as an array index out of range (a
+    /// trap whose message release builds print).
     public subscript(x: Int, y: Int) -> RGBAPixel {
         get {
-            precondition(x >= 0 && x < width && y >= 0 && y < height, "pixel (\(x), \(y)) outside \(width)×\(height)")
+            guard x >= 0 && x < width && y >= 0 && y < height else { fatalError("pixel (\(x), \(y)) outside \(width)×\(height)") }
             let i = (y * width + x) * 4
             return RGBAPixel(r: bytes[i], g: bytes[i + 1], b: bytes[i + 2], a: bytes[i + 3])
         }
         set {
-            precondition(x >= 0 && x < width && y >= 0 && y < height, "pixel (\(x), \(y)) outside \(width)×\(height)")
+            guard x >= 0 && x < width && y >= 0 && y < height else { fatalError("pixel (\(x), \(y)) outside \(width)×\(height)") }
             let i = (y * width + x) * 4
             bytes[i] = newValue.r; bytes[i + 1] = newValue.g; bytes[i + 2] = newValue.b; bytes[i + 3] = newValue.a
         }
     }
 
     /// Per-pixel comparison: how many pixels differ by more than `tolerance` in any
-    /// channel, and the largest channel difference seen. Sizes must match.
+    /// channel, and the largest channel difference seen. Images of different sizes differ
+    /// everywhere: (the larger one's pixel count, 255).
     public func difference(from other: RGBAImage, tolerance: Int = 0) -> (differing: Int, maxDifference: Int) {
-        precondition(width == other.width && height == other.height, "comparing \(width)×\(height) with \(other.width)×\(other.height)")
+        guard width == other.width && height == other.height else {
+            return (Swift.max(bytes.count, other.bytes.count) / 4, 255)
+        }
         var differing = 0, maxDiff = 0
         bytes.withUnsafeBufferPointer { a in
             other.bytes.withUnsafeBufferPointer { b in

@@ -21,9 +21,10 @@ public struct Transform3D: Hashable, Sendable {
         self.m41 = m41; self.m42 = m42; self.m43 = m43; self.m44 = m44
     }
 
-    /// Sixteen values in memory order m11, m12, …, m44.
+    /// Sixteen values in memory order m11, m12, …, m44. Another count is a programming
+    /// error (a trap whose message release builds print).
     public init(_ v: [Double]) {
-        precondition(v.count == 16, "Transform3D needs 16 values, got \(v.count)")
+        guard v.count == 16 else { fatalError("Transform3D needs 16 values, got \(v.count)") }
         self.init(m11: v[0], m12: v[1], m13: v[2], m14: v[3], m21: v[4], m22: v[5], m23: v[6], m24: v[7],
                   m31: v[8], m32: v[9], m33: v[10], m34: v[11], m41: v[12], m42: v[13], m43: v[14], m44: v[15])
     }
@@ -38,6 +39,12 @@ public struct Transform3D: Hashable, Sendable {
     }
 
     public var isIdentity: Bool { self == .identity }
+
+    /// Every element is finite (not infinite, not a number).
+    public var isFinite: Bool {
+        m11.isFinite && m12.isFinite && m13.isFinite && m14.isFinite && m21.isFinite && m22.isFinite && m23.isFinite && m24.isFinite
+            && m31.isFinite && m32.isFinite && m33.isFinite && m34.isFinite && m41.isFinite && m42.isFinite && m43.isFinite && m44.isFinite
+    }
 
     /// A translation by `before`, then `self`, then a translation by `after` — what
     /// `Transform3D(translationX:…).concatenating(self).concatenating(Transform3D(translationX:…))`

@@ -71,13 +71,48 @@ open class Responder {
     /// The next responder of the chain (a view's superview; nil after the window).
     open var next: Responder? { nil }
 
+    // MARK: Forwarding up the chain
+
+    /// The event methods whose base implementation forwards to `next`.
+    enum ForwardedEvent { case touchesBegan, touchesMoved, touchesEnded, touchesCancelled
+        case pressesBegan, pressesChanged, pressesEnded, pressesCancelled, pointerMoved, scrollWheel }
+
+    /// The responder (and method) a forwarding loop is calling now.
+    private static var forwardingTo: (responder: ObjectIdentifier, event: ForwardedEvent)?
+    /// Set when that responder's base implementation was reached (it did not handle the event).
+    private static var reachedBase = false
+
+    /// The base implementation of an event method: passes the event up the responder chain
+    /// in a loop, not a call per level (a chain 100 000 views deep must not overflow the
+    /// stack). A responder's method is called; when its base implementation is reached
+    /// (not overridden, or an override calling `super`), the loop goes on to its `next`
+    /// once the method returns; an override that does not call `super` ends it.
+    func forward(_ event: ForwardedEvent, _ call: (Responder) -> Void) {
+        if let f = Responder.forwardingTo, f.responder == ObjectIdentifier(self), f.event == event {
+            Responder.forwardingTo = nil
+            Responder.reachedBase = true   // the enclosing loop forwards
+            return
+        }
+        let saved = (Responder.forwardingTo, Responder.reachedBase)
+        defer { (Responder.forwardingTo, Responder.reachedBase) = saved }
+        var responder = next
+        while let current = responder {
+            Responder.forwardingTo = (ObjectIdentifier(current), event)
+            Responder.reachedBase = false
+            call(current)
+            Responder.forwardingTo = nil
+            guard Responder.reachedBase else { return }   // handled
+            responder = current.next
+        }
+    }
+
     // MARK: Touches
 
     /// Fingers (or pointer buttons) went down on the view.
-    open func touchesBegan(_ touches: Set<Touch>, with event: Event) { next?.touchesBegan(touches, with: event) }
-    open func touchesMoved(_ touches: Set<Touch>, with event: Event) { next?.touchesMoved(touches, with: event) }
-    open func touchesEnded(_ touches: Set<Touch>, with event: Event) { next?.touchesEnded(touches, with: event) }
-    open func touchesCancelled(_ touches: Set<Touch>, with event: Event) { next?.touchesCancelled(touches, with: event) }
+    open func touchesBegan(_ touches: Set<Touch>, with event: Event) { forward(.touchesBegan) { $0.touchesBegan(touches, with: event) } }
+    open func touchesMoved(_ touches: Set<Touch>, with event: Event) { forward(.touchesMoved) { $0.touchesMoved(touches, with: event) } }
+    open func touchesEnded(_ touches: Set<Touch>, with event: Event) { forward(.touchesEnded) { $0.touchesEnded(touches, with: event) } }
+    open func touchesCancelled(_ touches: Set<Touch>, with event: Event) { forward(.touchesCancelled) { $0.touchesCancelled(touches, with: event) } }
 
     // MARK: First responder
 
@@ -127,12 +162,12 @@ open class Responder {
     // MARK: Presses (keys)
 
     /// Keys went down. Presses start at the first responder (or the window).
-    open func pressesBegan(_ presses: Set<Press>, with event: PressesEvent) { next?.pressesBegan(presses, with: event) }
+    open func pressesBegan(_ presses: Set<Press>, with event: PressesEvent) { forward(.pressesBegan) { $0.pressesBegan(presses, with: event) } }
     /// Held keys repeated (auto-repeat; `Press.repeatCount` counts them).
-    open func pressesChanged(_ presses: Set<Press>, with event: PressesEvent) { next?.pressesChanged(presses, with: event) }
-    open func pressesEnded(_ presses: Set<Press>, with event: PressesEvent) { next?.pressesEnded(presses, with: event) }
+    open func pressesChanged(_ presses: Set<Press>, with event: PressesEvent) { forward(.pressesChanged) { $0.pressesChanged(presses, with: event) } }
+    open func pressesEnded(_ presses: Set<Press>, with event: PressesEvent) { forward(.pressesEnded) { $0.pressesEnded(presses, with: event) } }
     /// Presses stopped without their keys going up (the window lost the keyboard).
-    open func pressesCancelled(_ presses: Set<Press>, with event: PressesEvent) { next?.pressesCancelled(presses, with: event) }
+    open func pressesCancelled(_ presses: Set<Press>, with event: PressesEvent) { forward(.pressesCancelled) { $0.pressesCancelled(presses, with: event) } }
 
     // MARK: Pointer (hover) and scroll wheel
 
@@ -141,12 +176,12 @@ open class Responder {
     open func pointerEntered(_ event: PointerEvent) {}
     /// The pointer moved over the view (the deepest one under it) with no button down.
     /// Forwarded up the chain when not handled.
-    open func pointerMoved(_ event: PointerEvent) { next?.pointerMoved(event) }
+    open func pointerMoved(_ event: PointerEvent) { forward(.pointerMoved) { $0.pointerMoved(event) } }
     /// The pointer left this view (it is over none of the view and its subviews any more,
     /// or left the window, or the view left the window). Sent to each view concerned only,
     /// deepest first; never forwarded.
     open func pointerExited(_ event: PointerEvent) {}
     /// The scroll wheel turned over the view (AppKit's name). Forwarded up the chain when
     /// not handled; `ScrollView` scrolls.
-    open func scrollWheel(with event: ScrollEvent) { next?.scrollWheel(with: event) }
+    open func scrollWheel(with event: ScrollEvent) { forward(.scrollWheel) { $0.scrollWheel(with: event) } }
 }

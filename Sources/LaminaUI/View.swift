@@ -26,7 +26,31 @@ open class View: Responder, LayerDelegate {
     open class var layerClass: Layer.Type { Layer.self }
 
     public let layer: Layer
-    public private(set) var subviews: [View] = []
+    /// The subviews, back to front.
+    public var subviews: [View] {
+        compactSubviews()
+        return subviewSlots
+    }
+    /// The subviews' storage: a removed subview's slot holds a placeholder until the list
+    /// is next read or inserted into, or the placeholders outnumber the subviews — so
+    /// removing N siblings one by one costs O(N) in all (as `Layer`'s sublayers).
+    private var subviewSlots: [View] = []
+    private var staleSubviews = 0
+    /// This view's slot in its superview's `subviewSlots`.
+    private var slotInSuperview = 0
+    private static let removedSlot = View()
+
+    private func compactSubviews() {
+        guard staleSubviews > 0 else { return }
+        var kept: [View] = []
+        kept.reserveCapacity(subviewSlots.count - staleSubviews)
+        for v in subviewSlots where v !== View.removedSlot {
+            v.slotInSuperview = kept.count
+            kept.append(v)
+        }
+        subviewSlots = kept
+        staleSubviews = 0
+    }
     public private(set) weak var superview: View?
     public var tag = 0
     public var isUserInteractionEnabled = true
@@ -67,13 +91,18 @@ open class View: Responder, LayerDelegate {
         get { layer.position }
         set { layer.position = newValue; autoresizeBase = superview?.bounds.size }
     }
-    /// An affine transform about the centre.
+    /// An affine transform about the centre. One with an element that is not finite is
+    /// refused (reported through `Layer.invalidValueHandler`; the view keeps its transform).
     public var transform: Transform2D = .identity {
-        didSet { layer.transform = transform.transform3D }
+        didSet {
+            layer.transform = transform.transform3D
+            if layer.transform != transform.transform3D { transform = oldValue }   // refused by the layer
+        }
     }
+    /// 0…1: values outside are clamped, not a number is refused (the layer's `opacity`).
     public var alpha: Double {
         get { layer.opacity }
-        set { layer.opacity = min(1, max(0, newValue)) }
+        set { layer.opacity = newValue }
     }
     public var isHidden: Bool {
         get { layer.isHidden }
@@ -104,10 +133,11 @@ open class View: Responder, LayerDelegate {
         return nil
     }
 
-    public func addSubview(_ view: View) { insertSubview(view, at: subviews.count) }
+    public func addSubview(_ view: View) { insertSubview(view, at: Int.max) }
 
     public func insertSubview(_ view: View, at index: Int) {
-        guard view !== self, !isDescendant(of: view) else { return }
+        // A view without subviews can only be an ancestor by being this one.
+        guard view !== self, view.subviewSlots.count == view.staleSubviews || !isDescendant(of: view) else { return }
         let oldWindow = view.window
         let newWindow = window
         let reparenting = view.superview !== self
@@ -119,18 +149,24 @@ open class View: Responder, LayerDelegate {
             view.notifyWillMove(toWindow: newWindow)
             oldWindow?.subtreeWillLeave(view)
         }
-        var i = max(0, min(index, subviews.count))
-        if view.superview === self, let old = subviews.firstIndex(where: { $0 === view }) {
-            subviews.remove(at: old)
+        compactSubviews()
+        var i = max(0, min(index, subviewSlots.count))
+        if view.superview === self {
+            let old = view.slotInSuperview
+            subviewSlots.remove(at: old)
             if old < i { i -= 1 }
+            for j in old..<subviewSlots.count { subviewSlots[j].slotInSuperview = j }
         } else {
             view.detach()
         }
-        subviews.insert(view, at: i)
+        compactSubviews()
+        i = min(i, subviewSlots.count)
+        subviewSlots.insert(view, at: i)
+        for j in i..<subviewSlots.count { subviewSlots[j].slotInSuperview = j }
         view.superview = self
         if reparenting { view.autoresizeBase = bounds.size }
         // Keep the layer order equal to the view order.
-        let below = i + 1 < subviews.count ? subviews[i + 1].layer : nil
+        let below = i + 1 < subviewSlots.count ? subviewSlots[i + 1].layer : nil
         if let below { layer.insertSublayer(view.layer, below: below) } else { layer.addSublayer(view.layer) }
         if oldWindow !== newWindow { view.notifyDidMoveToWindow() }
         if reparenting {
@@ -140,18 +176,22 @@ open class View: Responder, LayerDelegate {
     }
 
     public func insertSubview(_ view: View, aboveSubview sibling: View) {
-        guard let i = subviews.firstIndex(where: { $0 === sibling }) else { return addSubview(view) }
+        guard sibling.superview === self else { return addSubview(view) }
+        compactSubviews()
+        let i = sibling.slotInSuperview
         insertSubview(view, at: i + 1)
     }
 
     public func insertSubview(_ view: View, belowSubview sibling: View) {
-        guard let i = subviews.firstIndex(where: { $0 === sibling }) else { return insertSubview(view, at: 0) }
+        guard sibling.superview === self else { return insertSubview(view, at: 0) }
+        compactSubviews()
+        let i = sibling.slotInSuperview
         insertSubview(view, at: i)
     }
 
     public func bringSubviewToFront(_ view: View) {
         guard view.superview === self else { return }
-        insertSubview(view, at: subviews.count)
+        insertSubview(view, at: Int.max)
     }
 
     public func sendSubviewToBack(_ view: View) {
@@ -175,8 +215,18 @@ open class View: Responder, LayerDelegate {
 
     private func detach() {
         guard let parent = superview else { return }
-        parent.subviews.removeAll { $0 === self }
         superview = nil
+        if slotInSuperview == parent.subviewSlots.count - 1 {
+            parent.subviewSlots.removeLast()
+            while parent.subviewSlots.last === View.removedSlot {
+                parent.subviewSlots.removeLast()
+                parent.staleSubviews -= 1
+            }
+        } else {
+            parent.subviewSlots[slotInSuperview] = View.removedSlot
+            parent.staleSubviews += 1
+            if parent.staleSubviews > parent.subviewSlots.count / 2 { parent.compactSubviews() }
+        }
         layer.removeFromSuperlayer()
     }
 
@@ -194,29 +244,55 @@ open class View: Responder, LayerDelegate {
     open func didAddSubview(_ subview: View) {}
     open func willRemoveSubview(_ subview: View) {}
 
+    /// The view and its subtree, parents before their subviews, in order (an explicit
+    /// stack: no recursion per level).
+    func forEachInSubtree(_ body: (View) -> Void) {
+        var stack: [View] = [self]
+        while let v = stack.popLast() {
+            body(v)
+            stack += v.subviews.reversed()
+        }
+    }
+
     private func notifyWillMove(toWindow w: Window?) {
-        willMove(toWindow: w)
-        for s in subviews { s.notifyWillMove(toWindow: w) }
+        forEachInSubtree { $0.willMove(toWindow: w) }
     }
 
     private func notifyDidMoveToWindow() {
-        if let w = window, layer.contentsScale != w.scale {
-            layer.contentsScale = w.scale
-            if !View.classesThatDoNotDraw.contains(ObjectIdentifier(type(of: self))) { layer.setNeedsDisplay() }
+        let w = window
+        forEachInSubtree { v in
+            if let w, v.layer.contentsScale != w.scale {
+                v.layer.contentsScale = w.scale
+                if !v.drawsNothing { v.layer.setNeedsDisplay() }
+            }
+            v.didMoveToWindow()
         }
-        didMoveToWindow()
-        for s in subviews { s.notifyDidMoveToWindow() }
     }
 
     /// The window's scale changed (it moved to a target of another scale): every view's
     /// layer takes the new `contentsScale`, and views showing drawn content are redrawn at
     /// it (as UIKit redraws on a display-scale trait change).
     func windowScaleDidChange(to scale: Double) {
-        if layer.contentsScale != scale {
-            layer.contentsScale = scale
-            if let store = layer.backingStore, store.scale != scale { setNeedsDisplay() }
+        forEachInSubtree { v in
+            if v.layer.contentsScale != scale {
+                v.layer.contentsScale = scale
+                if let store = v.layer.backingStore, store.scale != scale { v.setNeedsDisplay() }
+            }
         }
-        for s in subviews { s.windowScaleDidChange(to: scale) }
+    }
+
+    /// Frees the subviews without recursion (a `deinit` per level would overflow the stack
+    /// for a deep chain); subviews held elsewhere stay alive with their subtrees.
+    isolated deinit {
+        var stack = subviewSlots
+        subviewSlots = []
+        while var v = stack.popLast() {
+            if isKnownUniquelyReferenced(&v) {
+                stack += v.subviewSlots
+                v.subviewSlots = []
+                v.staleSubviews = 0
+            }
+        }
     }
 
     // MARK: Coordinates
@@ -244,13 +320,21 @@ open class View: Responder, LayerDelegate {
     // MARK: Drawing
 
     static var contextStack: [GraphicsContext] = []
-    /// View classes whose `draw(_:)` is the base one: Lamina's own, and others found on
-    /// their first display (whose base `draw(_:)` paints nothing, leaving no bitmap).
-    static var classesThatDoNotDraw: Set<ObjectIdentifier> = [
+    /// View classes whose `draw(_:)` is the base one (Lamina's own): their views draw only
+    /// when code asks (`setNeedsDisplay()`), keeping no bitmap otherwise. Whether another
+    /// class draws is decided per view (`drawsNothing`), never for the whole class.
+    static let classesThatDoNotDraw: Set<ObjectIdentifier> = [
         ObjectIdentifier(View.self), ObjectIdentifier(Window.self),
         ObjectIdentifier(ScrollView.self), ObjectIdentifier(TiledScrollView.self),
     ]
     private var drewWithBaseImplementation = false
+    /// This view's last draw reached the base `draw(_:)` and painted nothing (or its class
+    /// is one of Lamina's that never draws): automatic redraws (a new window scale) skip
+    /// it, until a draw paints. One view's draw says nothing of other views of its class.
+    private var drawsNothing: Bool {
+        get { drewNothing || View.classesThatDoNotDraw.contains(ObjectIdentifier(type(of: self))) }
+    }
+    private var drewNothing = false
 
     /// Draws the view's content in `rect` (bounds coordinates) with
     /// `currentGraphicsContext()`, set up as UIKit does: origin at the bounds origin, scaled,
@@ -295,12 +379,9 @@ open class View: Responder, LayerDelegate {
         drewWithBaseImplementation = false
         let painted = context.paintCount
         draw(context.clipBoundingBox)
-        if drewWithBaseImplementation && context.paintCount == painted {
-            // The base draw ran and nothing was painted: later views of this class skip the
-            // first draw (this one keeps no bitmap). An override calling super that paints is
-            // not affected; `setNeedsDisplay()` from code always draws.
-            View.classesThatDoNotDraw.insert(ObjectIdentifier(type(of: self)))
-        }
+        // The base draw ran and nothing was painted: this view keeps no bitmap and skips
+        // automatic redraws; `setNeedsDisplay()` from code always draws.
+        drewNothing = drewWithBaseImplementation && context.paintCount == painted
     }
 
     // MARK: Layout
@@ -366,13 +447,38 @@ open class View: Responder, LayerDelegate {
     /// The deepest visible, interactive view containing `point` (this view's coordinates):
     /// hidden views, views with alpha below 0.01 and views with user interaction disabled
     /// are skipped with their subviews; a point outside a view is outside its subviews too.
+    ///
+    /// The default walks the subtree in a loop, not a call per level; a subview whose class
+    /// is not one of Lamina's own is asked through its own `hitTest(_:with:)` (which may be
+    /// overridden), so only such levels nest calls.
     open func hitTest(_ point: Point, with event: Event?) -> View? {
-        guard isUserInteractionEnabled, !isHidden, alpha >= 0.01, self.point(inside: point, with: event) else { return nil }
-        for sub in subviews.reversed() {
+        guard acceptsHit(at: point, with: event) else { return nil }
+        // Each frame: a view that accepts the point, and the next of its subviews to try
+        // (top-most first); when none is hit, the view itself is.
+        var stack: [(view: View, point: Point, next: Int)] = [(self, point, subviews.count - 1)]
+        while let top = stack.popLast() {
+            guard top.next >= 0 else { return top.view }
+            stack.append((top.view, top.point, top.next - 1))
+            let sub = top.view.subviews[top.next]
             // No image of the point in the subview (scaled to nothing, seen edge-on): not hit.
-            guard let p = sub.layer.convert(point, from: layer) else { continue }
-            if let hit = sub.hitTest(p, with: event) { return hit }
+            guard let p = sub.layer.convert(top.point, from: top.view.layer) else { continue }
+            if View.hitTestedInLoop.contains(ObjectIdentifier(type(of: sub))) {
+                if sub.acceptsHit(at: p, with: event) { stack.append((sub, p, sub.subviews.count - 1)) }
+            } else if let hit = sub.hitTest(p, with: event) {
+                return hit
+            }
         }
-        return self
+        return nil
     }
+
+    /// The checks of the default `hitTest` for the view itself.
+    private func acceptsHit(at point: Point, with event: Event?) -> Bool {
+        isUserInteractionEnabled && !isHidden && alpha >= 0.01 && self.point(inside: point, with: event)
+    }
+
+    /// Lamina's view classes, which do not override `hitTest(_:with:)`: walked in the loop.
+    private static let hitTestedInLoop: Set<ObjectIdentifier> = [
+        ObjectIdentifier(View.self), ObjectIdentifier(Window.self), ObjectIdentifier(ScrollView.self),
+        ObjectIdentifier(TiledScrollView.self), ObjectIdentifier(TiledScrollView.Tile.self),
+    ]
 }

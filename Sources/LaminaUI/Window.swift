@@ -372,8 +372,29 @@ open class ScrollView: View {
 /// content (its row, column and rectangle in content coordinates).
 @MainActor
 open class TiledScrollView: ScrollView {
+    /// The tile size asked for. Tiles are laid out at `effectiveTileSize`.
     public let tileSize: Size
     public var drawTile: (_ row: Int, _ column: Int, _ rect: Rect, _ context: GraphicsContext) -> Void
+
+    /// The smallest tile side, in points: a smaller `tileSize` side is raised to it (as
+    /// CATiledLayer's tiles, tiles are meant to be hundreds of points; tiny ones only
+    /// multiply views and draws).
+    public static let minimumTileSide = 4.0
+    /// The most tiles the visible area may need: tiles that would be more are doubled in
+    /// size (both sides) until they fit.
+    public static let maximumVisibleTiles = 4096
+    /// The largest row or column index: content beyond `maximumTileIndex` tiles (an
+    /// infinite or astronomically large `contentSize`) is not tiled — scrolled there, the
+    /// view shows no tiles.
+    public static let maximumTileIndex = Int(Int32.max)
+
+    /// The tile size used: `tileSize` with each side raised to `minimumTileSide` (a side
+    /// that is not a positive finite number becomes 256 pt), doubled while the visible
+    /// area would need more than `maximumVisibleTiles` tiles. `drawTile` receives rows,
+    /// columns and rectangles of this size.
+    public private(set) var effectiveTileSize: Size
+    /// `tileSize` with its sides raised to the minimum.
+    private let baseTileSize: Size
 
     public private(set) var tiles: [Tile] = []
     /// Tiles drawn so far (each draw of each tile).
@@ -389,10 +410,11 @@ open class TiledScrollView: ScrollView {
         public override func draw(_ rect: Rect) {
             guard let owner, let ctx = currentGraphicsContext() else { return }
             draws += 1
-            let origin = Point(x: Double(column) * owner.tileSize.width, y: Double(row) * owner.tileSize.height)
+            let size = owner.effectiveTileSize
+            let origin = Point(x: Double(column) * size.width, y: Double(row) * size.height)
             ctx.save()
             ctx.translateBy(x: -origin.x, y: -origin.y)
-            owner.drawTile(row, column, Rect(origin: origin, size: owner.tileSize), ctx)
+            owner.drawTile(row, column, Rect(origin: origin, size: size), ctx)
             ctx.restore()
         }
     }
@@ -401,57 +423,78 @@ open class TiledScrollView: ScrollView {
                 drawTile: @escaping (Int, Int, Rect, GraphicsContext) -> Void) {
         self.tileSize = tileSize
         self.drawTile = drawTile
+        func side(_ v: Double) -> Double { v.isFinite && v > 0 ? max(v, TiledScrollView.minimumTileSide) : 256 }
+        baseTileSize = Size(width: side(tileSize.width), height: side(tileSize.height))
+        effectiveTileSize = baseTileSize
         super.init(frame: frame)
         self.contentSize = contentSize
+    }
+
+    /// Doubles the tile size while the visible area would need too many tiles (each
+    /// doubling divides the count by about four).
+    private func fitTileSize(to visible: Rect) {
+        var size = baseTileSize
+        func count(_ s: Size) -> Double {
+            ((visible.width / s.width).rounded(.up) + 1) * ((visible.height / s.height).rounded(.up) + 1)
+        }
+        while count(size) > Double(TiledScrollView.maximumVisibleTiles) {
+            size = Size(width: size.width * 2, height: size.height * 2)
+        }
+        if size != effectiveTileSize {
+            effectiveTileSize = size
+            for tile in tiles { recycle(tile) }   // every cell moved
+        }
     }
 
     open override func layoutSubviews() {
         let visible = bounds
         let content = Rect(origin: .zero, size: contentSize)
-        guard !visible.isEmpty, tileSize.width > 0, tileSize.height > 0, contentSize.width > 0, contentSize.height > 0,
+        guard !visible.isEmpty, contentSize.width > 0, contentSize.height > 0,
               [visible.minX, visible.minY, visible.maxX, visible.maxY].allSatisfy(\.isFinite),
               !visible.intersection(content).isEmpty else {
             for tile in tiles { recycle(tile) }   // nothing of the content shows
             return
         }
-        let firstRow = max(0, Int((visible.minY / tileSize.height).rounded(.down)))
-        let lastRow = Int(((visible.maxY - 1e-9) / tileSize.height).rounded(.down))
-        let firstColumn = max(0, Int((visible.minX / tileSize.width).rounded(.down)))
-        let lastColumn = Int(((visible.maxX - 1e-9) / tileSize.width).rounded(.down))
-        guard firstRow <= lastRow, firstColumn <= lastColumn else {
+        fitTileSize(to: visible)
+        let tile = effectiveTileSize
+        // Rows and columns as numbers first: indices beyond `maximumTileIndex` are not tiled.
+        let limit = Double(TiledScrollView.maximumTileIndex)
+        let firstRowD = max(0, (visible.minY / tile.height).rounded(.down))
+        let lastRowD = min(((visible.maxY - 1e-9) / tile.height).rounded(.down), (contentSize.height / tile.height).rounded(.up) - 1)
+        let firstColumnD = max(0, (visible.minX / tile.width).rounded(.down))
+        let lastColumnD = min(((visible.maxX - 1e-9) / tile.width).rounded(.down), (contentSize.width / tile.width).rounded(.up) - 1)
+        guard firstRowD <= lastRowD, firstColumnD <= lastColumnD, lastRowD <= limit, lastColumnD <= limit else {
             for tile in tiles { recycle(tile) }
             return
         }
-        let rows = firstRow...lastRow
-        let columns = firstColumn...lastColumn
-        let maxRow = Int((contentSize.height / tileSize.height).rounded(.up)) - 1
-        let maxColumn = Int((contentSize.width / tileSize.width).rounded(.up)) - 1
+        let rows = Int(firstRowD)...Int(lastRowD)
+        let columns = Int(firstColumnD)...Int(lastColumnD)
         var needed = Set<[Int]>()
-        for r in rows where r <= maxRow { for c in columns where c <= maxColumn { needed.insert([r, c]) } }
+        for r in rows { for c in columns { needed.insert([r, c]) } }
         // Keep tiles already showing a needed cell; recycle the rest.
         var free: [Tile] = []
         for tile in tiles {
             if needed.contains([tile.row, tile.column]) { needed.remove([tile.row, tile.column]) } else { free.append(tile) }
         }
         for cell in needed.sorted(by: { $0[0] != $1[0] ? $0[0] < $1[0] : $0[1] < $1[1] }) {
-            let tile: Tile
-            if let t = free.popLast() {
-                tile = t
+            let t: Tile
+            if let f = free.popLast() {
+                t = f
             } else {
-                tile = Tile(frame: .zero)
-                tile.owner = self
-                tile.isUserInteractionEnabled = false
-                tiles.append(tile)
-                addSubview(tile)
+                t = Tile(frame: .zero)
+                t.owner = self
+                t.isUserInteractionEnabled = false
+                tiles.append(t)
+                addSubview(t)
             }
-            tile.row = cell[0]
-            tile.column = cell[1]
-            tile.isHidden = false
-            tile.frame = Rect(x: Double(cell[1]) * tileSize.width, y: Double(cell[0]) * tileSize.height,
-                              width: tileSize.width, height: tileSize.height)
-            tile.setNeedsDisplay()
+            t.row = cell[0]
+            t.column = cell[1]
+            t.isHidden = false
+            t.frame = Rect(x: Double(cell[1]) * tile.width, y: Double(cell[0]) * tile.height,
+                           width: tile.width, height: tile.height)
+            t.setNeedsDisplay()
         }
-        for tile in free { recycle(tile) }
+        for t in free { recycle(t) }
     }
 
     /// Hides a tile that shows nothing and frees its bitmap and texture until it is reused.

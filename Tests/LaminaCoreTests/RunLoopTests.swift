@@ -227,6 +227,31 @@ struct RunLoopTests {
         #expect(MainLoop.now() - start < 20, "woken by the post, not the time-out")
     }
 
+    @Test("timer and display-link values that are not numbers or not positive are sanitised as Foundation and Core Animation do, never a trap")
+    func sanitisedTimes() throws {
+        let loop = try MainLoop()
+        let host = try HostEpoll(watching: loop.descriptor)
+        let fired = Box(0)
+        loop.addTimer(after: .nan) { fired.value += 1 }               // now
+        #expect(host.readable(within: 5))
+        try loop.dispatch()
+        #expect(fired.value == 1)
+        let ticks = Box(0)
+        for interval in [0, -1, Double.nan] {
+            ticks.value = 0
+            let t = loop.addTimer(after: 0, repeating: interval) { ticks.value += 1 }   // every 0.1 ms
+            for _ in 0..<3 {
+                #expect(host.readable(within: 5))
+                try loop.dispatch()
+            }
+            loop.cancelTimer(t)
+            #expect(ticks.value == 3, "interval \(interval)")
+        }
+        #expect(DisplayLink(loop: loop, framesPerSecond: 0) { _ in }.framesPerSecond == 60)
+        #expect(DisplayLink(loop: loop, framesPerSecond: .nan) { _ in }.framesPerSecond == 60)
+        #expect(DisplayLink(loop: loop, framesPerSecond: .infinity) { _ in }.framesPerSecond == 10_000)
+    }
+
     @Test("stop() ends the innermost run only: a run nested in a turn's handler returns, the outer one goes on; a NaN time-out does not wait")
     func nestedStop() throws {
         let loop = try MainLoop()
