@@ -59,8 +59,12 @@ public final class LayerTreeHost {
         Transaction.noteChange()
     }
 
-    /// Whether the next commit must draw even without layer changes (a flash to remove).
-    var needsFrame: Bool { flashVisible || compositor.showsDamageFlash || compositesEveryFrame }
+    /// Whether the next commit must draw even without layer changes (a flash to remove,
+    /// or a context known to be lost: the frame recovers it, so that an unchanged tree is
+    /// shown again at once).
+    var needsFrame: Bool {
+        flashVisible || compositor.showsDamageFlash || compositesEveryFrame || compositor.device.isContextLost
+    }
 
     func composite(displays: [DisplayRecord], layouts: Int, timings: FrameTimings) throws {
         if flashVisible { compositor.forgetLastFrame() }

@@ -225,6 +225,10 @@ public enum Transaction {
         if !toDisplay.isEmpty { timings.display = displayTime }
         // The renderers get what changed; then each host composites.
         deliverChanges()
+        // What layout and display changed is delivered: only what they queued for another
+        // pass keeps a commit pending (not the contents the display set, which would make
+        // the next end of turn commit again for nothing).
+        pendingChanges = !changedLayers.isEmpty || !fullUploads.isEmpty || !layoutQueue.isEmpty || !displayQueue.isEmpty
         timings.commit = clock.lap()
         phaseObserver?(.composite)
         hosts.removeAll { $0.host == nil }

@@ -133,4 +133,20 @@ struct ContextLossTests {
         target.release()
         device.close()
     }
+
+    @Test("a hosted tree that does not change is drawn again at the end of the turn after a loss")
+    func hostRecoversWithoutChanges() throws {
+        let s = try Scene(width: 60, height: 60)
+        let layer = s.addCountingLayer(Rect(x: 10, y: 10, width: 20, height: 20))
+        try Transaction.flush()
+        let before = try s.pixels()
+        #expect(before[15, 15] == red && layer.displayCount == 1)
+        s.device.simulateContextLoss()
+        #expect(!Transaction.needsCommit, "nothing changed")
+        try Transaction.commitIfNeeded()   // the end of a turn: the lost context alone asks for a frame
+        #expect(s.host.lastFrame.recoveredFromContextLoss)
+        #expect(try s.pixels().bytes == before.bytes)
+        #expect(layer.displayCount == 1, "uploaded again, not redrawn")
+        s.host.detach()
+    }
 }
