@@ -10,6 +10,9 @@ public final class DrawingLayer: Layer {
     let operations: [(GraphicsContext) -> Void]
     /// Draw at the render target's scale (true unless the file gives `contentsScale`).
     var followsTargetScale = true
+    /// Not yet asked to draw: `Scene.render` asks (after its checks). A program hosting a
+    /// scene's layers itself calls `setNeedsDisplay()` on them.
+    var needsFirstDisplay = true
 
     init(operations: [(GraphicsContext) -> Void]) {
         self.operations = operations

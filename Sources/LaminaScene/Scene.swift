@@ -194,7 +194,6 @@ struct LayerBuilder {
             spec = LayerSpec(node: node, name: name, parent: parent, make: {
                 let drawn = DrawingLayer(operations: operations)
                 drawn.followsTargetScale = follows
-                drawn.setNeedsDisplay()
                 return drawn
             })
         } else {
@@ -444,12 +443,19 @@ extension Scene {
     }
 
     /// Drawn layers draw at the target's scale (as UIKit gives views the screen's scale).
+    /// They ask to draw here, after the checks, not when the scene is read: a scene that
+    /// fails its checks leaves nothing queued for the next commit.
     private func setContentsScale(_ scale: Double) {
         var stack: [Layer] = [root]
         while let layer = stack.popLast() {
-            if let d = layer as? DrawingLayer, d.followsTargetScale, d.contentsScale != scale {
-                layer.contentsScale = scale
-                layer.setNeedsDisplay()
+            if let d = layer as? DrawingLayer {
+                if d.followsTargetScale, d.contentsScale != scale {
+                    layer.contentsScale = scale
+                    layer.setNeedsDisplay()
+                } else if d.needsFirstDisplay {
+                    layer.setNeedsDisplay()
+                }
+                d.needsFirstDisplay = false
             }
             stack += layer.sublayers
         }
