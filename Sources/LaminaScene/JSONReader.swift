@@ -445,9 +445,13 @@ struct JSONNode {
 
     /// [width, height], neither negative nor above the size limit.
     func size() throws -> Size {
-        let v = try numbers(count: 2...2, magnitude: SceneLimits.maximumSize, "sizes")
-        guard v[0] >= 0, v[1] >= 0 else { throw error("negative size \(v[0])×\(v[1]): width and height must not be negative") }
-        return Size(width: v[0], height: v[1])
+        let a = try array()
+        guard a.count == 2 else { throw error("expected an array of 2 numbers, found \(a.count)") }
+        let w = try a[0].number(), h = try a[1].number()
+        guard w >= 0, h >= 0 else { throw error("negative size \(w)×\(h): width and height must not be negative") }
+        _ = try a[0].nonNegative(atMost: SceneLimits.maximumSize, "sizes")
+        _ = try a[1].nonNegative(atMost: SceneLimits.maximumSize, "sizes")
+        return Size(width: w, height: h)
     }
 
     /// [x, y, width, height]: x and y within the coordinate limit, width and height not
@@ -459,8 +463,8 @@ struct JSONNode {
         let y = try a[1].number(magnitude: SceneLimits.maximumCoordinate, "coordinates")
         let w = try a[2].number(), h = try a[3].number()
         guard w >= 0, h >= 0 else { throw error("negative size \(w)×\(h): width and height must not be negative") }
-        _ = try a[2].number(magnitude: SceneLimits.maximumSize, "sizes")
-        _ = try a[3].number(magnitude: SceneLimits.maximumSize, "sizes")
+        _ = try a[2].nonNegative(atMost: SceneLimits.maximumSize, "sizes")
+        _ = try a[3].nonNegative(atMost: SceneLimits.maximumSize, "sizes")
         return Rect(x: x, y: y, width: w, height: h)
     }
 

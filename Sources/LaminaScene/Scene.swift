@@ -161,12 +161,28 @@ struct LayerBuilder {
         var made: [Layer] = []
         made.reserveCapacity(specs.count)
         var origins: [ObjectIdentifier: Scene.LayerOrigin] = [:]
+        var depth: [Int] = []
+        depth.reserveCapacity(specs.count)
         for spec in specs {
             let l = spec.make()
             for set in spec.settings { set(l) }
-            if spec.parent >= 0 { made[spec.parent].addSublayer(l) }
             origins[ObjectIdentifier(l)] = Scene.LayerOrigin(node: spec.node, name: spec.name)
             made.append(l)
+            depth.append(spec.parent >= 0 ? depth[spec.parent] + 1 : 0)
+        }
+        // Linking a layer costs its new superlayer's depth (the cycle check walks up) plus
+        // its own subtree (described to the renderers): top-down or bottom-up, a chain of N
+        // costs N²/2. Linking in rounds instead — round k links the layers whose depth has
+        // k trailing zero bits, joining pieces at most 2^k deep — costs N log N. Siblings
+        // share a depth, so they are linked in one round, in order.
+        var round = 0
+        var remaining = specs.count - 1
+        while remaining > 0 {
+            for i in 1..<specs.count where depth[i].trailingZeroBitCount == round {
+                made[specs[i].parent].addSublayer(made[i])
+                remaining -= 1
+            }
+            round += 1
         }
         return (made[0], origins)
     }

@@ -243,6 +243,12 @@ struct SceneFuzzTests {
         let corpus = try files.map { [UInt8](try Data(contentsOf: corpusDirectory.appendingPathComponent($0))) }
         let device = try GPUDevice()
         defer { device.close() }
+        // Warm up first: the first renders compile llvmpipe's shaders, which on a loaded
+        // machine can take seconds — not a hang of any input.
+        for (name, bytes) in zip(files, corpus) {
+            _ = try Scene.parse(Data(bytes), file: name, baseDirectory: corpusDirectory.path)
+                .render(device: device, size: Size(width: 32, height: 32), scale: 1)
+        }
         let watchdog = FuzzWatchdog(limit: 10)
         defer { watchdog.stop() }
         var rendered = 0, parseErrors = 0, renderErrors = 0
