@@ -389,7 +389,7 @@ public final class GraphicsContext {
 }
 
 /// A Pango layout for one piece of text on a Cairo context.
-private struct TextLayout {
+struct TextLayout {
     let layout: OpaquePointer
     private static let scale = Double(LAMINA_PANGO_SCALE)
 
