@@ -117,8 +117,11 @@ extension LayerBuilder {
                 guard dash.count <= SceneLimits.maximumDashCount else {
                     throw d.error("\(dash.count) dash lengths are beyond the limit (\(SceneLimits.maximumDashCount))")
                 }
-                guard dash.reduce(0, +) >= SceneLimits.minimumDashPeriod else {
-                    throw d.error("a dash pattern must be at least \(SceneLimits.minimumDashPeriod) pt long in total (got \(dash.reduce(0, +)))")
+                // Each dash costs about a cap of the line's width: a pattern shorter than half
+                // the width multiplies the work without changing what is seen.
+                let minimum = max(SceneLimits.minimumDashPeriod, width / 2)
+                guard dash.reduce(0, +) >= minimum else {
+                    throw d.error("a dash pattern must be at least \(minimum) pt long in total (half the line width, and at least \(SceneLimits.minimumDashPeriod) pt); got \(dash.reduce(0, +))")
                 }
             }
             steps.append { c in

@@ -35,7 +35,8 @@ public enum SceneLimits {
     /// Largest font size, in points.
     public static let maximumFontSize = 1000.0
     /// Most entries in a dash pattern; the pattern's total length must be at least
-    /// `minimumDashPeriod` points (shorter patterns make millions of dashes).
+    /// `minimumDashPeriod` points and half the line width (shorter patterns make millions
+    /// of dashes, each costing about a line cap).
     public static let maximumDashCount = 64
     public static let minimumDashPeriod = 0.1
     /// Most layers in one scene.
