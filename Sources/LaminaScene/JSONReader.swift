@@ -49,7 +49,8 @@ final class JSONDocument {
     /// `sublayers` array), so 100 000 allows chains of about 50 000 layers.
     static let maximumDepth = 100_000
 
-    /// The JSON path of value `index`, e.g. `$.root.sublayers[2].opacity`.
+    /// The JSON path of value `index`, e.g. `$.root.sublayers[2].opacity`; a path of more
+    /// than 40 steps shows its first and last 16 (`$.root…(968 steps)….sublayers[0]`).
     func path(of index: Int) -> String {
         var parts: [String] = []
         var i = index
@@ -61,7 +62,9 @@ final class JSONDocument {
             }
             i = parents[i]
         }
-        return parts.reversed().joined()
+        parts.reverse()
+        guard parts.count > 40 else { return parts.joined() }
+        return parts.prefix(16).joined() + "…(\(parts.count - 32) steps)…" + parts.suffix(16).joined()
     }
 
     /// Parses `data` (UTF-8 JSON, RFC 8259: one value, any type); errors carry the line

@@ -41,6 +41,11 @@ public enum SceneLimits {
     public static let minimumDashPeriod = 0.1
     /// Most layers in one scene.
     public static let maximumLayers = 1_000_000
+    /// Deepest layer tree `Scene.render` renders (the root is level 0). Reading and building
+    /// have no such limit; the renderer (LaminaCore's frame plan) still recurses per level
+    /// and overflows the stack near 2000 levels in a debug build: raise this when it no
+    /// longer does.
+    public static let maximumRenderDepth = 1000
     /// Deepest JSON nesting (arrays and objects): a chain of N sublayers nests 2N + 2
     /// levels, so this allows chains of about 50 000 layers.
     public static let maximumNesting = JSONDocument.maximumDepth
@@ -437,12 +442,16 @@ extension Scene {
         return SceneError(file: file, path: "$", problem: problem, layer: layer.name)
     }
 
-    /// Every drawn layer's backing store fits the GPU, and all of them `maximumPixels`.
+    /// The tree is at most `maximumRenderDepth` deep; every drawn layer's backing store
+    /// fits the GPU, and all of them `maximumPixels`.
     private func checkBackingStores(scale: Double, maximumSide: Int, maximumPixels: Int) throws {
         var total = 0.0
-        var stack: [Layer] = [root]
-        while let l = stack.popLast() {
-            stack += l.sublayers
+        var stack: [(layer: Layer, depth: Int)] = [(root, 0)]
+        while let (l, depth) = stack.popLast() {
+            guard depth <= SceneLimits.maximumRenderDepth else {
+                throw error("the layer tree is more than \(SceneLimits.maximumRenderDepth) levels deep here, the most the renderer takes (SceneLimits.maximumRenderDepth): flatten the tree", at: l)
+            }
+            stack += l.sublayers.map { ($0, depth + 1) }
             guard let d = l as? DrawingLayer else { continue }
             let s = d.followsTargetScale ? scale : d.contentsScale
             let w = (l.bounds.width * s).rounded(.up), h = (l.bounds.height * s).rounded(.up)

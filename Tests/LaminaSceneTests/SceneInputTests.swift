@@ -196,6 +196,26 @@ struct SceneRenderLimitTests {
         #expect(throws: SceneError.self) { _ = try scene.render(device: device, scale: .infinity) }
     }
 
+    @Test("a tree deeper than the renderer takes is an error naming the file and the layer, not a stack overflow")
+    func renderDepth() throws {
+        func chain(_ n: Int) -> String {
+            #"{"version": 1, "size": [8, 8], "root": "# + String(repeating: #"{"frame": [0, 0, 8, 8], "sublayers": ["#, count: n)
+                + #"{"name": "leaf", "frame": [0, 0, 8, 8], "backgroundColor": "red"}"# + String(repeating: "]}", count: n) + "}"
+        }
+        let device = try GPUDevice()
+        defer { device.close() }
+        let limit = SceneLimits.maximumRenderDepth
+        let atLimit = try parse(chain(limit)).render(device: device).image
+        #expect(atLimit[4, 4] == RGBAPixel(r: 255, g: 0, b: 0, a: 255))
+        #expect {
+            _ = try parse(chain(limit + 1), file: "deep.json").render(device: device)
+        } throws: { error in
+            guard let e = error as? SceneError else { return false }
+            return e.file == "deep.json" && e.layer == "leaf" && e.path.hasPrefix("$.root.sublayers[0]") && e.path.contains("…(1972 steps)…")
+                && e.problem.contains("more than 1000 levels deep")
+        }
+    }
+
     @Test("the drawn layers' backing stores together keep the pixel budget")
     func pixelBudget() throws {
         let layers = (0..<4).map { #"{"name": "l\#($0)", "bounds": [0, 0, 100, 100], "drawing": [{"rect": [0, 0, 9, 9], "fill": "red"}]}"# }
