@@ -34,6 +34,8 @@ enum PNGStructure {
     /// Largest width or height accepted, in pixels (the GPU's texture limit on llvmpipe;
     /// a bigger image could not be shown whole anyway).
     static let maximumSide = 16384
+    /// Largest PNG file read, in bytes (256 MiB).
+    static let maximumFileSize = 256 << 20
 
     private static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
 
@@ -107,8 +109,17 @@ extension RGBAImage {
     /// a PNG, truncated, a bad CRC, an empty or too large (beyond 16384 px a side) image.
     public init(contentsOfPNG path: String) throws {
         guard FileManager.default.fileExists(atPath: path) else { throw GraphicsError.imageNotFound(path: path) }
+        // Only regular files of a bounded size: a device (/dev/zero) or a FIFO never ends.
+        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+        guard attributes?[.type] as? FileAttributeType == .typeRegular else {
+            throw GraphicsError.imageUnreadable(path: path, reason: "not a regular file (a directory, device or pipe)")
+        }
+        let size = (attributes?[.size] as? NSNumber)?.intValue ?? 0
+        guard size <= PNGStructure.maximumFileSize else {
+            throw GraphicsError.imageUnreadable(path: path, reason: "the file is \(size) bytes, beyond the limit of \(PNGStructure.maximumFileSize) bytes for a PNG")
+        }
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw GraphicsError.imageUnreadable(path: path, reason: "the file cannot be read (a directory, or no permission)")
+            throw GraphicsError.imageUnreadable(path: path, reason: "the file cannot be read (no permission?)")
         }
         if let problem = PNGStructure.problem(in: [UInt8](data)) {
             throw GraphicsError.imageUnreadable(path: path, reason: problem)

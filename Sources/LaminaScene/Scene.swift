@@ -41,6 +41,8 @@ public enum SceneLimits {
     public static let minimumDashPeriod = 0.1
     /// Most layers in one scene.
     public static let maximumLayers = 1_000_000
+    /// Largest scene file read, in bytes (64 MiB).
+    public static let maximumFileSize = 64 << 20
     /// Deepest layer tree `Scene.render` renders (the root is level 0). Reading and building
     /// have no such limit; the renderer (LaminaCore's frame plan) still recurses per level
     /// and overflows the stack near 2000 levels in a debug build: raise this when it no
@@ -80,9 +82,18 @@ public struct Scene {
 
     /// Reads and builds a scene. Image paths are relative to the scene file's folder.
     public static func load(contentsOf path: String) throws -> Scene {
+        guard FileManager.default.fileExists(atPath: path) else { throw SceneError(file: path, path: "$", problem: "no such file") }
+        // Only regular files of a bounded size: a device (/dev/zero) or a FIFO never ends.
+        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+        guard attributes?[.type] as? FileAttributeType == .typeRegular else {
+            throw SceneError(file: path, path: "$", problem: "not a regular file (a directory, device or pipe)")
+        }
+        let size = (attributes?[.size] as? NSNumber)?.intValue ?? 0
+        guard size <= SceneLimits.maximumFileSize else {
+            throw SceneError(file: path, path: "$", problem: "the file is \(size) bytes, beyond the limit of \(SceneLimits.maximumFileSize) bytes for a scene")
+        }
         guard let data = FileManager.default.contents(atPath: path) else {
-            let exists = FileManager.default.fileExists(atPath: path)
-            throw SceneError(file: path, path: "$", problem: exists ? "cannot read the file" : "no such file")
+            throw SceneError(file: path, path: "$", problem: "cannot read the file")
         }
         let base = URL(fileURLWithPath: path).deletingLastPathComponent().path
         return try parse(data, file: path, baseDirectory: base)

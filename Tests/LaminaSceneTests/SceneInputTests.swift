@@ -131,6 +131,18 @@ struct SceneLimitTests {
         #expect(e.description.hasPrefix("input.json: \(path): layer 'probe': "), "\(e)")
     }
 
+    @Test("devices, pipes and directories are refused as scene files and images (reading /dev/zero never ends)")
+    func specialFiles() throws {
+        #expect(throws: SceneError(file: "/dev/zero", path: "$", problem: "not a regular file (a directory, device or pipe)")) {
+            _ = try Scene.load(contentsOf: "/dev/zero")
+        }
+        #expect(throws: SceneError(file: "/tmp", path: "$", problem: "not a regular file (a directory, device or pipe)")) {
+            _ = try Scene.load(contentsOf: "/tmp")
+        }
+        let e = try #require(sceneError(oneLayer(#""contents": "/dev/zero""#)))
+        #expect(e.path == "$.root.sublayers[0].contents" && e.problem.contains("not a regular file"), "\(e)")
+    }
+
     @Test("the scene's own scale and size keep the limits")
     func topLevel() throws {
         #expect(sceneError(#"{"version": 1, "size": [10, 10], "scale": 1e300, "root": {}}"#)?.path == "$.scale")
