@@ -131,7 +131,7 @@ struct SceneLimitTests {
         #expect(e.description.hasPrefix("input.json: \(path): layer 'probe': "), "\(e)")
     }
 
-    @Test("devices, pipes and directories are refused as scene files and images (reading /dev/zero never ends)")
+    @Test("devices, pipes and directories are refused as scene files and images, with a clear error")
     func specialFiles() throws {
         #expect(throws: SceneError(file: "/dev/zero", path: "$", problem: "not a regular file (a directory, device or pipe)")) {
             _ = try Scene.load(contentsOf: "/dev/zero")
