@@ -132,6 +132,7 @@ private struct JSONParser {
 
     mutating func parse(into doc: JSONDocument) throws {
         var stack: [Open] = []
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { i = 3; lineStart = 3 }   // a UTF-8 byte order mark
         skipWhitespace()
         // Reads one value's start; scalars are complete, containers are pushed.
         func startValue(_ p: inout JSONParser, parent: Int, step: JSONDocument.Step, stack: inout [Open]) throws {

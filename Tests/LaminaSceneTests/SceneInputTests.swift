@@ -58,6 +58,9 @@ struct SceneJSONTests {
     func strings() throws {
         let s = try parse(oneLayer(#""backgroundColor": "red", "drawing": [{"text": "a\"\\\/\n\u00e9\ud83d\ude00", "at": [0, 0]}]"#))
         #expect(s.root.sublayers[0].name == "probe")
+        // A UTF-8 byte order mark is skipped (columns count after it).
+        #expect(try Scene.parse(Data([0xEF, 0xBB, 0xBF] + Array(oneLayer(#""opacity": 1"#).utf8)), file: "bom.json", baseDirectory: "/").root.sublayers.count == 1)
+        #expect(sceneError("\u{FEFF}{,}")?.problem.contains("line 1, column 2") == true)
         var bytes = Array(oneLayer(#""backgroundColor": "red""#).utf8)
         bytes.insert(0xFF, at: bytes.firstIndex(of: UInt8(ascii: "p"))!)
         #expect {
