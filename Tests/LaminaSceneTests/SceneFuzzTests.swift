@@ -88,6 +88,7 @@ struct SceneMutator {
     static let keys = LayerBuilder.layerKeys + LayerBuilder.drawingKeys + ["version", "size", "scale", "root", "pixels", "image", "colors"]
 
     var random: FuzzRandom
+    static let overflowLinks = ProcessInfo.processInfo.environment["LAMINA_SCENE_FUZZ_OVERFLOW"] != nil
 
     mutating func mutate(_ input: [UInt8]) -> [UInt8] {
         var bytes = input
@@ -179,7 +180,19 @@ struct SceneMutator {
             guard let r = String(decoding: b, as: UTF8.self).range(of: "\"root\":") else { return b }
             let at = String(decoding: b, as: UTF8.self).utf8.distance(from: String(decoding: b, as: UTF8.self).utf8.startIndex, to: r.upperBound)
             let depth = random.pick([10, 100, 500])
-            let open = String(repeating: "{\"sublayers\": [", count: depth)
+            // Plain links, or links whose transforms multiply to overflow (1e6^depth, 1e-6^depth).
+            // The growing links trap in LaminaCore's Compositor.groupImage (see
+            // Tests/SceneFuzz/core-pending): included only with LAMINA_SCENE_FUZZ_OVERFLOW=1
+            // until that is fixed.
+            let link = random.pick([
+                "{\"sublayers\": [",
+                "{\"type\": \"transformLayer\", \"transform\": [{\"scale\": 1e-6}, {\"rotateY\": 60}], \"sublayers\": [",
+                "{\"opacity\": 0.5, \"masksToBounds\": true, \"cornerRadius\": 1e6, \"bounds\": [0, 0, 1e6, 1e6], \"sublayers\": [",
+            ] + (SceneMutator.overflowLinks ? [
+                "{\"transform\": [{\"scale\": 1e6}], \"sublayerTransform\": [{\"perspective\": 0.001}], \"sublayers\": [",
+                "{\"transform\": [{\"scale\": 1e6}], \"sublayers\": [",
+            ] : []))
+            let open = String(repeating: link, count: depth)
             let close = String(repeating: "]}", count: depth)
             guard let end = b.lastIndex(of: UInt8(ascii: "}")), end > at else { return b }
             b.insert(contentsOf: Array(close.utf8), at: end)
@@ -261,6 +274,9 @@ struct SceneFuzzTests {
             let source = mutator.random.below(corpus.count)
             let input = mutator.mutate(corpus[source])
             watchdog.begin(seed: seed, input: input)
+            if ProcessInfo.processInfo.environment["LAMINA_SCENE_FUZZ_TRACE"] != nil {
+                FileHandle.standardError.write(Data("scene fuzz: seed \(seed)\n".utf8))
+            }
             if let dump = ProcessInfo.processInfo.environment["LAMINA_SCENE_FUZZ_DUMP"], dump == "\(seed)" {
                 _ = FileManager.default.createFile(atPath: "/tmp/lamina-scene-fuzz-\(seed).json", contents: Data(input))
             }
