@@ -49,7 +49,8 @@ public struct Font: Hashable, Sendable {
 /// forever to flatten them, or fall into an error state); transforms that would make the
 /// current transform non-finite or not invertible are ignored; text is limited to
 /// `maximumTextLength` characters, wrap widths to `maximumTextWidth` and font sizes to
-/// `maximumFontSize` points (beyond: truncated, clamped).
+/// `minimumFontSize`…`maximumFontSize` points (beyond: truncated, clamped); huge arc
+/// angles are reduced modulo 2π.
 public final class GraphicsContext {
     /// Most characters (Unicode scalars) drawn or measured from one string: the rest is
     /// dropped. Wrapping is quadratic in a word's length in Pango; words longer than
@@ -59,8 +60,9 @@ public final class GraphicsContext {
     public static let longWordLength = 1_000
     /// Widest wrap width, in points (Pango keeps widths in 32-bit units of 1/1024 pt).
     public static let maximumTextWidth = 1e6
-    /// Largest font size, in points.
+    /// Largest and smallest font sizes, in points (FreeType fails below the smallest).
     public static let maximumFontSize = 1000.0
+    public static let minimumFontSize = 0.1
     /// Largest arc or ellipse radius in pixels (beyond Cairo's 24.8 fixed-point range).
     public static let maximumDeviceRadius = Double(1 << 24)
 
@@ -77,7 +79,8 @@ public final class GraphicsContext {
     public init(bitmap: Bitmap, scale: Double = 1, origin: Point = .zero, clip: Rect? = nil) {
         self.bitmap = bitmap
         cr = cairo_create(bitmap.surface)
-        let scale = scale.isFinite && scale > 0 ? scale : 1
+        // Pixels per point: 1 when not finite or not positive, else within 10⁻⁶…10⁶.
+        let scale = scale.isFinite && scale > 0 ? min(max(scale, 1e-6), 1e6) : 1
         cairo_scale(cr, scale, scale)
         if GraphicsContext.finite(origin.x, origin.y) { cairo_translate(cr, -origin.x, -origin.y) }
         if let clip, GraphicsContext.finite(clip.minX, clip.minY, clip.width, clip.height) {
@@ -193,8 +196,18 @@ public final class GraphicsContext {
         addCurve(to: p, control1: c1, control2: c2)
     }
     /// An arc from `startAngle` to `endAngle` (radians; 0 = +x, increasing towards +y).
+    /// (Huge angles are reduced modulo 2π keeping the arc's direction and up to two turns:
+    /// Cairo asserts on angles whose difference it cannot represent.)
     public func addArc(center: Point, radius: Double, startAngle: Double, endAngle: Double, clockwise: Bool = true) {
-        guard GraphicsContext.finite(center.x, center.y, startAngle, endAngle), arcIsSafe(radius: radius) else { return }
+        guard GraphicsContext.finite(center.x, center.y, startAngle, endAngle, endAngle - startAngle), arcIsSafe(radius: radius) else { return }
+        var startAngle = startAngle, endAngle = endAngle
+        let turn = 2 * Double.pi
+        if abs(startAngle) > 1e4 || abs(endAngle) > 1e4 || abs(endAngle - startAngle) > 2 * turn {
+            var span = endAngle - startAngle
+            if abs(span) > 2 * turn { span = (span < 0 ? -1 : 1) * (turn + fmod(abs(span), turn)) }
+            startAngle = fmod(startAngle, turn)
+            endAngle = startAngle + span
+        }
         if clockwise { cairo_arc(c, center.x, center.y, radius, startAngle, endAngle) }
         else { cairo_arc_negative(c, center.x, center.y, radius, startAngle, endAngle) }
     }
@@ -252,7 +265,61 @@ public final class GraphicsContext {
     /// Fills the current path with the fill colour and clears the path.
     public func fillPath(using r: FillRule = .nonZero) { guard isValid else { return }; rule(r); source(fill); cairo_fill(c); paintCount += 1 }
     /// Strokes the current path with the stroke colour and line settings, and clears it.
-    public func strokePath() { guard isValid else { return }; source(stroke); cairo_stroke(c); paintCount += 1 }
+    /// A dash pattern that would cut the path into more dashes than this is drawn solid
+    /// (each dash costs a stroke of its own: tiny dashes on a long path never finish).
+    public static let maximumDashes = 1_000_000
+
+    public func strokePath() {
+        guard isValid else { return }
+        source(stroke)
+        let count = Int(cairo_get_dash_count(c))
+        if count > 0 {
+            var lengths = [Double](repeating: 0, count: count)
+            var offset = 0.0
+            cairo_get_dash(c, &lengths, &offset)
+            let period = lengths.reduce(0, +) * (count % 2 == 1 ? 2 : 1)
+            let dashes = pathLength() / period
+            if !(dashes.isFinite && dashes <= Double(GraphicsContext.maximumDashes)) {
+                cairo_save(c)
+                cairo_set_dash(c, nil, 0, 0)
+                cairo_stroke(c)
+                cairo_restore(c)
+                cairo_new_path(c)
+                paintCount += 1
+                return
+            }
+        }
+        cairo_stroke(c)
+        paintCount += 1
+    }
+
+    /// An upper bound of the current path's length in user points (curves count their
+    /// control polygon).
+    private func pathLength() -> Double {
+        guard let path = cairo_copy_path(c) else { return .infinity }
+        defer { cairo_path_destroy(path) }
+        guard path.pointee.status == CAIRO_STATUS_SUCCESS, let data = path.pointee.data else { return .infinity }
+        var length = 0.0
+        var current = (x: 0.0, y: 0.0), start = (x: 0.0, y: 0.0)
+        func add(_ p: cairo_path_data_t) {
+            length += ((p.point.x - current.x) * (p.point.x - current.x) + (p.point.y - current.y) * (p.point.y - current.y)).squareRoot()
+            current = (p.point.x, p.point.y)
+        }
+        var i = 0
+        while i < Int(path.pointee.num_data) {
+            let header = data[i].header
+            switch header.type {
+            case CAIRO_PATH_MOVE_TO: current = (data[i + 1].point.x, data[i + 1].point.y); start = current
+            case CAIRO_PATH_LINE_TO: add(data[i + 1])
+            case CAIRO_PATH_CURVE_TO: add(data[i + 1]); add(data[i + 2]); add(data[i + 3])
+            default:
+                length += ((start.x - current.x) * (start.x - current.x) + (start.y - current.y) * (start.y - current.y)).squareRoot()
+                current = start
+            }
+            i += Int(header.length)
+        }
+        return length
+    }
     public func fill(_ r: Rect) { beginPath(); addRect(r); fillPath() }
     public func stroke(_ r: Rect) { beginPath(); addRect(r); strokePath() }
     public func fillEllipse(in r: Rect) { beginPath(); addEllipse(in: r); fillPath() }
@@ -358,8 +425,14 @@ public final class GraphicsContext {
     }
 
     /// Paints a laid-out text at `origin`, clipped to `clip`, without disturbing the path.
+    /// Glyphs beyond this many pixels (or below 1/1000 px) are not rasterized: FreeType
+    /// fails on them, and no bitmap is that large.
+    static let maximumGlyphPixels = 1e5
+
     private func show(_ layout: TextLayout, at origin: Point, clip: Rect?, color: Color) -> Size {
         defer { layout.release() }
+        let glyph = layout.fontSize * ctmScale
+        guard glyph <= GraphicsContext.maximumGlyphPixels, glyph >= 1e-3 else { return layout.size }
         preservingPath {
             cairo_save(c)
             if let clip {
@@ -391,6 +464,8 @@ public final class GraphicsContext {
 /// A Pango layout for one piece of text on a Cairo context.
 struct TextLayout {
     let layout: OpaquePointer
+    /// The font size used, in points (after clamping).
+    let fontSize: Double
     private static let scale = Double(LAMINA_PANGO_SCALE)
 
     init(context: OpaquePointer, text: String, font: Font, width: Double?, alignment: TextAlignment) {
@@ -406,7 +481,8 @@ struct TextLayout {
         pango_layout_context_changed(layout)
         let desc = pango_font_description_new()
         pango_font_description_set_family(desc, String(font.family.prefix(256)))
-        let size = font.size.isFinite && font.size > 0 ? min(font.size, GraphicsContext.maximumFontSize) : Font().size
+        let size = font.size.isFinite && font.size > 0 ? min(max(font.size, GraphicsContext.minimumFontSize), GraphicsContext.maximumFontSize) : Font().size
+        fontSize = size
         pango_font_description_set_absolute_size(desc, size * TextLayout.scale)
         pango_font_description_set_weight(desc, Int32(font.weight.rawValue))
         pango_font_description_set_style(desc, Int32(font.italic ? LAMINA_PANGO_STYLE_ITALIC : LAMINA_PANGO_STYLE_NORMAL))
