@@ -411,7 +411,7 @@ public final class GraphicsContext {
     /// Draws `text` with its layout box's top-left at `point`; returns the box's size.
     @discardableResult
     public func draw(_ text: String, at point: Point, font: Font, color: Color) -> Size {
-        guard isValid, GraphicsContext.finite(point.x, point.y) else { return .zero }
+        guard isValid, GraphicsContext.finite(point.x, point.y), glyphsAreDrawable(font) else { return .zero }
         return show(TextLayout(context: c, text: text, font: font, width: nil, alignment: .left), at: point, clip: nil, color: color)
     }
 
@@ -419,20 +419,33 @@ public final class GraphicsContext {
     /// aligned, and clipped to `rect`; returns the size the text needed.
     @discardableResult
     public func draw(_ text: String, in rect: Rect, font: Font, color: Color, alignment: TextAlignment = .left) -> Size {
-        guard isValid, GraphicsContext.finite(rect.minX, rect.minY, rect.width, rect.height), rect.width >= 0, rect.height >= 0 else { return .zero }
+        guard isValid, GraphicsContext.finite(rect.minX, rect.minY, rect.width, rect.height), rect.width >= 0, rect.height >= 0,
+              glyphsAreDrawable(font) else { return .zero }
         return show(TextLayout(context: c, text: text, font: font, width: rect.width, alignment: alignment),
              at: rect.origin, clip: rect, color: color)
     }
 
     /// Paints a laid-out text at `origin`, clipped to `clip`, without disturbing the path.
-    /// Glyphs beyond this many pixels (or below 1/1000 px) are not rasterized: FreeType
-    /// fails on them, and no bitmap is that large.
-    static let maximumGlyphPixels = 1e5
+    /// Glyphs beyond this many pixels (or squashed below 1/1000 px) are not rasterized:
+    /// FreeType fails on them, and no bitmap is that large.
+    static let maximumGlyphPixels = 1e4
+
+    /// Whether glyphs of `font` can be rasterized under the current transform: their
+    /// largest extent in pixels (σmax ≤ the Frobenius norm) at most `maximumGlyphPixels`, their
+    /// smallest (σmin ≥ |det| / that norm) at least 1/1000 px. Checked before Pango loads
+    /// the font at that transform: a font FreeType fails on goes into Cairo's shared error
+    /// state, and every later text in the process would draw nothing.
+    private func glyphsAreDrawable(_ font: Font) -> Bool {
+        var m = cairo_matrix_t()
+        cairo_get_matrix(c, &m)
+        let norm = ctmScale, det = abs(m.xx * m.yy - m.yx * m.xy)
+        let size = TextLayout.clampedSize(font)
+        let largest = size * norm, smallest = norm > 0 ? size * det / norm : 0
+        return largest <= GraphicsContext.maximumGlyphPixels && smallest >= 1e-3
+    }
 
     private func show(_ layout: TextLayout, at origin: Point, clip: Rect?, color: Color) -> Size {
         defer { layout.release() }
-        let glyph = layout.fontSize * ctmScale
-        guard glyph <= GraphicsContext.maximumGlyphPixels, glyph >= 1e-3 else { return layout.size }
         preservingPath {
             cairo_save(c)
             if let clip {
@@ -481,7 +494,7 @@ struct TextLayout {
         pango_layout_context_changed(layout)
         let desc = pango_font_description_new()
         pango_font_description_set_family(desc, String(font.family.prefix(256)))
-        let size = font.size.isFinite && font.size > 0 ? min(max(font.size, GraphicsContext.minimumFontSize), GraphicsContext.maximumFontSize) : Font().size
+        let size = TextLayout.clampedSize(font)
         fontSize = size
         pango_font_description_set_absolute_size(desc, size * TextLayout.scale)
         pango_font_description_set_weight(desc, Int32(font.weight.rawValue))
@@ -517,6 +530,11 @@ struct TextLayout {
             if s.properties.isWhitespace { run = 0 } else { run += 1; longest = max(longest, run) }
         }
         return longest
+    }
+
+    /// The font's size within `minimumFontSize`…`maximumFontSize` (the default when not finite or not positive).
+    static func clampedSize(_ font: Font) -> Double {
+        font.size.isFinite && font.size > 0 ? min(max(font.size, GraphicsContext.minimumFontSize), GraphicsContext.maximumFontSize) : Font().size
     }
 
     var size: Size {

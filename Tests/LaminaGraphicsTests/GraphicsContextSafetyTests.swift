@@ -178,7 +178,7 @@ struct GraphicsContextFuzzTests {
     func fuzz() throws {
         let started = Date()
         let only = ProcessInfo.processInfo.environment["LAMINA_GC_FUZZ_SEED"].flatMap { UInt64($0) }
-        let trace = only != nil
+        let trace = only != nil || ProcessInfo.processInfo.environment["LAMINA_GC_FUZZ_TRACE"] != nil
         for seed in only.map({ $0..<($0 + 1) }) ?? UInt64(0)..<3000 {
             var r = Random(state: seed)
             let bitmap = try Bitmap(pixelSize: PixelSize(width: 16, height: 16))
@@ -191,7 +191,7 @@ struct GraphicsContextFuzzTests {
             DispatchQueue.global().asyncAfter(deadline: .now() + 10, execute: watchdog)
             for _ in 0..<(1 + r.below(12)) {
                 let op = r.below(22)
-                if trace { print("op \(op) ctm \(c.ctm)") }
+                if trace { print("seed \(seed) op \(op) ctm \(c.ctm)") }
                 switch op {
                 case 0: c.move(to: r.point())
                 case 1: c.addLine(to: r.point())
