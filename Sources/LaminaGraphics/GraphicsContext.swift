@@ -411,7 +411,7 @@ public final class GraphicsContext {
     /// Draws `text` with its layout box's top-left at `point`; returns the box's size.
     @discardableResult
     public func draw(_ text: String, at point: Point, font: Font, color: Color) -> Size {
-        guard isValid, GraphicsContext.finite(point.x, point.y), glyphsAreDrawable(font) else { return .zero }
+        guard isValid, GraphicsContext.finite(point.x, point.y), glyphsAreDrawable(font, at: point) else { return .zero }
         return show(TextLayout(context: c, text: text, font: font, width: nil, alignment: .left), at: point, clip: nil, color: color)
     }
 
@@ -420,7 +420,7 @@ public final class GraphicsContext {
     @discardableResult
     public func draw(_ text: String, in rect: Rect, font: Font, color: Color, alignment: TextAlignment = .left) -> Size {
         guard isValid, GraphicsContext.finite(rect.minX, rect.minY, rect.width, rect.height), rect.width >= 0, rect.height >= 0,
-              glyphsAreDrawable(font) else { return .zero }
+              glyphsAreDrawable(font, at: rect.origin) else { return .zero }
         return show(TextLayout(context: c, text: text, font: font, width: rect.width, alignment: alignment),
              at: rect.origin, clip: rect, color: color)
     }
@@ -428,16 +428,21 @@ public final class GraphicsContext {
     /// Paints a laid-out text at `origin`, clipped to `clip`, without disturbing the path.
     /// Glyphs beyond this many pixels (or squashed below 1/1000 px) are not rasterized:
     /// FreeType fails on them, and no bitmap is that large.
-    static let maximumGlyphPixels = 1e4
+    static let maximumGlyphPixels = 2000.0
 
-    /// Whether glyphs of `font` can be rasterized under the current transform: their
+    /// Whether glyphs of `font` at `origin` can be rasterized under the current transform: their
     /// largest extent in pixels (σmax ≤ the Frobenius norm) at most `maximumGlyphPixels`, their
     /// smallest (σmin ≥ |det| / that norm) at least 1/1000 px. Checked before Pango loads
     /// the font at that transform: a font FreeType fails on goes into Cairo's shared error
     /// state, and every later text in the process would draw nothing.
-    private func glyphsAreDrawable(_ font: Font) -> Bool {
+    private func glyphsAreDrawable(_ font: Font, at origin: Point) -> Bool {
         var m = cairo_matrix_t()
         cairo_get_matrix(c, &m)
+        // Far outside any bitmap (Cairo's 24.8 fixed-point range), Pango's font for the
+        // transform fails too: nothing there could be seen.
+        let far = Double(1 << 23)
+        let x = m.xx * origin.x + m.xy * origin.y + m.x0, y = m.yx * origin.x + m.yy * origin.y + m.y0
+        guard abs(m.x0) <= far, abs(m.y0) <= far, abs(x) <= far, abs(y) <= far else { return false }
         let norm = ctmScale, det = abs(m.xx * m.yy - m.yx * m.xy)
         let size = TextLayout.clampedSize(font)
         let largest = size * norm, smallest = norm > 0 ? size * det / norm : 0

@@ -191,7 +191,7 @@ struct GraphicsContextFuzzTests {
             DispatchQueue.global().asyncAfter(deadline: .now() + 10, execute: watchdog)
             for _ in 0..<(1 + r.below(12)) {
                 let op = r.below(22)
-                if trace { print("seed \(seed) op \(op) ctm \(c.ctm)") }
+                if trace { FileHandle.standardError.write(Data("seed \(seed) op \(op) ctm \(c.ctm)\n".utf8)) }
                 switch op {
                 case 0: c.move(to: r.point())
                 case 1: c.addLine(to: r.point())
