@@ -93,6 +93,22 @@ struct GraphicsContextSafetyTests {
         #expect(try stroke([4, 4], to: 1e5) == 32)         // 12 500 dashes: 4 px on, 4 off
     }
 
+    @Test("text too large for FreeType under the transform draws nothing, and text drawn afterwards still shows")
+    func hugeGlyphs() throws {
+        let font = Font(family: "DejaVu Serif", size: 100)
+        _ = try draw { c in
+            c.scaleBy(x: 30, y: 30)                          // 3000 px glyphs: FreeType fails on them
+            #expect(c.draw("big", at: .zero, font: font, color: .red) == .zero)
+            c.scaleBy(x: 1.0 / 30, y: 1.0 / 30)
+            c.translateBy(x: 0, y: 2e19)                     // so far away that Pango's font fails too
+            #expect(c.draw("far", at: .zero, font: Font(family: "DejaVu Serif", size: 14), color: .red) == .zero)
+        }
+        let after = try draw { c in
+            _ = c.draw("MMM", at: .zero, font: Font(family: "DejaVu Serif", size: 20), color: .red)
+        }
+        #expect(redPixels(after) > 20)
+    }
+
     @Test("arcs with huge angles do not reach Cairo's assertion; normal arcs are unchanged")
     func hugeAngles() throws {
         let image = try draw { c in
