@@ -143,7 +143,17 @@ struct Render: ParsableCommand {
             let d = try device.open()
             defer { d.close() }
             let (image, frame) = try s.render(device: d, size: size?.size, scale: scale)
-            try image.writePNG(to: output)
+            // Written beside and renamed: a budget that runs out mid-write leaves no partial PNG.
+            let partial = output + ".partial-\(getpid())"
+            do {
+                try image.writePNG(to: partial)
+                guard rename(partial, output) == 0 else {
+                    throw GraphicsError.imageUnwritable(path: output, reason: String(cString: strerror(errno)))
+                }
+            } catch {
+                unlink(partial)
+                throw error
+            }
             print("wrote \(output): \(image.width)×\(image.height) px (backend \(d.backend))")
             if stats { print("frame: \(frame)") }
         }
