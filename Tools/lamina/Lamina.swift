@@ -150,9 +150,9 @@ struct Render: ParsableCommand {
                 guard rename(partial, output) == 0 else {
                     throw GraphicsError.imageUnwritable(path: output, reason: String(cString: strerror(errno)))
                 }
-            } catch {
+            } catch GraphicsError.imageUnwritable(_, let reason) {
                 unlink(partial)
-                throw error
+                throw GraphicsError.imageUnwritable(path: output, reason: reason)
             }
             print("wrote \(output): \(image.width)×\(image.height) px (backend \(d.backend))")
             if stats { print("frame: \(frame)") }
