@@ -27,17 +27,112 @@ private func cairoMessage(_ status: cairo_status_t) -> String {
     String(cString: cairo_status_to_string(status))
 }
 
+/// The structure of a PNG file, checked before libpng decodes it (libpng reports most
+/// problems to Cairo as "out of memory"): the signature, every chunk's length and CRC,
+/// the header's size, and an IEND at the end.
+enum PNGStructure {
+    /// Largest width or height accepted, in pixels (the GPU's texture limit on llvmpipe;
+    /// a bigger image could not be shown whole anyway).
+    static let maximumSide = 16384
+    /// Largest PNG file read, in bytes (256 MiB).
+    static let maximumFileSize = 256 << 20
+
+    private static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+
+    private static let crcTable: [UInt32] = (0..<256).map { n in
+        var c = UInt32(n)
+        for _ in 0..<8 { c = c & 1 != 0 ? 0xEDB88320 ^ (c >> 1) : c >> 1 }
+        return c
+    }
+
+    static func crc(_ bytes: ArraySlice<UInt8>) -> UInt32 {
+        var c: UInt32 = 0xFFFFFFFF
+        for b in bytes { c = crcTable[Int((c ^ UInt32(b)) & 0xff)] ^ (c >> 8) }
+        return c ^ 0xFFFFFFFF
+    }
+
+    private static func u32(_ b: [UInt8], _ at: Int) -> UInt32 {
+        UInt32(b[at]) << 24 | UInt32(b[at + 1]) << 16 | UInt32(b[at + 2]) << 8 | UInt32(b[at + 3])
+    }
+
+    private static func name(_ b: [UInt8], _ at: Int) -> String {
+        let bytes = b[at..<at + 4]
+        return bytes.allSatisfy({ (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) })
+            ? String(decoding: bytes, as: UTF8.self) : bytes.map { String(format: "%02X", $0) }.joined(separator: " ")
+    }
+
+    /// Nil when the file is a well-formed PNG within the limits, else what is wrong.
+    static func problem(in b: [UInt8]) -> String? {
+        if b.isEmpty { return "the file is empty" }
+        guard b.count >= 8, Array(b[0..<8]) == signature else {
+            if b.count < 8, Array(signature.prefix(b.count)) == b { return "truncated: the file ends inside the PNG signature (\(b.count) bytes)" }
+            return "not a PNG file: it does not start with the PNG signature (89 50 4E 47 0D 0A 1A 0A)"
+        }
+        var at = 8
+        var sawData = false
+        var first = true
+        while true {
+            guard at + 8 <= b.count else {
+                return "truncated: the file ends after \(b.count) bytes without an IEND chunk"
+            }
+            let length = Int(u32(b, at))
+            let type = name(b, at + 4)
+            guard length <= 0x7FFF_FFFF else { return "chunk '\(type)' at byte \(at) declares an impossible length (\(length)): the file is corrupt" }
+            guard at + 12 + length <= b.count else {
+                return "truncated: chunk '\(type)' at byte \(at) needs \(length + 12) bytes, the file ends after \(b.count)"
+            }
+            let stored = u32(b, at + 8 + length)
+            let computed = crc(b[(at + 4)..<(at + 8 + length)])
+            guard stored == computed else {
+                return "bad CRC in chunk '\(type)' at byte \(at) (stored \(String(format: "%08X", stored)), computed \(String(format: "%08X", computed))): the file is corrupt"
+            }
+            if first {
+                guard type == "IHDR", length == 13 else { return "the first chunk is '\(type)' (\(length) bytes), not a 13-byte IHDR header: the file is corrupt" }
+                let w = Int(u32(b, at + 8)), h = Int(u32(b, at + 12))
+                guard w > 0, h > 0 else { return "the header says \(w)×\(h) pixels: an image needs at least one pixel" }
+                guard w <= maximumSide, h <= maximumSide else {
+                    return "the header says \(w)×\(h) pixels: too large, the limit is \(maximumSide) pixels a side"
+                }
+                first = false
+            }
+            if type == "IDAT" { sawData = true }
+            at += 12 + length
+            if type == "IEND" { break }
+        }
+        return sawData ? nil : "no image data (no IDAT chunk)"
+    }
+}
+
 extension RGBAImage {
-    /// Decodes a PNG file (through Cairo and libpng) into premultiplied RGBA8.
+    /// Decodes a PNG file (through Cairo and libpng) into premultiplied RGBA8. The file's
+    /// structure is checked first (`PNGStructure`): errors say what is wrong with it — not
+    /// a PNG, truncated, a bad CRC, an empty or too large (beyond 16384 px a side) image.
     public init(contentsOfPNG path: String) throws {
         guard FileManager.default.fileExists(atPath: path) else { throw GraphicsError.imageNotFound(path: path) }
+        // Only regular files of a bounded size: a device (/dev/zero) or a FIFO never ends.
+        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+        guard attributes?[.type] as? FileAttributeType == .typeRegular else {
+            throw GraphicsError.imageUnreadable(path: path, reason: "not a regular file (a directory, device or pipe)")
+        }
+        let size = (attributes?[.size] as? NSNumber)?.intValue ?? 0
+        guard size <= PNGStructure.maximumFileSize else {
+            throw GraphicsError.imageUnreadable(path: path, reason: "the file is \(size) bytes, beyond the limit of \(PNGStructure.maximumFileSize) bytes for a PNG")
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw GraphicsError.imageUnreadable(path: path, reason: "the file cannot be read (no permission?)")
+        }
+        if let problem = PNGStructure.problem(in: [UInt8](data)) {
+            throw GraphicsError.imageUnreadable(path: path, reason: problem)
+        }
         guard let loaded = cairo_image_surface_create_from_png(path) else {
-            throw GraphicsError.imageUnreadable(path: path, reason: "out of memory")
+            throw GraphicsError.imageUnreadable(path: path, reason: "Cairo could not create an image")
         }
         defer { cairo_surface_destroy(loaded) }
         let status = cairo_surface_status(loaded)
         guard status == CAIRO_STATUS_SUCCESS else {
-            throw GraphicsError.imageUnreadable(path: path, reason: cairoMessage(status))
+            // The structure is sound, so libpng failed on the contents (which Cairo reports
+            // as "out of memory" or a read error).
+            throw GraphicsError.imageUnreadable(path: path, reason: "libpng could not decode the image data (Cairo: \(cairoMessage(status))): its compressed data is corrupt or its format unsupported")
         }
         var surface = loaded
         var converted: OpaquePointer?

@@ -10,6 +10,9 @@ public final class DrawingLayer: Layer {
     let operations: [(GraphicsContext) -> Void]
     /// Draw at the render target's scale (true unless the file gives `contentsScale`).
     var followsTargetScale = true
+    /// Not yet asked to draw: `Scene.render` asks (after its checks). A program hosting a
+    /// scene's layers itself calls `setNeedsDisplay()` on them.
+    var needsFirstDisplay = true
 
     init(operations: [(GraphicsContext) -> Void]) {
         self.operations = operations
@@ -40,11 +43,18 @@ extension LayerBuilder {
     ]
 
     /// Parses `drawing`: a list of operations, each drawing one shape, text or image.
+    /// At most `SceneLimits.maximumDrawingSteps` steps and `maximumPathCommands` path
+    /// commands; every coordinate and size keeps `SceneLimits`.
     func drawing(_ node: JSONNode) throws -> [(GraphicsContext) -> Void] {
-        try node.array().map(drawOperation)
+        let steps = try node.array()
+        guard steps.count <= SceneLimits.maximumDrawingSteps else {
+            throw node.error("\(steps.count) drawing steps are beyond the limit (\(SceneLimits.maximumDrawingSteps) a layer): split the drawing over several layers")
+        }
+        var pathCommands = 0
+        return try steps.map { try drawOperation($0, pathCommands: &pathCommands) }
     }
 
-    private func drawOperation(_ node: JSONNode) throws -> (GraphicsContext) -> Void {
+    private func drawOperation(_ node: JSONNode, pathCommands: inout Int) throws -> (GraphicsContext) -> Void {
         let f = try node.object(allowed: LayerBuilder.drawingKeys)
         if let t = f["text"] { return try text(t, f, node) }
         if let i = f["image"] { return try image(i, f, node) }
@@ -61,9 +71,9 @@ extension LayerBuilder {
         case "roundedRect":
             let r = try shapeNode.rect()
             guard let radiusNode = f["radius"] else { throw node.error("roundedRect needs 'radius'") }
-            let radius = try radiusNode.nonNegative()
+            let radius = try radiusNode.nonNegative(atMost: SceneLimits.maximumSize, "sizes")
             addShape = { $0.addRoundedRect(r, cornerRadius: radius) }
-        default: addShape = try path(shapeNode)
+        default: addShape = try path(shapeNode, commandsSoFar: &pathCommands)
         }
         if shapeKey != "roundedRect", let r = f["radius"] { throw r.error("'radius' goes with roundedRect only") }
         let rule = try f["fillRule"]?.oneOf(FillRule.self) ?? .nonZero
@@ -89,7 +99,7 @@ extension LayerBuilder {
         if let v = f["radialGradient"] {
             let g = try v.object(allowed: ["center", "radius", "colors"])
             guard let ce = g["center"], let r = g["radius"], let cs = g["colors"] else { throw v.error("radialGradient needs center, radius and colors") }
-            let center = try ce.point(), radius = try r.nonNegative(), gradient = try self.gradient(cs)
+            let center = try ce.point(), radius = try r.nonNegative(atMost: SceneLimits.maximumSize, "sizes"), gradient = try self.gradient(cs)
             steps.append { c in
                 c.save()
                 c.beginPath(); addShape(c); c.clip(using: rule)
@@ -99,12 +109,20 @@ extension LayerBuilder {
         }
         if let v = f["stroke"] {
             let color = try v.color()
-            let width = try f["lineWidth"]?.nonNegative() ?? 1
+            let width = try f["lineWidth"]?.nonNegative(atMost: SceneLimits.maximumSize, "sizes") ?? 1
             let cap = try f["lineCap"]?.oneOf(LineCap.self) ?? .butt
             let join = try f["lineJoin"]?.oneOf(LineJoin.self) ?? .miter
-            let dash = try f["dash"]?.array().map { try $0.nonNegative() } ?? []
-            if let d = f["dash"], !dash.isEmpty, !dash.contains(where: { $0 > 0 }) {
-                throw d.error("a dash pattern needs at least one length above zero")
+            let dash = try f["dash"]?.array().map { try $0.nonNegative(atMost: SceneLimits.maximumSize, "sizes") } ?? []
+            if let d = f["dash"], !dash.isEmpty {
+                guard dash.count <= SceneLimits.maximumDashCount else {
+                    throw d.error("\(dash.count) dash lengths are beyond the limit (\(SceneLimits.maximumDashCount))")
+                }
+                // Each dash costs about a cap of the line's width: a pattern shorter than half
+                // the width multiplies the work without changing what is seen.
+                let minimum = max(SceneLimits.minimumDashPeriod, width / 2)
+                guard dash.reduce(0, +) >= minimum else {
+                    throw d.error("a dash pattern must be at least \(minimum) pt long in total (half the line width, and at least \(SceneLimits.minimumDashPeriod) pt); got \(dash.reduce(0, +))")
+                }
             }
             steps.append { c in
                 c.beginPath(); addShape(c)
@@ -127,21 +145,28 @@ extension LayerBuilder {
     }
 
     /// SVG-like path data: M x y, L x y, Q cx cy x y, C c1x c1y c2x c2y x y, Z (absolute).
-    private func path(_ node: JSONNode) throws -> (GraphicsContext) -> Void {
+    private func path(_ node: JSONNode, commandsSoFar: inout Int) throws -> (GraphicsContext) -> Void {
         let text = try node.string()
         var tokens = text.replacingOccurrences(of: ",", with: " ").split(whereSeparator: \.isWhitespace).map(String.init)[...]
         var commands: [(GraphicsContext) -> Void] = []
         func numbers(_ n: Int, for command: String) throws -> [Double] {
             var out: [Double] = []
             for _ in 0..<n {
-                guard let t = tokens.popFirst(), let v = Double(t), v.isFinite else {
+                guard let t = tokens.popFirst(), let v = Double(t) else {
                     throw node.error("path command '\(command)' needs \(n) numbers")
+                }
+                guard v.isFinite, abs(v) <= SceneLimits.maximumCoordinate else {
+                    throw node.error("path command '\(command)': \(t.prefix(40)) is beyond the limit for coordinates (±\(SceneLimits.format(SceneLimits.maximumCoordinate)))")
                 }
                 out.append(v)
             }
             return out
         }
         while let command = tokens.popFirst() {
+            commandsSoFar += 1
+            guard commandsSoFar <= SceneLimits.maximumPathCommands else {
+                throw node.error("more than \(SceneLimits.maximumPathCommands) path commands in this layer's drawing (the limit): simplify the path or split it over several layers")
+            }
             switch command {
             case "M": let v = try numbers(2, for: command); commands.append { $0.move(to: Point(x: v[0], y: v[1])) }
             case "L": let v = try numbers(2, for: command); commands.append { $0.addLine(to: Point(x: v[0], y: v[1])) }
@@ -150,7 +175,7 @@ extension LayerBuilder {
             case "C": let v = try numbers(6, for: command)
                 commands.append { $0.addCurve(to: Point(x: v[4], y: v[5]), control1: Point(x: v[0], y: v[1]), control2: Point(x: v[2], y: v[3])) }
             case "Z", "z": commands.append { $0.closePath() }
-            default: throw node.error("unknown path command '\(command)': use M, L, Q, C, Z with absolute coordinates")
+            default: throw node.error("unknown path command '\(command.prefix(40))': use M, L, Q, C, Z with absolute coordinates")
             }
         }
         guard !commands.isEmpty else { throw node.error("empty path") }
@@ -159,12 +184,19 @@ extension LayerBuilder {
 
     private func text(_ t: JSONNode, _ f: [String: JSONNode], _ node: JSONNode) throws -> (GraphicsContext) -> Void {
         let string = try t.string()
+        let length = string.unicodeScalars.count
+        guard length <= SceneLimits.maximumTextLength else {
+            throw t.error("a text of \(length) characters is beyond the limit (\(SceneLimits.maximumTextLength) a step): split it over several text steps")
+        }
         let color = try f["color"]?.color() ?? .black
         var font = Font()
         if let fn = f["font"] {
             let o = try fn.object(allowed: ["family", "size", "weight", "italic"])
-            if let v = o["family"] { font.family = try v.string() }
-            if let v = o["size"] { font.size = try v.positive() }
+            if let v = o["family"] {
+                font.family = try v.string()
+                guard font.family.utf8.count <= 256, !font.family.utf8.contains(0) else { throw v.error("a font family is a name of at most 256 bytes") }
+            }
+            if let v = o["size"] { font.size = try v.positive(atMost: SceneLimits.maximumFontSize, "font sizes") }
             if let v = o["weight"] {
                 let name = try v.string()
                 guard let w = FontWeight.allCases.first(where: { "\($0)" == name }) else {

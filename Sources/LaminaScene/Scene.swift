@@ -4,6 +4,62 @@ import LaminaGeometry
 import LaminaGPU
 import LaminaGraphics
 
+/// The limits a scene file's values must keep (documented in docs/scene-format.md):
+/// values beyond them, and non-finite values, are errors naming the file, the JSON path
+/// and the layer. They keep every size and conversion the renderer makes far from
+/// overflow, and the work a scene can ask for bounded.
+public enum SceneLimits {
+    /// Largest magnitude of a coordinate (positions, origins, translations, z), in points.
+    public static let maximumCoordinate = 1e6
+    /// Largest width or height (bounds, frames, the canvas, boxes, radii, widths), in points.
+    public static let maximumSize = 1e6
+    /// Largest `scale` and `contentsScale` (pixels per point); both must be above 0.
+    public static let maximumScale = 16.0
+    /// Largest magnitude of an anchor point's and of a unit rectangle's (`contentsRect`) values.
+    public static let maximumUnitValue = 1e3
+    /// Largest magnitude of a transform's scale factor and matrix entry, and of the entries
+    /// of a layer's combined transform.
+    public static let maximumTransformEntry = 1e6
+    /// Largest rotation angle magnitude, in degrees.
+    public static let maximumAngle = 1e6
+    /// Smallest perspective distance, in points (`m34 = -1/d`).
+    public static let minimumPerspective = 1e-3
+    /// Largest `contents.pixels` image side, in pixels.
+    public static let maximumPixelsSide = 4096
+    /// Most drawing steps in one layer's `drawing`.
+    public static let maximumDrawingSteps = 10_000
+    /// Most path commands in one layer's `drawing` (all its paths together).
+    public static let maximumPathCommands = 100_000
+    /// Most characters (Unicode scalars) in one text step.
+    public static let maximumTextLength = GraphicsContext.maximumTextLength
+    /// Largest font size, in points.
+    public static let maximumFontSize = 1000.0
+    /// Most entries in a dash pattern; the pattern's total length must be at least
+    /// `minimumDashPeriod` points and half the line width (shorter patterns make millions
+    /// of dashes, each costing about a line cap).
+    public static let maximumDashCount = 64
+    public static let minimumDashPeriod = 0.1
+    /// Most layers in one scene.
+    public static let maximumLayers = 1_000_000
+    /// Largest scene file read, in bytes (64 MiB).
+    public static let maximumFileSize = 64 << 20
+    /// Deepest layer tree `Scene.render` renders (the root is level 0). Reading and building
+    /// have no such limit; the renderer (LaminaCore's frame plan) still recurses per level
+    /// and overflows the stack near 2000 levels in a debug build: raise this when it no
+    /// longer does.
+    public static let maximumRenderDepth = 1000
+    /// Deepest JSON nesting (arrays and objects): a chain of N sublayers nests 2N + 2
+    /// levels, so this allows chains of about 50 000 layers.
+    public static let maximumNesting = JSONDocument.maximumDepth
+    /// The most backing-store pixels all drawn layers of a scene may need together when
+    /// rendered (2²⁸ px = 1 GiB); each side is also limited by the GPU's texture size.
+    public static let maximumBackingStorePixels = 1 << 28
+
+    static func format(_ v: Double) -> String {
+        v == v.rounded() && abs(v) < 1e15 ? String(Int(v)) : "\(v)"
+    }
+}
+
 /// A scene file (JSON, `docs/scene-format.md`): a canvas size, a scale, a background
 /// and a layer tree.
 @MainActor
@@ -16,17 +72,35 @@ public struct Scene {
     public var scale: Double
     public var background: Color
     public var root: Layer
+    /// Where each layer was described (for render-time messages).
+    var origins: [ObjectIdentifier: LayerOrigin] = [:]
+
+    struct LayerOrigin {
+        let node: JSONNode
+        let name: String?
+    }
 
     /// Reads and builds a scene. Image paths are relative to the scene file's folder.
     public static func load(contentsOf path: String) throws -> Scene {
+        guard FileManager.default.fileExists(atPath: path) else { throw SceneError(file: path, path: "$", problem: "no such file") }
+        // Only regular files of a bounded size: a device (/dev/zero) or a FIFO never ends.
+        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+        guard attributes?[.type] as? FileAttributeType == .typeRegular else {
+            throw SceneError(file: path, path: "$", problem: "not a regular file (a directory, device or pipe)")
+        }
+        let size = (attributes?[.size] as? NSNumber)?.intValue ?? 0
+        guard size <= SceneLimits.maximumFileSize else {
+            throw SceneError(file: path, path: "$", problem: "the file is \(size) bytes, beyond the limit of \(SceneLimits.maximumFileSize) bytes for a scene")
+        }
         guard let data = FileManager.default.contents(atPath: path) else {
-            let exists = FileManager.default.fileExists(atPath: path)
-            throw SceneError(file: path, path: "$", problem: exists ? "cannot read the file" : "no such file")
+            throw SceneError(file: path, path: "$", problem: "cannot read the file")
         }
         let base = URL(fileURLWithPath: path).deletingLastPathComponent().path
         return try parse(data, file: path, baseDirectory: base)
     }
 
+    /// Reads a scene from JSON text. Every value is checked (types and `SceneLimits`)
+    /// before any layer is made: a scene that fails creates no layer.
     public static func parse(_ data: Data, file: String, baseDirectory: String) throws -> Scene {
         let top = try JSONNode.parse(data, file: file)
         let fields = try top.object(allowed: ["version", "size", "scale", "background", "root", "description"])
@@ -40,15 +114,19 @@ public struct Scene {
         guard size.width > 0, size.height > 0 else { throw sizeNode.error("the canvas must not be empty") }
         guard let rootNode = fields["root"] else { throw top.error("missing 'root' (the root layer)") }
         _ = try fields["description"]?.string()
+        let scale = try fields["scale"]?.positive(atMost: SceneLimits.maximumScale, "scale") ?? 1
+        let background = try fields["background"]?.color() ?? .clear
         let builder = LayerBuilder(baseDirectory: baseDirectory)
-        return Scene(file: file, size: size,
-                     scale: try fields["scale"]?.positive() ?? 1,
-                     background: try fields["background"]?.color() ?? .clear,
-                     root: try builder.layer(rootNode))
+        let specs = try builder.layers(rootNode)
+        let (root, origins) = builder.instantiate(specs)
+        var scene = Scene(file: file, size: size, scale: scale, background: background, root: root)
+        scene.origins = origins
+        return scene
     }
 }
 
-/// Builds layers from scene JSON.
+/// Builds layers from scene JSON, in two phases: `layers` reads and checks every value
+/// (iteratively, any depth), `instantiate` makes the layers (it cannot fail).
 @MainActor
 struct LayerBuilder {
     let baseDirectory: String
@@ -68,62 +146,138 @@ struct LayerBuilder {
 
     enum LayerType: String, CaseIterable { case layer, transformLayer }
 
-    func layer(_ node: JSONNode) throws -> Layer {
+    /// One layer read from the file: how to make it, the settings to apply in order, and
+    /// its superlayer (an earlier spec; -1 for the root).
+    struct LayerSpec {
+        var node: JSONNode
+        var name: String?
+        var parent: Int
+        var make: @MainActor () -> Layer
+        var settings: [@MainActor (Layer) -> Void] = []
+    }
+
+    /// Reads the layer tree under `root` depth-first without recursion; specs are in
+    /// document order (a superlayer before its sublayers, siblings in order).
+    func layers(_ root: JSONNode) throws -> [LayerSpec] {
+        var specs: [LayerSpec] = []
+        var pending: [(node: JSONNode, parent: Int)] = [(root, -1)]
+        while let (node, parent) = pending.popLast() {
+            guard specs.count < SceneLimits.maximumLayers else {
+                throw node.error("more than \(SceneLimits.maximumLayers) layers (the scene limit)")
+            }
+            let (spec, children) = try layer(node, parent: parent)
+            specs.append(spec)
+            let index = specs.count - 1
+            for child in children.reversed() { pending.append((child, index)) }
+        }
+        return specs
+    }
+
+    /// Makes the layers of `specs` and links them; returns the root and where each came from.
+    func instantiate(_ specs: [LayerSpec]) -> (Layer, [ObjectIdentifier: Scene.LayerOrigin]) {
+        var made: [Layer] = []
+        made.reserveCapacity(specs.count)
+        var origins: [ObjectIdentifier: Scene.LayerOrigin] = [:]
+        var depth: [Int] = []
+        depth.reserveCapacity(specs.count)
+        for spec in specs {
+            let l = spec.make()
+            for set in spec.settings { set(l) }
+            origins[ObjectIdentifier(l)] = Scene.LayerOrigin(node: spec.node, name: spec.name)
+            made.append(l)
+            depth.append(spec.parent >= 0 ? depth[spec.parent] + 1 : 0)
+        }
+        // Linking a layer costs its new superlayer's depth (the cycle check walks up) plus
+        // its own subtree (described to the renderers): top-down or bottom-up, a chain of N
+        // costs N²/2. Linking in rounds instead — round k links the layers whose depth has
+        // k trailing zero bits, joining pieces at most 2^k deep — costs N log N. Siblings
+        // share a depth, so they are linked in one round, in order.
+        var round = 0
+        var remaining = specs.count - 1
+        while remaining > 0 {
+            for i in 1..<specs.count where depth[i].trailingZeroBitCount == round {
+                made[specs[i].parent].addSublayer(made[i])
+                remaining -= 1
+            }
+            round += 1
+        }
+        return (made[0], origins)
+    }
+
+    /// One layer's spec and its sublayer nodes; errors name the layer.
+    private func layer(_ node: JSONNode, parent: Int) throws -> (LayerSpec, [JSONNode]) {
         let f = try node.object(allowed: LayerBuilder.layerKeys)
+        let name = try f["name"]?.string()
+        do {
+            return try layer(node, f, name: name, parent: parent)
+        } catch var e as SceneError {
+            if e.layer == nil { e.layer = name }
+            throw e
+        }
+    }
+
+    private func layer(_ node: JSONNode, _ f: [String: JSONNode], name: String?, parent: Int) throws -> (LayerSpec, [JSONNode]) {
         let type = try f["type"]?.oneOf(LayerType.self) ?? .layer
-        let l: Layer
+        var spec: LayerSpec
         if let d = f["drawing"] {
             guard type == .layer else { throw d.error("a transform layer draws nothing: put 'drawing' on a sublayer") }
             if f["contents"] != nil { throw d.error("'drawing' and 'contents' exclude each other (drawn content replaces contents)") }
-            let drawn = DrawingLayer(operations: try drawing(d))
-            drawn.followsTargetScale = f["contentsScale"] == nil
-            drawn.setNeedsDisplay()
-            l = drawn
+            let operations = try drawing(d)
+            let follows = f["contentsScale"] == nil
+            spec = LayerSpec(node: node, name: name, parent: parent, make: {
+                let drawn = DrawingLayer(operations: operations)
+                drawn.followsTargetScale = follows
+                return drawn
+            })
         } else {
-            l = type == .transformLayer ? TransformLayer() : Layer()
+            spec = LayerSpec(node: node, name: name, parent: parent, make: { type == .transformLayer ? TransformLayer() : Layer() })
         }
-        l.name = try f["name"]?.string()
+        func set(_ body: @escaping @MainActor (Layer) -> Void) { spec.settings.append(body) }
+        if let name { set { $0.name = name } }
 
         if let frame = f["frame"] {
             for conflicting in ["bounds", "position"] where f[conflicting] != nil {
                 throw frame.error("'frame' cannot be combined with '\(conflicting)': give either frame, or bounds and position")
             }
         }
-        if let v = f["bounds"] { l.bounds = try v.rect() }
-        if let v = f["anchorPoint"] { l.anchorPoint = try v.point() }
-        if let v = f["anchorPointZ"] { l.anchorPointZ = try v.number() }
-        if let v = f["position"] { l.position = try v.point() }
+        if let v = f["bounds"] { let r = try v.rect(); set { $0.bounds = r } }
+        if let v = f["anchorPoint"] {
+            let a = try v.numbers(count: 2...2, magnitude: SceneLimits.maximumUnitValue, "anchor points")
+            set { $0.anchorPoint = Point(x: a[0], y: a[1]) }
+        }
+        if let v = f["anchorPointZ"] { let z = try v.number(magnitude: SceneLimits.maximumCoordinate, "coordinates"); set { $0.anchorPointZ = z } }
+        if let v = f["position"] { let p = try v.point(); set { $0.position = p } }
         // The frame is the untransformed one, set before the transform (as code does:
         // `layer.frame = …; layer.transform = …`), so the transform turns it about its anchor.
-        if let v = f["frame"] { l.frame = try v.rect() }
-        if let v = f["zPosition"] { l.zPosition = try v.number() }
-        if let v = f["transform"] { l.transform = try transform(v) }
-        if let v = f["sublayerTransform"] { l.sublayerTransform = try transform(v) }
-        if let v = f["doubleSided"] { l.isDoubleSided = try v.bool() }
-        if let v = f["backgroundColor"] { l.backgroundColor = try v.color() }
-        if let v = f["opacity"] { l.opacity = try v.number(in: 0...1) }
-        if let v = f["allowsGroupOpacity"] { l.allowsGroupOpacity = try v.bool() }
-        if let v = f["hidden"] { l.isHidden = try v.bool() }
-        if let v = f["borderWidth"] { l.borderWidth = try v.nonNegative() }
-        if let v = f["borderColor"] { l.borderColor = try v.color() }
-        if let v = f["cornerRadius"] { l.cornerRadius = try v.nonNegative() }
-        if let v = f["masksToBounds"] { l.masksToBounds = try v.bool() }
-        if let v = f["opaque"] { l.isOpaque = try v.bool() }
-        if let v = f["needsDisplayOnBoundsChange"] { l.needsDisplayOnBoundsChange = try v.bool() }
-        if let v = f["contents"] { l.contents = try contents(v) }
+        if let v = f["frame"] { let r = try v.rect(); set { $0.frame = r } }
+        if let v = f["zPosition"] { let z = try v.number(magnitude: SceneLimits.maximumCoordinate, "coordinates"); set { $0.zPosition = z } }
+        if let v = f["transform"] { let t = try transform(v); set { $0.transform = t } }
+        if let v = f["sublayerTransform"] { let t = try transform(v); set { $0.sublayerTransform = t } }
+        if let v = f["doubleSided"] { let b = try v.bool(); set { $0.isDoubleSided = b } }
+        if let v = f["backgroundColor"] { let c = try v.color(); set { $0.backgroundColor = c } }
+        if let v = f["opacity"] { let o = try v.number(in: 0...1); set { $0.opacity = o } }
+        if let v = f["allowsGroupOpacity"] { let b = try v.bool(); set { $0.allowsGroupOpacity = b } }
+        if let v = f["hidden"] { let b = try v.bool(); set { $0.isHidden = b } }
+        if let v = f["borderWidth"] { let w = try v.nonNegative(atMost: SceneLimits.maximumSize, "sizes"); set { $0.borderWidth = w } }
+        if let v = f["borderColor"] { let c = try v.color(); set { $0.borderColor = c } }
+        if let v = f["cornerRadius"] { let r = try v.nonNegative(atMost: SceneLimits.maximumSize, "sizes"); set { $0.cornerRadius = r } }
+        if let v = f["masksToBounds"] { let b = try v.bool(); set { $0.masksToBounds = b } }
+        if let v = f["opaque"] { let b = try v.bool(); set { $0.isOpaque = b } }
+        if let v = f["needsDisplayOnBoundsChange"] { let b = try v.bool(); set { $0.needsDisplayOnBoundsChange = b } }
+        if let v = f["contents"] { let c = try contents(v); set { $0.contents = c } }
         if let v = f["contentsRect"] {
-            let r = try v.numbers(count: 4...4)
+            let r = try v.numbers(count: 4...4, magnitude: SceneLimits.maximumUnitValue, "unit rectangles")
             guard r[2] >= 0, r[3] >= 0 else { throw v.error("negative size \(r[2])×\(r[3]): width and height must not be negative") }
-            l.contentsRect = Rect(x: r[0], y: r[1], width: r[2], height: r[3])
+            set { $0.contentsRect = Rect(x: r[0], y: r[1], width: r[2], height: r[3]) }
         }
         if let v = f["contentsCenter"] {
-            let r = try v.numbers(count: 4...4)
+            let r = try v.numbers(count: 4...4, magnitude: SceneLimits.maximumUnitValue, "unit rectangles")
             guard r[2] >= 0, r[3] >= 0, r[0] >= 0, r[1] >= 0, r[0] + r[2] <= 1 + 1e-9, r[1] + r[3] <= 1 + 1e-9 else {
                 throw v.error("contentsCenter is a unit rectangle [x, y, w, h] inside [0, 0, 1, 1] (got \(r))")
             }
-            l.contentsCenter = Rect(x: r[0], y: r[1], width: r[2], height: r[3])
+            set { $0.contentsCenter = Rect(x: r[0], y: r[1], width: r[2], height: r[3]) }
         }
-        if let v = f["contentsGravity"] { l.contentsGravity = try v.oneOf(ContentsGravity.self) }
+        if let v = f["contentsGravity"] { let g = try v.oneOf(ContentsGravity.self); set { $0.contentsGravity = g } }
         // The view-level pair (UIView.contentMode/contentStretch), applied as a view applies it.
         if let v = f["contentStretch"], f["contentMode"] == nil {
             throw v.error("'contentStretch' goes with 'contentMode' (it applies to scaling modes only)")
@@ -134,29 +288,32 @@ struct LayerBuilder {
             }
             var stretch = Rect(x: 0, y: 0, width: 1, height: 1)
             if let sv = f["contentStretch"] {
-                let r = try sv.numbers(count: 4...4)
+                let r = try sv.numbers(count: 4...4, magnitude: SceneLimits.maximumUnitValue, "unit rectangles")
                 guard r.allSatisfy({ $0 >= 0 }), r[0] + r[2] <= 1 + 1e-9, r[1] + r[3] <= 1 + 1e-9 else {
                     throw sv.error("contentStretch is a unit rectangle [x, y, w, h] inside [0, 0, 1, 1] (got \(r))")
                 }
                 stretch = Rect(x: r[0], y: r[1], width: r[2], height: r[3])
             }
-            l.apply(contentMode: try v.oneOf(ContentMode.self), contentStretch: stretch)
+            let mode = try v.oneOf(ContentMode.self)
+            set { $0.apply(contentMode: mode, contentStretch: stretch) }
         }
-        if let v = f["contentsScale"] { l.contentsScale = try v.positive() }
-        if let v = f["minificationFilter"] { l.minificationFilter = try v.oneOf(TextureFilter.self) }
-        if let v = f["magnificationFilter"] { l.magnificationFilter = try v.oneOf(TextureFilter.self) }
-        if let v = f["sublayers"] {
-            for child in try v.array() { l.addSublayer(try layer(child)) }
+        if let v = f["contentsScale"] {
+            let s = try v.positive(atMost: SceneLimits.maximumScale, "contentsScale")
+            set { $0.contentsScale = s }
         }
-        return l
+        if let v = f["minificationFilter"] { let m = try v.oneOf(TextureFilter.self); set { $0.minificationFilter = m } }
+        if let v = f["magnificationFilter"] { let m = try v.oneOf(TextureFilter.self); set { $0.magnificationFilter = m } }
+        let children = try f["sublayers"]?.array() ?? []
+        return (spec, children)
     }
 
     /// A list of operations applied in order (the first applies first to the layer), or
-    /// 16 numbers m11…m44.
+    /// 16 numbers m11…m44. Every value and the combined matrix keep `SceneLimits`.
     func transform(_ node: JSONNode) throws -> Transform3D {
         let items = try node.array()
-        if items.count == 16, items.allSatisfy({ $0.value is NSNumber }) {
-            return Transform3D(try items.map { try $0.number() })
+        let entry = SceneLimits.maximumTransformEntry
+        if items.count == 16, items.allSatisfy(\.isNumber) {
+            return Transform3D(try node.numbers(count: 16...16, magnitude: entry, "transform entries"))
         }
         var t = Transform3D.identity
         for item in items {
@@ -165,49 +322,66 @@ struct LayerBuilder {
             guard kinds.count == 1, let kind = kinds.first, let v = op[kind] else {
                 throw item.error("each transform step has exactly one of translate, scale, rotate, rotateX, rotateY, perspective, matrix")
             }
-            if op["axis"] != nil && kind != "rotate" { throw op["axis"]!.error("'axis' goes with 'rotate' only") }
+            if let axis = op["axis"], kind != "rotate" { throw axis.error("'axis' goes with 'rotate' only") }
+            func angle() throws -> Double { try v.number(magnitude: SceneLimits.maximumAngle, "angles (degrees)") * .pi / 180 }
             let step: Transform3D
             switch kind {
             case "translate":
                 let n = try v.numbers(count: 2...3)
                 step = Transform3D(translationX: n[0], y: n[1], z: n.count == 3 ? n[2] : 0)
             case "scale":
-                if v.value is [Any] {
-                    let n = try v.numbers(count: 2...3)
+                if v.isArray {
+                    let n = try v.numbers(count: 2...3, magnitude: entry, "scale factors")
                     step = Transform3D(scaleX: n[0], y: n[1], z: n.count == 3 ? n[2] : 1)
                 } else {
-                    let s = try v.number()
+                    let s = try v.number(magnitude: entry, "scale factors")
                     step = Transform3D(scaleX: s, y: s)
                 }
             case "rotate":
-                let axis = try op["axis"]?.numbers(count: 3...3) ?? [0, 0, 1]
-                step = Transform3D(rotationAngle: try v.number() * .pi / 180, x: axis[0], y: axis[1], z: axis[2])
+                var axis = [0.0, 0, 1]
+                if let a = op["axis"] {
+                    axis = try a.numbers(count: 3...3, magnitude: entry, "axis components")
+                    guard axis.contains(where: { abs($0) >= 1e-6 }) else { throw a.error("the rotation axis must not be zero (got \(axis))") }
+                }
+                step = Transform3D(rotationAngle: try angle(), x: axis[0], y: axis[1], z: axis[2])
             case "rotateX":
-                step = Transform3D(rotationAngle: try v.number() * .pi / 180, x: 1, y: 0, z: 0)
+                step = Transform3D(rotationAngle: try angle(), x: 1, y: 0, z: 0)
             case "rotateY":
-                step = Transform3D(rotationAngle: try v.number() * .pi / 180, x: 0, y: 1, z: 0)
+                step = Transform3D(rotationAngle: try angle(), x: 0, y: 1, z: 0)
             case "perspective":
+                let d = try v.positive(atMost: SceneLimits.maximumSize, "perspective distances")
+                guard d >= SceneLimits.minimumPerspective else {
+                    throw v.error("a perspective distance of \(d) pt is below the limit (\(SceneLimits.minimumPerspective) pt)")
+                }
                 var p = Transform3D.identity
-                p.m34 = -1 / (try v.positive())
+                p.m34 = -1 / d
                 step = p
             default: // matrix
-                step = Transform3D(try v.numbers(count: 16...16))
+                step = Transform3D(try v.numbers(count: 16...16, magnitude: entry, "transform entries"))
             }
             t = t.concatenating(step)
+            guard t.values.allSatisfy({ $0.isFinite && abs($0) <= entry * entry }) else {
+                throw item.error("the combined transform has entries beyond the limit (±\(SceneLimits.format(entry * entry))): use fewer or smaller steps")
+            }
         }
         return t
     }
 
     /// "file.png", {"image": "file.png"}, or {"pixels": [["#rrggbb", …], …]} (rows top-first).
     func contents(_ node: JSONNode) throws -> LayerContents {
-        if let path = node.value as? String { return .image(try image(path, node: node)) }
+        if let path = node.stringValue { return .image(try image(path, node: node)) }
         let f = try node.object(allowed: ["image", "pixels"])
         guard f.count == 1 else { throw node.error("contents take exactly one of 'image' or 'pixels'") }
         if let v = f["image"] { return .image(try image(try v.string(), node: v)) }
-        let rows = try f["pixels"]!.array()
-        guard let first = rows.first else { throw f["pixels"]!.error("an image needs at least one row") }
+        let pixelsNode = f["pixels"]!
+        let rows = try pixelsNode.array()
+        guard let first = rows.first else { throw pixelsNode.error("an image needs at least one row") }
         let width = try first.array().count
         guard width > 0 else { throw first.error("an image needs at least one pixel a row") }
+        let side = SceneLimits.maximumPixelsSide
+        guard width <= side, rows.count <= side else {
+            throw pixelsNode.error("a \(width)×\(rows.count) pixel image is beyond the limit (\(side) pixels a side): use a PNG file")
+        }
         var image = RGBAImage(width: width, height: rows.count)
         for (y, row) in rows.enumerated() {
             let cells = try row.array()
@@ -220,6 +394,7 @@ struct LayerBuilder {
     func imageFile(_ path: String, node: JSONNode) throws -> ContentImage { try image(path, node: node) }
 
     private func image(_ path: String, node: JSONNode) throws -> ContentImage {
+        guard !path.isEmpty, !path.utf8.contains(0) else { throw node.error("an image path must be a non-empty file name") }
         let full = path.hasPrefix("/") ? path : URL(fileURLWithPath: baseDirectory).appendingPathComponent(path).path
         if let cached = cache.images[full] { return cached }
         do {
@@ -237,23 +412,89 @@ struct LayerBuilder {
 extension Scene {
     /// Renders the scene offscreen: `size`/`scale` override the file's. One commit runs:
     /// layout, display (drawn layers draw at the target's scale), composite. Returns the pixels.
-    public func render(device: GPUDevice, size: Size? = nil, scale: Double? = nil) throws -> (image: RGBAImage, stats: FrameStatistics) {
+    /// Before anything is drawn, the target and every drawn layer's backing store are
+    /// checked against the device's limits and `maximumBackingStorePixels`; errors name
+    /// the scene file, and the layer (its JSON path and name) when one is at fault.
+    public func render(device: GPUDevice, size: Size? = nil, scale: Double? = nil,
+                       maximumBackingStorePixels: Int = SceneLimits.maximumBackingStorePixels) throws -> (image: RGBAImage, stats: FrameStatistics) {
         let scale = scale ?? self.scale
-        let target = try OffscreenTarget(device: device, size: size ?? self.size, scale: scale)
-        defer { target.release() }
-        setContentsScale(scale, of: root)
-        let host = LayerTreeHost(rootLayer: root, target: target, background: background)
-        defer { host.detach() }
-        try Transaction.flush()
-        return (try target.readPixels(), host.lastFrame)
+        let size = size ?? self.size
+        let maximumTarget = device.capabilities.maxRenderTargetSize
+        guard scale.isFinite, scale > 0, scale <= SceneLimits.maximumScale else {
+            throw SceneError(file: file, path: "$.scale", problem: "cannot render at scale \(scale): the scale must be above 0 and at most \(SceneLimits.format(SceneLimits.maximumScale))")
+        }
+        guard size.width.isFinite, size.height.isFinite, size.width > 0, size.height > 0,
+              size.width * scale <= Double(maximumTarget), size.height * scale <= Double(maximumTarget) else {
+            throw SceneError(file: file, path: "$.size",
+                             problem: "cannot render \(size.width)×\(size.height) pt at scale \(scale) (\(size.width * scale)×\(size.height * scale) px): the GPU's render targets are at most \(maximumTarget) px a side; render smaller (--size) or at a lower scale (--scale)")
+        }
+        try checkBackingStores(scale: scale, maximumSide: min(device.capabilities.maxTextureSize, Bitmap.maximumSide),
+                               maximumPixels: maximumBackingStorePixels)
+        setContentsScale(scale)
+        do {
+            let target = try OffscreenTarget(device: device, size: size, scale: scale)
+            defer { target.release() }
+            let host = LayerTreeHost(rootLayer: root, target: target, background: background)
+            defer { host.detach() }
+            try Transaction.flush()
+            return (try target.readPixels(), host.lastFrame)
+        } catch let e as SceneError {
+            throw e
+        } catch {
+            throw SceneError(file: file, path: "$", problem: "rendering failed: \(error)")
+        }
+    }
+
+    /// The error for `layer` (its JSON path and name when it came from the file).
+    private func error(_ problem: String, at layer: Layer) -> SceneError {
+        if let o = origins[ObjectIdentifier(layer)] {
+            return SceneError(file: file, path: o.node.path, problem: problem, layer: o.name)
+        }
+        return SceneError(file: file, path: "$", problem: problem, layer: layer.name)
+    }
+
+    /// The tree is at most `maximumRenderDepth` deep; every drawn layer's backing store
+    /// fits the GPU, and all of them `maximumPixels`.
+    private func checkBackingStores(scale: Double, maximumSide: Int, maximumPixels: Int) throws {
+        var total = 0.0
+        var stack: [(layer: Layer, depth: Int)] = [(root, 0)]
+        while let (l, depth) = stack.popLast() {
+            guard depth <= SceneLimits.maximumRenderDepth else {
+                throw error("the layer tree is more than \(SceneLimits.maximumRenderDepth) levels deep here, the most the renderer takes (SceneLimits.maximumRenderDepth): flatten the tree", at: l)
+            }
+            stack += l.sublayers.map { ($0, depth + 1) }
+            guard let d = l as? DrawingLayer else { continue }
+            let s = d.followsTargetScale ? scale : d.contentsScale
+            let w = (l.bounds.width * s).rounded(.up), h = (l.bounds.height * s).rounded(.up)
+            guard w.isFinite, h.isFinite else {
+                throw error("the layer's backing store size is not finite (bounds \(l.bounds.size.width)×\(l.bounds.size.height) pt at scale \(s))", at: l)
+            }
+            guard w <= Double(maximumSide), h <= Double(maximumSide) else {
+                throw error("the layer's backing store would be \(SceneLimits.format(w))×\(SceneLimits.format(h)) px (bounds \(l.bounds.size.width)×\(l.bounds.size.height) pt at scale \(s)); the limit is \(maximumSide) px a side: make the layer smaller or lower its contentsScale", at: l)
+            }
+            total += w * h
+            guard total <= Double(maximumPixels) else {
+                throw error("the drawn layers need more than \(maximumPixels) backing-store pixels together (the limit is reached at this layer): make them smaller or render at a lower scale", at: l)
+            }
+        }
     }
 
     /// Drawn layers draw at the target's scale (as UIKit gives views the screen's scale).
-    private func setContentsScale(_ scale: Double, of layer: Layer) {
-        if let d = layer as? DrawingLayer, d.followsTargetScale, d.contentsScale != scale {
-            layer.contentsScale = scale
-            layer.setNeedsDisplay()
+    /// They ask to draw here, after the checks, not when the scene is read: a scene that
+    /// fails its checks leaves nothing queued for the next commit.
+    private func setContentsScale(_ scale: Double) {
+        var stack: [Layer] = [root]
+        while let layer = stack.popLast() {
+            if let d = layer as? DrawingLayer {
+                if d.followsTargetScale, d.contentsScale != scale {
+                    layer.contentsScale = scale
+                    layer.setNeedsDisplay()
+                } else if d.needsFirstDisplay {
+                    layer.setNeedsDisplay()
+                }
+                d.needsFirstDisplay = false
+            }
+            stack += layer.sublayers
         }
-        for s in layer.sublayers { setContentsScale(scale, of: s) }
     }
 }

@@ -109,14 +109,51 @@ struct Render: ParsableCommand {
     @Option(help: "Size in points, WIDTHxHEIGHT (default: the scene's).") var size: SizeArgument?
     @Option(help: "Pixels per point (default: the scene's).") var scale: Double?
     @Flag(help: "Print the frame's statistics.") var stats = false
+    @Option(name: .customLong("time-budget"),
+            help: "Stop with an error (exit status 4) when loading, rendering and writing take longer than this many seconds; 0: no limit.")
+    var timeBudget: Double = 60
+
+    func validate() throws {
+        guard timeBudget.isFinite, timeBudget >= 0 else { throw ValidationError("--time-budget must be a number of seconds ≥ 0 (got \(timeBudget))") }
+        if let scale, !(scale.isFinite && scale > 0 && scale <= SceneLimits.maximumScale) {
+            throw ValidationError("--scale must be above 0 and at most \(Int(SceneLimits.maximumScale)) (got \(scale))")
+        }
+        if let size, size.size.width > SceneLimits.maximumSize || size.size.height > SceneLimits.maximumSize {
+            throw ValidationError("--size must be at most \(Int(SceneLimits.maximumSize)) pt a side (got \(size.size.width)x\(size.size.height))")
+        }
+    }
+
+    /// Ends the process when the budget runs out: a scene's work cannot be interrupted
+    /// part-way (it may be inside Cairo or Pango), so a watchdog thread reports and exits.
+    static func startWatchdog(seconds: Double, scene: String) {
+        guard seconds > 0 else { return }
+        let message = "Error: \(scene): rendering did not finish within the time budget of \(seconds) s (--time-budget): the scene asks for too much work; simplify it or raise the budget\n"
+        let thread = Thread {
+            Thread.sleep(forTimeInterval: seconds)
+            FileHandle.standardError.write(Data(message.utf8))
+            _exit(4)
+        }
+        thread.start()
+    }
 
     func run() throws {
+        Render.startWatchdog(seconds: timeBudget, scene: scene)
         try MainActor.assumeIsolated {
             let s = try Scene.load(contentsOf: scene)
             let d = try device.open()
             defer { d.close() }
             let (image, frame) = try s.render(device: d, size: size?.size, scale: scale)
-            try image.writePNG(to: output)
+            // Written beside and renamed: a budget that runs out mid-write leaves no partial PNG.
+            let partial = output + ".partial-\(getpid())"
+            do {
+                try image.writePNG(to: partial)
+                guard rename(partial, output) == 0 else {
+                    throw GraphicsError.imageUnwritable(path: output, reason: String(cString: strerror(errno)))
+                }
+            } catch GraphicsError.imageUnwritable(_, let reason) {
+                unlink(partial)
+                throw GraphicsError.imageUnwritable(path: output, reason: reason)
+            }
             print("wrote \(output): \(image.width)×\(image.height) px (backend \(d.backend))")
             if stats { print("frame: \(frame)") }
         }
