@@ -339,9 +339,14 @@ public final class Compositor {
     /// Returns the texture and where it goes, in target points (nil: nothing to draw).
     fileprivate func groupImage(_ id: LayerID, scale: Double, within limit: PixelSize, stats: inout FrameStatistics) throws -> (Texture, Rect)? {
         guard let tree, let surface = tree.surfaces[id], let b = surface.bounds else { return nil }
-        let x0 = max(0, Int((b.minX * scale).rounded(.down))), y0 = max(0, Int((b.minY * scale).rounded(.down)))
-        let x1 = min(limit.width, Int((b.maxX * scale).rounded(.up))), y1 = min(limit.height, Int((b.maxY * scale).rounded(.up)))
-        guard x1 > x0, y1 > y0 else { return nil }
+        // Clamped to the target in Double first: bounds may be huge (or not finite).
+        func pixel(_ v: Double, _ rule: FloatingPointRoundingRule, _ maximum: Int) -> Int? {
+            let p = (v * scale).rounded(rule)
+            return p.isNaN ? nil : Int(min(max(p, 0), Double(maximum)))
+        }
+        guard let x0 = pixel(b.minX, .down, limit.width), let y0 = pixel(b.minY, .down, limit.height),
+              let x1 = pixel(b.maxX, .up, limit.width), let y1 = pixel(b.maxY, .up, limit.height),
+              x1 > x0, y1 > y0 else { return nil }
         let box = PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
         var image = groupImages[id]
         if image == nil || image!.target.pixelSize != box.size || image!.target.scale != scale || image!.target.isReleased {

@@ -78,6 +78,8 @@ public enum GPUError: Error, Equatable, CustomStringConvertible, LocalizedError 
     case programLink(vertex: String, fragment: String, log: String)
     case invalidSize(what: String, size: PixelSize)
     case tooLarge(what: String, size: PixelSize, maximum: Int)
+    /// A size in pixels too large even to hold in a `PixelSize` (given as computed).
+    case tooLargeExtent(what: String, width: Double, height: Double, maximum: Int)
     case outOfMemory(what: String)
     case incompleteFramebuffer(status: String)
     case wrongBackend(operation: String, required: GPUBackend, actual: GPUBackend)
@@ -119,6 +121,9 @@ public enum GPUError: Error, Equatable, CustomStringConvertible, LocalizedError 
             return "\(what) of \(size) is not allowed: width and height must be at least 1 pixel"
         case let .tooLarge(what, size, maximum):
             return "\(what) of \(size) exceeds this GPU's maximum of \(maximum) pixels per side; use a smaller size or scale, or split the content into tiles"
+        case let .tooLargeExtent(what, width, height, maximum):
+            func side(_ v: Double) -> String { v < 1e9 ? String(Int(v.rounded(.up))) : "\(v)" }
+            return "\(what) needs \(side(width))×\(side(height)) pixels, beyond this GPU's maximum of \(maximum) pixels per side; use a smaller size or scale, or split the content into tiles"
         case let .outOfMemory(what):
             return "the GPU ran out of memory while creating \(what); release unused targets and textures, or use a smaller size"
         case let .incompleteFramebuffer(status):

@@ -363,8 +363,8 @@ extension GPUDevice {
         }
         let w = size.width * scale, h = size.height * scale
         guard w <= Double(maximum) + 1, h <= Double(maximum) + 1 else {
-            throw GPUError.tooLarge(what: "\(what) of \(size.width)×\(size.height) pt at scale \(scale)",
-                                    size: PixelSize(width: Int(min(w, 1e9)), height: Int(min(h, 1e9))), maximum: maximum)
+            throw GPUError.tooLargeExtent(what: "\(what) of \(size.width)×\(size.height) pt at scale \(scale)",
+                                          width: w, height: h, maximum: maximum)
         }
         return PixelSize(covering: size, scale: scale)
     }

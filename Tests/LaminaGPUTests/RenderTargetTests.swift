@@ -189,6 +189,14 @@ struct RenderTargetTests {
         }
         let message = GPUError.tooLarge(what: "render target", size: PixelSize(width: maximum + 1, height: 8), maximum: maximum).description
         #expect(message.contains("\(maximum)") && message.contains("smaller"))
+        // A huge size is reported as computed, not clamped (1e308 is not "1000000000").
+        do {
+            _ = try OffscreenTarget(device: d, size: Size(width: 1e308, height: 10), scale: 1)
+            Issue.record("no error")
+        } catch {
+            let text = "\(error)"
+            #expect(text.contains("1e+308") && !text.contains("1000000000"), "\(text)")
+        }
         // Sizes and scales that are not finite and positive throw too, never trap.
         for (size, scale) in [(Size(width: .infinity, height: 10), 1.0), (Size(width: 10, height: .nan), 1.0),
                               (Size(width: 1e300, height: 1), 1e10), (Size(width: 10, height: 10), 0.0),
