@@ -88,7 +88,6 @@ struct SceneMutator {
     static let keys = LayerBuilder.layerKeys + LayerBuilder.drawingKeys + ["version", "size", "scale", "root", "pixels", "image", "colors"]
 
     var random: FuzzRandom
-    static let overflowLinks = ProcessInfo.processInfo.environment["LAMINA_SCENE_FUZZ_OVERFLOW"] != nil
 
     mutating func mutate(_ input: [UInt8]) -> [UInt8] {
         var bytes = input
@@ -180,18 +179,15 @@ struct SceneMutator {
             guard let r = String(decoding: b, as: UTF8.self).range(of: "\"root\":") else { return b }
             let at = String(decoding: b, as: UTF8.self).utf8.distance(from: String(decoding: b, as: UTF8.self).utf8.startIndex, to: r.upperBound)
             let depth = random.pick([10, 100, 500])
-            // Plain links, or links whose transforms multiply to overflow (1e6^depth, 1e-6^depth).
-            // The growing links trap in LaminaCore's Compositor.groupImage (see
-            // Tests/SceneFuzz/core-pending): included only with LAMINA_SCENE_FUZZ_OVERFLOW=1
-            // until that is fixed.
+            // Plain links, or links whose transforms multiply to overflow (1e6^depth, 1e-6^depth;
+            // the growing ones once trapped in Compositor.groupImage: reproducers/group-bounds-overflow.json).
             let link = random.pick([
                 "{\"sublayers\": [",
                 "{\"type\": \"transformLayer\", \"transform\": [{\"scale\": 1e-6}, {\"rotateY\": 60}], \"sublayers\": [",
                 "{\"opacity\": 0.5, \"masksToBounds\": true, \"cornerRadius\": 1e6, \"bounds\": [0, 0, 1e6, 1e6], \"sublayers\": [",
-            ] + (SceneMutator.overflowLinks ? [
                 "{\"transform\": [{\"scale\": 1e6}], \"sublayerTransform\": [{\"perspective\": 0.001}], \"sublayers\": [",
                 "{\"transform\": [{\"scale\": 1e6}], \"sublayers\": [",
-            ] : []))
+            ])
             let open = String(repeating: link, count: depth)
             let close = String(repeating: "]}", count: depth)
             guard let end = b.lastIndex(of: UInt8(ascii: "}")), end > at else { return b }

@@ -283,7 +283,7 @@ struct SceneReproducerTests {
                 let device = try GPUDevice()
                 defer { device.close() }
                 let image = try scene.render(device: device).image
-                #expect(image.width == 64)
+                #expect(image.width == Int(scene.size.width * scene.scale) && image.height == Int(scene.size.height * scene.scale))
             default: Issue.record("\(x.file) should fail at \(x.path): \(x.message)")
             }
         } catch let e as SceneError {
