@@ -333,14 +333,23 @@ public final class RenderTree {
         return visit(id)
     }
 
-    /// True when the layer's front faces away from the viewer under `world` (its
-    /// projected corners wind the other way).
+    /// True when the layer's front faces away from the viewer under `world`, or when none
+    /// of it is in front of the eye (w > 0 nowhere on its bounds) — or its geometry is not
+    /// finite: a single-sided layer is then not drawn.
+    ///
+    /// Facing is the orientation of the visible part: where w > 0, the Jacobian of the
+    /// plane's homography H, (x, y, 1)·H = (X, Y, W) ↦ (X/W, Y/W), has determinant
+    /// det H / W³, so its sign — the same at every visible point — is det H's. (Three
+    /// projected corners say nothing once one of them is behind the eye: its projection
+    /// is mirrored through the centre.)
     static func facesAway(_ bounds: Rect, _ world: Transform3D) -> Bool {
-        let h = world.planeHomography
-        guard let p0 = h.apply(Point(x: bounds.minX, y: bounds.minY)),
-              let p1 = h.apply(Point(x: bounds.maxX, y: bounds.minY)),
-              let p2 = h.apply(Point(x: bounds.minX, y: bounds.maxY)) else { return true }
-        let cross = (p1.x - p0.x) * (p2.y - p0.y) - (p1.y - p0.y) * (p2.x - p0.x)
-        return cross < 0
+        let h = world.planeHomography.m
+        let det = h[0] * (h[4] * h[8] - h[5] * h[7]) - h[1] * (h[3] * h[8] - h[5] * h[6]) + h[2] * (h[3] * h[7] - h[4] * h[6])
+        guard det.isFinite, det > 0 else { return true }
+        // w is linear over the bounds: it is positive somewhere iff at a corner.
+        for x in [bounds.minX, bounds.maxX] {
+            for y in [bounds.minY, bounds.maxY] where x * world.m14 + y * world.m24 + world.m44 > 0 { return false }
+        }
+        return true
     }
 }
