@@ -63,6 +63,20 @@ public final class RenderTree {
         var inheritedAlpha = 1.0
         /// A group's own items, in its own surface (`items` holds its composite).
         var groupItems: [Int] = []
+        /// Its clip (`masksToBounds`), the innermost link of the chain its contents and
+        /// sublayers' items are clipped by (nil: it does not clip).
+        var ownClip: ClipChain?
+
+        deinit {
+            // A chain of 10⁵ nodes each holding its parent: free it without recursion.
+            var next = parentNode
+            parentNode = nil
+            while next != nil, isKnownUniquelyReferenced(&next!) {
+                let after = next!.parentNode
+                next!.parentNode = nil
+                next = after
+            }
+        }
     }
 
     /// What the last frame plan saw of a layer, for telling which later changes alter the
@@ -280,7 +294,10 @@ public final class RenderTree {
         if let o = node.ordered { return o }
         let subs = node.state.sublayers.filter { nodes[$0] != nil }
         let o = subs.enumerated().sorted { x, y in
-            let zx = nodes[x.element]!.state.zPosition, zy = nodes[y.element]!.state.zPosition
+            // NaN sorts as 0 (a consistent order: never a trap or a hang).
+            var zx = nodes[x.element]!.state.zPosition, zy = nodes[y.element]!.state.zPosition
+            if zx.isNaN { zx = 0 }
+            if zy.isNaN { zy = 0 }
             return zx != zy ? zx < zy : x.offset < y.offset
         }.map(\.element)
         nodes[id]?.ordered = o
@@ -288,49 +305,59 @@ public final class RenderTree {
     }
 
     /// The sublayers of a transform layer, through nested transform layers, each with its
-    /// world transform and its depth in the shared 3D space (z of its centre).
+    /// world transform and its depth in the shared 3D space (z of its centre; NaN counts as
+    /// 0), in the order of the sublayer lists (an explicit stack: any nesting).
     func collectPlanes(of id: LayerID, world: Transform3D, context: Transform3D, alpha: Double,
                        into planes: inout [(id: LayerID, world: Transform3D, alpha: Double, depth: Double)],
                        visited: inout Int) {
         guard let layer = nodes[id]?.state else { return }
-        let toSublayers = layer.transformForSublayers
-        for sub in layer.sublayers {
-            guard let s = nodes[sub]?.state else { continue }
-            let local = s.transformToSuperlayer.concatenating(toSublayers)
-            let subWorld = local.concatenating(world)
-            let subContext = local.concatenating(context)
+        // Transform layers being expanded, each with the next sublayer to look at.
+        var stack: [(layer: LayerState, world: Transform3D, context: Transform3D, alpha: Double, next: Int)] =
+            [(layer, world, context, alpha, 0)]
+        while !stack.isEmpty {
+            let top = stack.count - 1
+            let frame = stack[top]
+            guard frame.next < frame.layer.sublayers.count else { stack.removeLast(); continue }
+            stack[top].next += 1
+            guard let s = nodes[frame.layer.sublayers[frame.next]]?.state else { continue }
+            let local = s.transformToSuperlayer.concatenating(frame.layer.transformForSublayers)
+            let subWorld = local.concatenating(frame.world)
+            let subContext = local.concatenating(frame.context)
             if s.preservesDepth {
                 visited += 1
-                guard !s.isHidden, s.opacity > 0 else { continue }
-                collectPlanes(of: sub, world: subWorld, context: subContext, alpha: alpha * s.opacity, into: &planes, visited: &visited)
+                let opacity = RenderTree.opacity(of: s)
+                guard !s.isHidden, opacity > 0 else { continue }
+                stack.append((s, subWorld, subContext, frame.alpha * opacity, 0))
             } else {
                 let c = Point(x: s.bounds.midX, y: s.bounds.midY)
                 let t = subContext
                 let z = c.x * t.m13 + c.y * t.m23 + t.m43
                 let w = c.x * t.m14 + c.y * t.m24 + t.m44
-                planes.append((sub, subWorld, alpha, abs(w) > 1e-12 ? z / w : z))
+                let depth = abs(w) > 1e-12 ? z / w : z
+                planes.append((s.id, subWorld, frame.alpha, depth.isNaN ? 0 : depth))
             }
         }
     }
 
-    /// Whether the layer's subtree draws at least two items (stops counting at two).
+    /// Whether the layer's subtree draws at least two items (stops counting at two; an
+    /// explicit stack: any depth).
     func drawsMoreThanOneItem(_ id: LayerID) -> Bool {
         var count = 0
-        func visit(_ id: LayerID) -> Bool {
-            guard let l = nodes[id]?.state else { return false }
+        var stack = [id]
+        var first = true
+        while let next = stack.popLast() {
+            guard let l = nodes[next]?.state else { continue }
+            if !first && (l.isHidden || !(l.opacity > 0)) { continue }
+            first = false
             if !l.preservesDepth {
                 if l.backgroundColor != nil { count += 1 }
                 if l.contents != nil { count += 1 }
                 if l.borderWidth > 0 { count += 1 }
+                if count > 1 { return true }
             }
-            if count > 1 { return true }
-            for s in l.sublayers {
-                guard let sub = nodes[s]?.state, !sub.isHidden, sub.opacity > 0 else { continue }
-                if visit(s) { return true }
-            }
-            return false
+            stack.append(contentsOf: l.sublayers)
         }
-        return visit(id)
+        return false
     }
 
     /// True when the layer's front faces away from the viewer under `world`, or when none
