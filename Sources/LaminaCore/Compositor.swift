@@ -441,6 +441,11 @@ private struct SurfaceDrawer {
         var w = wanted
         while let link = w, link.stencilDepth > clips.count { missing.append(link); w = link.stencilParent }
         while let top = clips.last, let link = w, top.link !== link {
+            // The same rectangle over the same levels: the stencil already holds it.
+            if let r = link.rect, top.link.rect != nil, top.shape.rect == r, top.link.stencilParent === link.stencilParent {
+                clips[clips.count - 1].link = link
+                break
+            }
             try popClip()
             missing.append(link)
             w = link.stencilParent
