@@ -99,7 +99,8 @@ final class ClipChain {
     /// parent link is up to date).
     func refresh(everything: Box) {
         let s = node.state, world = node.world
-        let own = Box.of(s.bounds, world, everything: everything)
+        var own = Box.of(s.bounds, world, everything: everything)
+        if node.depthCuts.contains(where: { $0.excludes(s.bounds) }) { own = .none }
         box = parent.map { $0.box.intersection(own) } ?? own
         if box.isEmpty { box = .none }
         // An axis-aligned rectangle: scale and translation only, no corner radius.
@@ -379,7 +380,8 @@ extension RenderTree {
     /// One step of the rebuild's walk (an explicit stack: trees of any depth).
     private enum Step {
         /// Work out a layer (and push its sublayers).
-        case visit(Node, world: Transform3D, alpha: Double, parentVisible: Bool, surface: Surface, clip: ClipChain?, inDepth: Bool)
+        case visit(Node, world: Transform3D, alpha: Double, parentVisible: Bool, surface: Surface, clip: ClipChain?, inDepth: Bool,
+                   cuts: [DepthCut])
         /// After a layer's sublayers: its border, then its items' boxes.
         case finishContent(Node, Surface, clip: ClipChain?)
         /// After a group's content: the box of its composite in the parent surface.
@@ -391,11 +393,11 @@ extension RenderTree {
     private func walk(_ start: Node, world startWorld: Transform3D, surface startSurface: Surface, everything: Box,
                       visited: inout Int) {
         var steps: [Step] = [.visit(start, world: startWorld, alpha: 1, parentVisible: true, surface: startSurface, clip: nil,
-                                    inDepth: false)]
-        var planes: [(id: LayerID, world: Transform3D, alpha: Double, depth: Double)] = []
+                                    inDepth: false, cuts: DepthCut.through(startWorld, from: []))]
+        var planes: [Plane] = []
         while let step = steps.popLast() {
             switch step {
-            case let .visit(node, world, alpha, parentVisible, surface, clip, inDepth):
+            case let .visit(node, world, alpha, parentVisible, surface, clip, inDepth, cuts):
                 visited += 1
                 let layer = node.state
                 let opacity = RenderTree.opacity(of: layer)
@@ -409,13 +411,15 @@ extension RenderTree {
                 node.itemsState = PlannedFacts(layer)
                 node.changes = []
                 node.inheritedAlpha = alpha
+                node.setDepthCuts(cuts)
 
                 if layer.preservesDepth {
                     // A transform layer draws nothing itself; its 3D context is sorted back to front.
                     planes.removeAll(keepingCapacity: true)
                     var context = layer.transformToSuperlayer
                     if let p = node.parentNode?.state { context = context.concatenating(p.sublayerTransformAboutAnchor) }
-                    collectPlanes(of: layer.id, world: world, context: context, alpha: alpha * opacity, into: &planes, visited: &visited)
+                    collectPlanes(of: layer.id, world: world, context: context, alpha: alpha * opacity, cuts: cuts, into: &planes,
+                                  visited: &visited)
                     markDepthContext(layer.id)
                     let sorted = planes.enumerated().sorted { a, b in
                         a.element.depth != b.element.depth ? a.element.depth < b.element.depth : a.offset < b.offset
@@ -423,7 +427,7 @@ extension RenderTree {
                     for (_, plane) in sorted.reversed() {
                         guard let n = nodes[plane.id] else { continue }
                         steps.append(.visit(n, world: plane.world, alpha: plane.alpha, parentVisible: visible, surface: surface,
-                                            clip: clip, inDepth: true))
+                                            clip: clip, inDepth: true, cuts: plane.cuts))
                     }
                     continue
                 }
@@ -489,10 +493,13 @@ extension RenderTree {
         }
         if node.isGroup { node.groupItems = own } else { node.items = own }
         steps.append(.finishContent(node, surface, clip: clip))
+        let toSublayers = layer.transformForSublayers
         for sub in ordered(layer.id).reversed() {
             guard let n = nodes[sub] else { continue }
-            steps.append(.visit(n, world: n.state.transformToSuperlayer.concatenating(node.sublayerWorld),
-                                alpha: node.alpha, parentVisible: node.visible, surface: surface, clip: inner, inDepth: false))
+            let local = n.state.transformToSuperlayer
+            steps.append(.visit(n, world: local.concatenating(node.sublayerWorld),
+                                alpha: node.alpha, parentVisible: node.visible, surface: surface, clip: inner, inDepth: false,
+                                cuts: DepthCut.through(local.concatenating(toSublayers), from: node.depthCuts)))
         }
     }
 
@@ -559,6 +566,11 @@ extension RenderTree {
                     break
                 }
             }
+            // Wholly behind the eye at some level: not drawn.
+            if bounds != nil, !node.depthCuts.isEmpty {
+                let r = surface.items[index].slot == .contents ? surface.items[index].frame : layer.bounds
+                if node.depthCuts.contains(where: { $0.excludes(r) }) { bounds = nil }
+            }
             // Clipped items cannot reach past their clips' boxes.
             if let b = bounds, let clip = surface.items[index].clip { bounds = b.intersection(clip.box) }
             if bounds?.isEmpty == true { bounds = nil }
@@ -623,9 +635,12 @@ extension RenderTree {
                 if let p = node.parentNode {
                     world = layer.transformToSuperlayer.concatenating(p.sublayerWorld)
                     alpha = p.alpha; parentVisible = p.visible
+                    node.setDepthCuts(DepthCut.through(layer.transformToSuperlayer.concatenating(p.state.transformForSublayers),
+                                                       from: p.depthCuts))
                 } else {
                     world = layer.transformToSuperlayer.concatenating(.flatten).concatenating(plannedPlacement ?? .identity)
                     alpha = 1; parentVisible = true
+                    node.setDepthCuts(DepthCut.through(world, from: []))
                 }
                 node.world = world
                 node.inheritedAlpha = alpha

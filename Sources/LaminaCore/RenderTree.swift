@@ -66,6 +66,19 @@ public final class RenderTree {
         /// Its clip (`masksToBounds`), the innermost link of the chain its contents and
         /// sublayers' items are clipped by (nil: it does not clip).
         var ownClip: ClipChain?
+        /// The homogeneous w of its points at every space they pass through on the way to
+        /// the target (its superlayer's plane, its superlayer's superlayer's, … the
+        /// target), as linear functions of (x, y, z, 1) in its bounds space; those constant
+        /// and positive are left out (no perspective: none). The layer is in front of the
+        /// eye where every one is positive — the GPU clips only their product.
+        var depthCuts: [DepthCut] = []
+        /// `depthCuts` on its bounds plane (z = 0), for the render pass.
+        var cutPlanes: [HalfPlane] = []
+
+        func setDepthCuts(_ cuts: [DepthCut]) {
+            depthCuts = cuts
+            cutPlanes = cuts.isEmpty ? [] : cuts.map { HalfPlane(a: $0.x, b: $0.y, c: $0.w) }
+        }
 
         deinit {
             // A chain of 10⁵ nodes each holding its parent: free it without recursion.
@@ -76,6 +89,37 @@ public final class RenderTree {
                 next!.parentNode = nil
                 next = after
             }
+        }
+    }
+
+    /// A linear function of a point (x, y, z, 1): the w its transform to some space gives it.
+    struct DepthCut: Equatable {
+        var x, y, z, w: Double
+
+        /// The cuts of a layer whose points reach its parent's space by `m` (its
+        /// `transformToSuperlayer` · the parent's `transformForSublayers`), from its parent's.
+        static func through(_ m: Transform3D, from parent: [DepthCut]) -> [DepthCut] {
+            var out: [DepthCut] = []
+            let own = DepthCut(x: m.m14, y: m.m24, z: m.m34, w: m.m44)
+            if parent.isEmpty && own.isConstantPositive { return out }
+            out.reserveCapacity(parent.count + 1)
+            for c in parent {
+                let t = DepthCut(x: m.m11 * c.x + m.m12 * c.y + m.m13 * c.z + m.m14 * c.w,
+                                 y: m.m21 * c.x + m.m22 * c.y + m.m23 * c.z + m.m24 * c.w,
+                                 z: m.m31 * c.x + m.m32 * c.y + m.m33 * c.z + m.m34 * c.w,
+                                 w: m.m41 * c.x + m.m42 * c.y + m.m43 * c.z + m.m44 * c.w)
+                if !t.isConstantPositive && !out.contains(t) { out.append(t) }
+            }
+            if !own.isConstantPositive && !out.contains(own) { out.append(own) }
+            return out
+        }
+
+        var isConstantPositive: Bool { x == 0 && y == 0 && z == 0 && w > 0 }
+
+        /// Negative (or NaN) at every corner of `r` (z = 0): nothing of it is in front.
+        func excludes(_ r: Rect) -> Bool {
+            for px in [r.minX, r.maxX] { for py in [r.minY, r.maxY] where px * x + py * y + w > 0 { return false } }
+            return true
         }
     }
 
@@ -307,13 +351,12 @@ public final class RenderTree {
     /// The sublayers of a transform layer, through nested transform layers, each with its
     /// world transform and its depth in the shared 3D space (z of its centre; NaN counts as
     /// 0), in the order of the sublayer lists (an explicit stack: any nesting).
-    func collectPlanes(of id: LayerID, world: Transform3D, context: Transform3D, alpha: Double,
-                       into planes: inout [(id: LayerID, world: Transform3D, alpha: Double, depth: Double)],
-                       visited: inout Int) {
+    func collectPlanes(of id: LayerID, world: Transform3D, context: Transform3D, alpha: Double, cuts: [DepthCut],
+                       into planes: inout [Plane], visited: inout Int) {
         guard let layer = nodes[id]?.state else { return }
         // Transform layers being expanded, each with the next sublayer to look at.
-        var stack: [(layer: LayerState, world: Transform3D, context: Transform3D, alpha: Double, next: Int)] =
-            [(layer, world, context, alpha, 0)]
+        var stack: [(layer: LayerState, world: Transform3D, context: Transform3D, alpha: Double, cuts: [DepthCut], next: Int)] =
+            [(layer, world, context, alpha, cuts, 0)]
         while !stack.isEmpty {
             let top = stack.count - 1
             let frame = stack[top]
@@ -323,20 +366,26 @@ public final class RenderTree {
             let local = s.transformToSuperlayer.concatenating(frame.layer.transformForSublayers)
             let subWorld = local.concatenating(frame.world)
             let subContext = local.concatenating(frame.context)
+            let subCuts = DepthCut.through(local, from: frame.cuts)
             if s.preservesDepth {
                 visited += 1
                 let opacity = RenderTree.opacity(of: s)
                 guard !s.isHidden, opacity > 0 else { continue }
-                stack.append((s, subWorld, subContext, frame.alpha * opacity, 0))
+                stack.append((s, subWorld, subContext, frame.alpha * opacity, subCuts, 0))
             } else {
                 let c = Point(x: s.bounds.midX, y: s.bounds.midY)
                 let t = subContext
                 let z = c.x * t.m13 + c.y * t.m23 + t.m43
                 let w = c.x * t.m14 + c.y * t.m24 + t.m44
                 let depth = abs(w) > 1e-12 ? z / w : z
-                planes.append((s.id, subWorld, frame.alpha, depth.isNaN ? 0 : depth))
+                planes.append(Plane(id: s.id, world: subWorld, alpha: frame.alpha, depth: depth.isNaN ? 0 : depth, cuts: subCuts))
             }
         }
+    }
+
+    /// A layer of a transform layer's 3D context, placed.
+    struct Plane {
+        var id: LayerID, world: Transform3D, alpha: Double, depth: Double, cuts: [DepthCut]
     }
 
     /// Whether the layer's subtree draws at least two items (stops counting at two; an

@@ -65,6 +65,13 @@ public final class RenderPass {
     private var timerQuery: TimerQuery?
     /// Scratch for nine-slice pieces (emptied after each use).
     private var pieces: [Quad] = []
+    /// Scratch for quads cut by `cutPlanes`.
+    private var polygon: [(Double, Double)] = [], polygonScratch: [(Double, Double)] = []
+
+    /// Half-planes of the local points of the quads and clip shapes added from now on:
+    /// only their part where all of them hold is drawn (a quad crossing one is cut into a
+    /// convex polygon, drawn as a fan of quads). Empty (the default): quads are drawn whole.
+    public var cutPlanes: [HalfPlane] = []
 
     /// Opens the pass: enters the device's context (held until `submit()`).
     /// The part of the target the pass may change, in GL window coordinates (nil: all of
@@ -421,6 +428,53 @@ public final class RenderPass {
     private func appendQuad(_ rect: Rect, _ transform: Transform3D, _ state: BatchState, _ texture: Texture?,
                             coords: (Double, Double, Double, Double), color: (Float, Float, Float, Float),
                             params: (Float, Float, Float, Float), flags: (Float, Float)) throws {
+        let m = ClipMapping(transform, toClip)
+        let x0 = rect.origin.x, y0 = rect.origin.y
+        let x1 = x0 + rect.size.width, y1 = y0 + rect.size.height
+        func vertex(_ p: (Float, Float, Float), _ s: Float, _ t: Float) -> BatchVertex {
+            BatchVertex(x: p.0, y: p.1, w: p.2, s: s, t: t, r: color.0, g: color.1, b: color.2, a: color.3,
+                        p0: params.0, p1: params.1, p2: params.2, p3: params.3, f0: flags.0, f1: flags.1)
+        }
+        if !cutPlanes.isEmpty {
+            var whole = true
+            for p in cutPlanes where !(p.value(x0, y0) >= 0 && p.value(x1, y0) >= 0 && p.value(x0, y1) >= 0 && p.value(x1, y1) >= 0) {
+                whole = false
+                break
+            }
+            if !whole {
+                // The part left, as a fan of quads (two triangles each; the last may be one).
+                guard rect.size.width != 0, rect.size.height != 0 else { return }
+                cut(x0: x0, y0: y0, x1: x1, y1: y1, by: cutPlanes, into: &polygon, scratch: &polygonScratch)
+                let n = polygon.count
+                guard n >= 3 else { return }
+                func at(_ i: Int) -> BatchVertex {
+                    let (x, y) = polygon[i]
+                    let u = (x - x0) / rect.size.width, v = (y - y0) / rect.size.height
+                    return vertex(m.apply(x, y), Float(coords.0 + u * (coords.2 - coords.0)), Float(coords.1 + v * (coords.3 - coords.1)))
+                }
+                var i = 1
+                while i < n - 1 {
+                    try reserveQuad(state, texture)
+                    batch.vertices.append(at(i))
+                    batch.vertices.append(at(0))
+                    batch.vertices.append(at(i + 1))
+                    batch.vertices.append(at(i + 2 < n ? i + 2 : i + 1))
+                    i += 2
+                }
+                return
+            }
+        }
+        try reserveQuad(state, texture)
+        let s0 = Float(coords.0), t0 = Float(coords.1), s1 = Float(coords.2), t1 = Float(coords.3)
+        batch.vertices.append(vertex(m.apply(x0, y0), s0, t0))
+        batch.vertices.append(vertex(m.apply(x1, y0), s1, t0))
+        batch.vertices.append(vertex(m.apply(x0, y1), s0, t1))
+        batch.vertices.append(vertex(m.apply(x1, y1), s1, t1))
+    }
+
+    /// Makes room for one more quad of `state` in the batch (drawing a full batch first).
+    @inline(__always)
+    private func reserveQuad(_ state: BatchState, _ texture: Texture?) throws {
         if batch.quadCount == QuadBatch.maxQuads {
             flush()
             reclaimBatch()
@@ -430,18 +484,6 @@ public final class RenderPass {
         }
         batch.runs[batch.runs.count - 1].quadCount += 1
         batch.quadCount += 1
-        let m = ClipMapping(transform, toClip)
-        let x0 = rect.origin.x, y0 = rect.origin.y
-        let x1 = x0 + rect.size.width, y1 = y0 + rect.size.height
-        let s0 = Float(coords.0), t0 = Float(coords.1), s1 = Float(coords.2), t1 = Float(coords.3)
-        func vertex(_ p: (Float, Float, Float), _ s: Float, _ t: Float) -> BatchVertex {
-            BatchVertex(x: p.0, y: p.1, w: p.2, s: s, t: t, r: color.0, g: color.1, b: color.2, a: color.3,
-                        p0: params.0, p1: params.1, p2: params.2, p3: params.3, f0: flags.0, f1: flags.1)
-        }
-        batch.vertices.append(vertex(m.apply(x0, y0), s0, t0))
-        batch.vertices.append(vertex(m.apply(x1, y0), s1, t0))
-        batch.vertices.append(vertex(m.apply(x0, y1), s0, t1))
-        batch.vertices.append(vertex(m.apply(x1, y1), s1, t1))
     }
 
     /// Starts a run of quads of a new state; its program is made on first use.
