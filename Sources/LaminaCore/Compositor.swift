@@ -411,7 +411,9 @@ private struct SurfaceDrawer {
     let scale: Double
     var stats: FrameStatistics
     /// The stencil levels pushed, outermost first, each with the shape it pushed.
-    private var clips: [(link: ClipChain, shape: (rect: Rect, radius: Double, transform: Transform3D))] = []
+    private var clips: [(link: ClipChain, shape: ClipShape)] = []
+    /// A clip's stencil shape, with the half-planes it is cut to (in front of the eye).
+    private typealias ClipShape = (rect: Rect, radius: Double, transform: Transform3D, cuts: [HalfPlane])
     /// Scratch for `setClips`.
     private var missing: [ClipChain] = []
     /// Scratch for nine-slice quads.
@@ -451,13 +453,14 @@ private struct SurfaceDrawer {
             w = link.stencilParent
         }
         for link in missing.reversed() {
-            let shape: (rect: Rect, radius: Double, transform: Transform3D)
+            let shape: ClipShape
             if let r = link.rect {
-                shape = (r, 0, offset)
+                shape = (r, 0, offset, [])
             } else {
                 let s = link.node.state
-                shape = (s.bounds, s.cornerRadius, atOrigin ? link.node.world : link.node.world.concatenating(offset))
+                shape = (s.bounds, s.cornerRadius, atOrigin ? link.node.world : link.node.world.concatenating(offset), link.node.cutPlanes)
             }
+            pass.cutPlanes = shape.cuts
             try pass.pushClip(shape.rect, cornerRadius: shape.radius, transform: shape.transform)
             clips.append((link, shape))
         }
@@ -465,6 +468,7 @@ private struct SurfaceDrawer {
 
     private mutating func popClip() throws {
         let top = clips.removeLast()
+        pass.cutPlanes = top.shape.cuts
         try pass.popClip(top.shape.rect, cornerRadius: top.shape.radius, transform: top.shape.transform)
     }
 
@@ -474,12 +478,14 @@ private struct SurfaceDrawer {
         let node = item.node, layer = node.state
         if item.slot == .group {
             try setClips(item.clip)
+            pass.cutPlanes = []
             guard let (texture, rect) = try compositor.groupImage(layer.id, scale: scale, within: groupLimit, stats: &stats) else { return }
             try pass.draw(texture, in: rect, alpha: node.inheritedAlpha * layer.opacity, minFilter: .nearest, magFilter: .nearest,
                           transform: offset)
             return
         }
         try setClips(item.clip)
+        pass.cutPlanes = node.cutPlanes
         let world = atOrigin ? node.world : node.world.concatenating(offset)
         let a = node.alpha
         switch item.slot {
@@ -538,7 +544,10 @@ private struct SurfaceDrawer {
     /// Group images are limited to the root target's pixels.
     private var groupLimit: PixelSize { compositor.rootPixelSize ?? pass.target.pixelSize }
 
-    mutating func finish() throws { try setClips(nil) }
+    mutating func finish() throws {
+        try setClips(nil)
+        pass.cutPlanes = []
+    }
 }
 
 extension RenderTarget {
