@@ -111,3 +111,120 @@ struct BehindTheEyeTests {
         #expect(!node.visible)
     }
 }
+
+/// Two flattening levels, each putting part of a layer behind the eye: the layer's points
+/// whose w is negative at both levels have a positive product and, unclipped, draw a
+/// mirrored ghost. Expected pixels are worked out by inverting each level's homography
+/// separately here: a screen point shows the layer when its preimage in the middle plane is
+/// in front of the eye (w > 0 at the outer level), its preimage on the layer in front at the
+/// inner level, and inside the layer's bounds.
+@MainActor
+@Suite("Nested flattening behind the eye (pixels)", .serialized)
+struct NestedBehindTheEyeTests {
+    /// The scene's parameters: a middle layer A (turned θa about Y in the root's perspective
+    /// d) holding B (turned θb in A's own perspective d), both centred.
+    struct Scene {
+        var angleA = -Double.pi / 3, angleB = Double.pi / 3, d = 100.0
+        var sizeA = Size(width: 400, height: 200), sizeB = Size(width: 600, height: 100)
+        var masksB = false
+
+        /// B's bounds → A's plane, and A's bounds → the target, as 3×3 homographies on rows
+        /// (x, y, 1): built from the CATransform3D conventions directly.
+        func homographies() -> (b: [Double], a: [Double]) {
+            func perspective(about c: (Double, Double)) -> Transform3D {
+                var p = Transform3D.identity
+                p.m34 = -1 / d
+                return Transform3D(translationX: -c.0, y: -c.1).concatenating(p).concatenating(Transform3D(translationX: c.0, y: c.1))
+            }
+            func placed(_ size: Size, angle: Double, at c: (Double, Double)) -> Transform3D {
+                Transform3D(translationX: -size.width / 2, y: -size.height / 2)
+                    .concatenating(Transform3D(rotationAngle: angle, x: 0, y: 1, z: 0))
+                    .concatenating(Transform3D(translationX: c.0, y: c.1))
+            }
+            let centreA = (sizeA.width / 2, sizeA.height / 2)
+            let tb = placed(sizeB, angle: angleB, at: centreA).concatenating(perspective(about: centreA))
+            let ta = placed(sizeA, angle: angleA, at: (100, 100)).concatenating(perspective(about: (100, 100)))
+            func h(_ t: Transform3D) -> [Double] { [t.m11, t.m12, t.m14, t.m21, t.m22, t.m24, t.m41, t.m42, t.m44] }
+            return (h(tb), h(ta))
+        }
+
+        static func inverse(_ a: [Double]) -> [Double] {
+            let c00 = a[4] * a[8] - a[5] * a[7], c01 = a[5] * a[6] - a[3] * a[8], c02 = a[3] * a[7] - a[4] * a[6]
+            let det = a[0] * c00 + a[1] * c01 + a[2] * c02
+            return [c00, a[2] * a[7] - a[1] * a[8], a[1] * a[5] - a[2] * a[4],
+                    c01, a[0] * a[8] - a[2] * a[6], a[2] * a[3] - a[0] * a[5],
+                    c02, a[1] * a[6] - a[0] * a[7], a[0] * a[4] - a[1] * a[3]].map { $0 / det }
+        }
+
+        /// (x, y, 1)·h.
+        static func apply(_ h: [Double], _ x: Double, _ y: Double) -> (Double, Double, Double) {
+            (x * h[0] + y * h[3] + h[6], x * h[1] + y * h[4] + h[7], x * h[2] + y * h[5] + h[8])
+        }
+
+        /// Whether screen point (sx, sy) shows B.
+        func shows(_ sx: Double, _ sy: Double, _ hs: (b: [Double], a: [Double]), _ inv: (b: [Double], a: [Double])) -> Bool {
+            // The point of A's plane seen there, and whether it is in front of the eye.
+            let (ax, ay, aw) = Scene.apply(inv.a, sx, sy)
+            guard abs(aw) > 1e-12 else { return false }
+            let a = (ax / aw, ay / aw)
+            guard Scene.apply(hs.a, a.0, a.1).2 > 0 else { return false }
+            let (bx, by, bw) = Scene.apply(inv.b, a.0, a.1)
+            guard abs(bw) > 1e-12 else { return false }
+            let b = (bx / bw, by / bw)
+            guard Scene.apply(hs.b, b.0, b.1).2 > 0 else { return false }
+            return b.0 > 0 && b.0 < sizeB.width && b.1 > 0 && b.1 < sizeB.height
+        }
+
+        /// The expected colour, or nil within 1.5 pt of an edge.
+        func expected(_ x: Int, _ y: Int, color: RGBAPixel) -> RGBAPixel? {
+            let hs = homographies(), inv = (Scene.inverse(hs.b), Scene.inverse(hs.a))
+            let cx = Double(x) + 0.5, cy = Double(y) + 0.5
+            let c = shows(cx, cy, hs, inv)
+            let m = 1.5
+            for (dx, dy) in [(-m, 0.0), (m, 0), (0, -m), (0, m), (-m, -m), (m, m), (-m, m), (m, -m)]
+            where shows(cx + dx, cy + dy, hs, inv) != c { return nil }
+            return c ? color : white
+        }
+
+        @MainActor func render() throws -> RGBAImage {
+            let root = rootLayer()
+            root.sublayerTransform.m34 = -1 / d
+            let a = Layer()
+            a.bounds = Rect(origin: .zero, size: sizeA)
+            a.position = Point(x: 100, y: 100)
+            a.transform = Transform3D(rotationAngle: angleA, x: 0, y: 1, z: 0)
+            a.sublayerTransform.m34 = -1 / d
+            let b = Layer()
+            b.bounds = Rect(origin: .zero, size: sizeB)
+            b.position = Point(x: sizeA.width / 2, y: sizeA.height / 2)
+            b.transform = Transform3D(rotationAngle: angleB, x: 0, y: 1, z: 0)
+            b.backgroundColor = .green
+            if masksB {
+                // The colour comes from a sublayer clipped by B: the clip shape needs the
+                // same clipping as contents.
+                b.backgroundColor = nil
+                b.masksToBounds = true
+                let fill = solid(Rect(x: -1000, y: -1000, width: 3000, height: 3000), .green)
+                b.addSublayer(fill)
+            }
+            a.addSublayer(b)
+            root.addSublayer(a)
+            return try LaminaCoreTests.render(root).image
+        }
+    }
+
+    @Test("no mirrored ghost: a layer turned behind the eye inside a layer turned behind the eye draws only its visible part", arguments: [false, true])
+    func noGhost(masks: Bool) throws {
+        var scene = Scene()
+        scene.masksB = masks
+        let image = try scene.render()
+        var shown = 0, background = 0
+        let wrong = image.mismatches { x, y in
+            let e = scene.expected(x, y, color: green)
+            if e == green { shown += 1 } else if e == white { background += 1 }
+            return e
+        }
+        #expect(wrong.isEmpty, "masksToBounds \(masks): \(wrong)")
+        #expect(shown > 500 && background > 500, "both parts are large: \(shown) shown, \(background) background")
+    }
+}
