@@ -332,19 +332,29 @@ public final class RenderTree {
 
     // MARK: Render lists
 
-    /// Sublayers of a node in drawing order (cached).
+    /// Sublayers of a node in drawing order (cached): by zPosition (NaN as 0), stable. One
+    /// look-up per sublayer; a list whose zPositions are all equal is not sorted.
     func ordered(_ id: LayerID) -> [LayerID] {
         guard let node = nodes[id] else { return [] }
         if let o = node.ordered { return o }
-        let subs = node.state.sublayers.filter { nodes[$0] != nil }
-        let o = subs.enumerated().sorted { x, y in
-            // NaN sorts as 0 (a consistent order: never a trap or a hang).
-            var zx = nodes[x.element]!.state.zPosition, zy = nodes[y.element]!.state.zPosition
-            if zx.isNaN { zx = 0 }
-            if zy.isNaN { zy = 0 }
-            return zx != zy ? zx < zy : x.offset < y.offset
-        }.map(\.element)
-        nodes[id]?.ordered = o
+        var subs: [(id: LayerID, z: Double)] = []
+        subs.reserveCapacity(node.state.sublayers.count)
+        var uniform = true
+        for sub in node.state.sublayers {
+            guard let n = nodes[sub] else { continue }
+            let z = n.state.zPosition.isNaN ? 0 : n.state.zPosition
+            if let first = subs.first, first.z != z { uniform = false }
+            subs.append((sub, z))
+        }
+        let o: [LayerID]
+        if uniform {
+            o = subs.map(\.id)
+        } else {
+            o = subs.enumerated().sorted { x, y in
+                x.element.z != y.element.z ? x.element.z < y.element.z : x.offset < y.offset
+            }.map(\.element.id)
+        }
+        node.ordered = o
         return o
     }
 
