@@ -404,7 +404,8 @@ extension RenderTree {
                 let visible = parentVisible && !layer.isHidden && opacity > 0 && alpha > 0
                     && (layer.isDoubleSided || !RenderTree.facesAway(layer.bounds, world))
                 node.world = world
-                node.sublayerWorld = layer.transformForSublayers.concatenating(world)
+                node.toSublayers = layer.transformForSublayers
+                node.sublayerWorld = node.toSublayers.concatenating(world)
                 node.visible = visible
                 node.surface = surface.id
                 node.inDepthContext = inDepth
@@ -493,13 +494,12 @@ extension RenderTree {
         }
         if node.isGroup { node.groupItems = own } else { node.items = own }
         steps.append(.finishContent(node, surface, clip: clip))
-        let toSublayers = layer.transformForSublayers
         for sub in ordered(layer.id).reversed() {
             guard let n = nodes[sub] else { continue }
             let local = n.state.transformToSuperlayer
             steps.append(.visit(n, world: local.concatenating(node.sublayerWorld),
                                 alpha: node.alpha, parentVisible: node.visible, surface: surface, clip: inner, inDepth: false,
-                                cuts: DepthCut.through(local.concatenating(toSublayers), from: node.depthCuts)))
+                                cuts: DepthCut.through(local, node.toSublayers, from: node.depthCuts)))
         }
     }
 
@@ -635,11 +635,12 @@ extension RenderTree {
                 if let p = node.parentNode {
                     world = layer.transformToSuperlayer.concatenating(p.sublayerWorld)
                     alpha = p.alpha; parentVisible = p.visible
-                    node.setDepthCuts(DepthCut.through(layer.transformToSuperlayer.concatenating(p.state.transformForSublayers),
-                                                       from: p.depthCuts))
+                    node.world = world
+                    node.setDepthCuts(DepthCut.through(layer.transformToSuperlayer, p.toSublayers, from: p.depthCuts))
                 } else {
                     world = layer.transformToSuperlayer.concatenating(.flatten).concatenating(plannedPlacement ?? .identity)
                     alpha = 1; parentVisible = true
+                    node.world = world
                     node.setDepthCuts(DepthCut.through(world, from: []))
                 }
                 node.world = world
@@ -651,7 +652,8 @@ extension RenderTree {
                 node.itemsState = PlannedFacts(layer)
                 let contentsChanged = node.changes.contains(.contents)
                 node.changes = []
-                node.sublayerWorld = layer.transformForSublayers.concatenating(world)
+                node.toSublayers = layer.transformForSublayers
+                node.sublayerWorld = node.toSublayers.concatenating(world)
                 node.ownClip?.refresh(everything: everything)
                 let changed = refreshItems(node, everything: everything, contentsChanged: contentsChanged)
                 note(changed, in: node.isGroup ? layer.id : node.surface)

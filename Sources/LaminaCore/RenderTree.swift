@@ -75,10 +75,19 @@ public final class RenderTree {
         /// `depthCuts` on its bounds plane (z = 0), for the render pass.
         var cutPlanes: [HalfPlane] = []
 
+        /// Sets `depthCuts` (and `cutPlanes`, leaving out the w of `world` itself: the
+        /// GPU clips that one).
         func setDepthCuts(_ cuts: [DepthCut]) {
             depthCuts = cuts
-            cutPlanes = cuts.isEmpty ? [] : cuts.map { HalfPlane(a: $0.x, b: $0.y, c: $0.w) }
+            guard !cuts.isEmpty else { if !cutPlanes.isEmpty { cutPlanes = [] }; return }
+            var planes: [HalfPlane] = []
+            for c in cuts where !(c.x == world.m14 && c.y == world.m24 && c.w == world.m44) {
+                planes.append(HalfPlane(a: c.x, b: c.y, c: c.w))
+            }
+            cutPlanes = planes
         }
+        /// `transformForSublayers` of its state (worked out with its frame data).
+        var toSublayers = Transform3D.identity
 
         deinit {
             // A chain of 10⁵ nodes each holding its parent: free it without recursion.
@@ -96,8 +105,19 @@ public final class RenderTree {
     struct DepthCut: Equatable {
         var x, y, z, w: Double
 
-        /// The cuts of a layer whose points reach its parent's space by `m` (its
-        /// `transformToSuperlayer` · the parent's `transformForSublayers`), from its parent's.
+        /// The cuts of a layer whose points reach its parent's space by `t` · `s` (its
+        /// `transformToSuperlayer`, the parent's `transformForSublayers`), from its parent's.
+        /// Without perspective on the way, none (and no matrix product).
+        static func through(_ t: Transform3D, _ s: Transform3D, from parent: [DepthCut]) -> [DepthCut] {
+            let own = DepthCut(x: t.m11 * s.m14 + t.m12 * s.m24 + t.m13 * s.m34 + t.m14 * s.m44,
+                               y: t.m21 * s.m14 + t.m22 * s.m24 + t.m23 * s.m34 + t.m24 * s.m44,
+                               z: t.m31 * s.m14 + t.m32 * s.m24 + t.m33 * s.m34 + t.m34 * s.m44,
+                               w: t.m41 * s.m14 + t.m42 * s.m24 + t.m43 * s.m34 + t.m44 * s.m44)
+            if parent.isEmpty && own.isConstantPositive { return [] }
+            return through(t.concatenating(s), from: parent)
+        }
+
+        /// The cuts of a layer whose points reach its parent's space by `m`, from its parent's.
         static func through(_ m: Transform3D, from parent: [DepthCut]) -> [DepthCut] {
             var out: [DepthCut] = []
             let own = DepthCut(x: m.m14, y: m.m24, z: m.m34, w: m.m44)
