@@ -499,7 +499,7 @@ extension RenderTree {
             let local = n.state.transformToSuperlayer
             steps.append(.visit(n, world: local.concatenating(node.sublayerWorld),
                                 alpha: node.alpha, parentVisible: node.visible, surface: surface, clip: inner, inDepth: false,
-                                cuts: DepthCut.through(local, node.toSublayers, from: node.depthCuts)))
+                                cuts: DepthCut.through(local, node.toSublayers, from: node.depthCuts, isLeaf: n.state.sublayers.isEmpty)))
         }
     }
 
@@ -636,7 +636,8 @@ extension RenderTree {
                     world = layer.transformToSuperlayer.concatenating(p.sublayerWorld)
                     alpha = p.alpha; parentVisible = p.visible
                     node.world = world
-                    node.setDepthCuts(DepthCut.through(layer.transformToSuperlayer, p.toSublayers, from: p.depthCuts))
+                    node.setDepthCuts(DepthCut.through(layer.transformToSuperlayer, p.toSublayers, from: p.depthCuts,
+                                                       isLeaf: layer.sublayers.isEmpty))
                 } else {
                     world = layer.transformToSuperlayer.concatenating(.flatten).concatenating(plannedPlacement ?? .identity)
                     alpha = 1; parentVisible = true

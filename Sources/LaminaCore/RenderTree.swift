@@ -108,7 +108,10 @@ public final class RenderTree {
         /// The cuts of a layer whose points reach its parent's space by `t` · `s` (its
         /// `transformToSuperlayer`, the parent's `transformForSublayers`), from its parent's.
         /// Without perspective on the way, none (and no matrix product).
-        static func through(_ t: Transform3D, _ s: Transform3D, from parent: [DepthCut]) -> [DepthCut] {
+        static func through(_ t: Transform3D, _ s: Transform3D, from parent: [DepthCut], isLeaf: Bool = false) -> [DepthCut] {
+            // A layer without sublayers needs only the cuts of the levels above it: its own
+            // (the w of its world, with no cuts above) is the GPU's and Box.of's business.
+            if isLeaf && parent.isEmpty { return [] }
             let own = DepthCut(x: t.m11 * s.m14 + t.m12 * s.m24 + t.m13 * s.m34 + t.m14 * s.m44,
                                y: t.m21 * s.m14 + t.m22 * s.m24 + t.m23 * s.m34 + t.m24 * s.m44,
                                z: t.m31 * s.m14 + t.m32 * s.m24 + t.m33 * s.m34 + t.m34 * s.m44,
@@ -138,8 +141,8 @@ public final class RenderTree {
 
         /// Negative (or NaN) at every corner of `r` (z = 0): nothing of it is in front.
         func excludes(_ r: Rect) -> Bool {
-            for px in [r.minX, r.maxX] { for py in [r.minY, r.maxY] where px * x + py * y + w > 0 { return false } }
-            return true
+            let x0 = r.minX * x, x1 = r.maxX * x, y0 = r.minY * y + w, y1 = r.maxY * y + w
+            return !(x0 + y0 > 0 || x1 + y0 > 0 || x0 + y1 > 0 || x1 + y1 > 0)
         }
     }
 
