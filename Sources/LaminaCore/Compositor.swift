@@ -416,6 +416,8 @@ private struct SurfaceDrawer {
     private typealias ClipShape = (rect: Rect, radius: Double, transform: Transform3D, cuts: [HalfPlane])
     /// Scratch for `setClips`.
     private var missing: [ClipChain] = []
+    /// The pass has cut planes set (else they are empty: not set again per item).
+    private var cutting = false
     /// Scratch for nine-slice quads.
     private var pieces: [Quad] = []
 
@@ -461,6 +463,7 @@ private struct SurfaceDrawer {
                 shape = (s.bounds, s.cornerRadius, atOrigin ? link.node.world : link.node.world.concatenating(offset), link.node.cutPlanes)
             }
             pass.cutPlanes = shape.cuts
+            cutting = !shape.cuts.isEmpty
             try pass.pushClip(shape.rect, cornerRadius: shape.radius, transform: shape.transform)
             clips.append((link, shape))
         }
@@ -469,6 +472,7 @@ private struct SurfaceDrawer {
     private mutating func popClip() throws {
         let top = clips.removeLast()
         pass.cutPlanes = top.shape.cuts
+        cutting = !top.shape.cuts.isEmpty
         try pass.popClip(top.shape.rect, cornerRadius: top.shape.radius, transform: top.shape.transform)
     }
 
@@ -479,13 +483,17 @@ private struct SurfaceDrawer {
         if item.slot == .group {
             try setClips(item.clip)
             pass.cutPlanes = []
+            cutting = false
             guard let (texture, rect) = try compositor.groupImage(layer.id, scale: scale, within: groupLimit, stats: &stats) else { return }
             try pass.draw(texture, in: rect, alpha: node.inheritedAlpha * layer.opacity, minFilter: .nearest, magFilter: .nearest,
                           transform: offset)
             return
         }
         try setClips(item.clip)
-        pass.cutPlanes = node.cutPlanes
+        if cutting || !node.cutPlanes.isEmpty {
+            pass.cutPlanes = node.cutPlanes
+            cutting = !node.cutPlanes.isEmpty
+        }
         let world = atOrigin ? node.world : node.world.concatenating(offset)
         let a = node.alpha
         switch item.slot {
@@ -547,6 +555,7 @@ private struct SurfaceDrawer {
     mutating func finish() throws {
         try setClips(nil)
         pass.cutPlanes = []
+        cutting = false
     }
 }
 

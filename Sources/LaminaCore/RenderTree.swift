@@ -78,6 +78,7 @@ public final class RenderTree {
         /// Sets `depthCuts` (and `cutPlanes`, leaving out the w of `world` itself: the
         /// GPU clips that one).
         func setDepthCuts(_ cuts: [DepthCut]) {
+            if cuts.isEmpty && depthCuts.isEmpty { return }   // (the common case: no perspective)
             depthCuts = cuts
             guard !cuts.isEmpty else { if !cutPlanes.isEmpty { cutPlanes = [] }; return }
             var planes: [HalfPlane] = []
