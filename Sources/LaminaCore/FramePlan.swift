@@ -633,11 +633,13 @@ extension RenderTree {
                 // From the parent's frame data (the root: from the placement).
                 var world: Transform3D, alpha: Double, parentVisible: Bool
                 if let p = node.parentNode {
-                    world = layer.transformToSuperlayer.concatenating(p.sublayerWorld)
+                    let local = layer.transformToSuperlayer
+                    world = local.concatenating(p.sublayerWorld)
                     alpha = p.alpha; parentVisible = p.visible
                     node.world = world
-                    node.setDepthCuts(DepthCut.through(layer.transformToSuperlayer, p.toSublayers, from: p.depthCuts,
-                                                       isLeaf: layer.sublayers.isEmpty))
+                    if !(p.depthCuts.isEmpty && layer.sublayers.isEmpty && node.depthCuts.isEmpty) {
+                        node.setDepthCuts(DepthCut.through(local, p.toSublayers, from: p.depthCuts, isLeaf: layer.sublayers.isEmpty))
+                    }
                 } else {
                     world = layer.transformToSuperlayer.concatenating(.flatten).concatenating(plannedPlacement ?? .identity)
                     alpha = 1; parentVisible = true
