@@ -474,7 +474,14 @@ private struct SurfaceDrawer {
     private let atOrigin: Bool
     let scale: Double
     var stats: FrameStatistics
-    private var clips: [LayerID] = []
+    /// The stencil levels pushed, outermost first, each with the shape it pushed.
+    private var clips: [(link: ClipChain, shape: ClipShape)] = []
+    /// A clip's stencil shape, with the half-planes it is cut to (in front of the eye).
+    private typealias ClipShape = (rect: Rect, radius: Double, transform: Transform3D, cuts: [HalfPlane])
+    /// Scratch for `setClips`.
+    private var missing: [ClipChain] = []
+    /// The pass has cut planes set (else they are empty: not set again per item).
+    private var cutting = false
     /// Scratch for nine-slice quads.
     private var pieces: [Quad] = []
 
@@ -491,21 +498,46 @@ private struct SurfaceDrawer {
         }
     }
 
-    private func shape(_ id: LayerID) -> (Rect, Double, Transform3D)? {
-        guard let n = tree.nodes[id] else { return nil }
-        return (n.state.bounds, n.state.cornerRadius, n.world.concatenating(offset))
+    /// Sets the stencil to an item's clip chain: pops the levels it does not share with
+    /// what is pushed and pushes the missing ones — O(levels changed), whatever the depth.
+    /// A level is a clip's shape, or the intersection of a run of axis-aligned rectangular
+    /// clips (`ClipChain.stencilParent`).
+    private mutating func setClips(_ wanted: ClipChain?) throws {
+        let depth = wanted?.stencilDepth ?? 0
+        while clips.count > depth { try popClip() }
+        missing.removeAll(keepingCapacity: true)
+        var w = wanted
+        while let link = w, link.stencilDepth > clips.count { missing.append(link); w = link.stencilParent }
+        while let top = clips.last, let link = w, top.link !== link {
+            // The same rectangle over the same levels: the stencil already holds it.
+            if let r = link.rect, top.link.rect != nil, top.shape.rect == r, top.link.stencilParent === link.stencilParent {
+                clips[clips.count - 1].link = link
+                break
+            }
+            try popClip()
+            missing.append(link)
+            w = link.stencilParent
+        }
+        for link in missing.reversed() {
+            let shape: ClipShape
+            if let r = link.rect {
+                shape = (r, 0, offset, [])
+            } else {
+                let s = link.node.state
+                shape = (s.bounds, s.cornerRadius, atOrigin ? link.node.world : link.node.world.concatenating(offset), link.node.cutPlanes)
+            }
+            pass.cutPlanes = shape.cuts
+            cutting = !shape.cuts.isEmpty
+            try pass.pushClip(shape.rect, cornerRadius: shape.radius, transform: shape.transform)
+            clips.append((link, shape))
+        }
     }
 
-    private mutating func setClips(_ wanted: [LayerID]) throws {
-        var common = 0
-        while common < clips.count && common < wanted.count && clips[common] == wanted[common] { common += 1 }
-        while clips.count > common {
-            if let (r, radius, t) = shape(clips.removeLast()) { try pass.popClip(r, cornerRadius: radius, transform: t) }
-        }
-        for c in wanted[common...] {
-            if let (r, radius, t) = shape(c) { try pass.pushClip(r, cornerRadius: radius, transform: t) }
-            clips.append(c)
-        }
+    private mutating func popClip() throws {
+        let top = clips.removeLast()
+        pass.cutPlanes = top.shape.cuts
+        cutting = !top.shape.cuts.isEmpty
+        try pass.popClip(top.shape.rect, cornerRadius: top.shape.radius, transform: top.shape.transform)
     }
 
     private mutating func draw(_ surface: Surface, _ index: Int) throws {
@@ -513,13 +545,19 @@ private struct SurfaceDrawer {
         guard item.bounds != nil else { return }     // nothing to draw
         let node = item.node, layer = node.state
         if item.slot == .group {
-            try setClips(item.clips)
+            try setClips(item.clip)
+            pass.cutPlanes = []
+            cutting = false
             guard let (texture, rect) = try compositor.groupImage(layer.id, scale: scale, within: groupLimit, stats: &stats) else { return }
             try pass.draw(texture, in: rect, alpha: node.inheritedAlpha * layer.opacity, minFilter: .nearest, magFilter: .nearest,
                           transform: offset)
             return
         }
-        try setClips(item.clips)
+        try setClips(item.clip)
+        if cutting || !node.cutPlanes.isEmpty {
+            pass.cutPlanes = node.cutPlanes
+            cutting = !node.cutPlanes.isEmpty
+        }
         let world = atOrigin ? node.world : node.world.concatenating(offset)
         let a = node.alpha
         switch item.slot {
@@ -578,7 +616,11 @@ private struct SurfaceDrawer {
     /// Group images are limited to the root target's pixels.
     private var groupLimit: PixelSize { compositor.rootPixelSize ?? pass.target.pixelSize }
 
-    mutating func finish() throws { try setClips([]) }
+    mutating func finish() throws {
+        try setClips(nil)
+        pass.cutPlanes = []
+        cutting = false
+    }
 }
 
 extension RenderTarget {

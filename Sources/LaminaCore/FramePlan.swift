@@ -22,22 +22,116 @@ struct Box: Equatable {
     }
     func intersects(_ b: Box) -> Bool { minX < b.maxX && b.minX < maxX && minY < b.maxY && b.minY < maxY }
 
+    /// No box: nothing drawn (an empty box, which `intersection` keeps empty).
+    static let none = Box(minX: 0, minY: 0, maxX: 0, maxY: 0)
+
+    /// Target coordinates beyond this (points) are not drawn: past it, single-precision
+    /// clip-space coordinates lose all meaning (and reach infinity near 3.4e38).
+    static let maxMagnitude = 1e15
+
     /// The screen box of `rect` (a layer's bounds space) under `world`; with any corner at
-    /// or behind the eye (w ≤ 0) the projection is unbounded: `everything`.
+    /// or behind the eye (w ≤ 0) the projection is unbounded: `everything` (none when every
+    /// corner is behind it: nothing is visible). Non-finite geometry (NaN or ∞ in the
+    /// rectangle or the transform) or corners landing beyond `maxMagnitude` points are not
+    /// drawn: `Box.none`.
     static func of(_ rect: Rect, _ world: Transform3D, everything: Box) -> Box {
-        let xs = [rect.minX, rect.maxX], ys = [rect.minY, rect.maxY]
+        let xs = (rect.minX, rect.maxX), ys = (rect.minY, rect.maxY)
         var b = Box(minX: .infinity, minY: .infinity, maxX: -.infinity, maxY: -.infinity)
-        for x in xs {
-            for y in ys {
-                let w = x * world.m14 + y * world.m24 + world.m44
-                guard w > 1e-6 else { return everything }
-                let px = (x * world.m11 + y * world.m21 + world.m41) / w
-                let py = (x * world.m12 + y * world.m22 + world.m42) / w
-                b.minX = min(b.minX, px); b.minY = min(b.minY, py); b.maxX = max(b.maxX, px); b.maxY = max(b.maxY, py)
-            }
+        var behind = 0
+        for i in 0..<4 {
+            let x = i & 1 == 0 ? xs.0 : xs.1, y = i & 2 == 0 ? ys.0 : ys.1
+            let w = x * world.m14 + y * world.m24 + world.m44
+            let px = x * world.m11 + y * world.m21 + world.m41
+            let py = x * world.m12 + y * world.m22 + world.m42
+            guard w.isFinite, px.isFinite, py.isFinite else { return .none }
+            guard w > 1e-6 else { behind += 1; continue }
+            let sx = px / w, sy = py / w
+            guard abs(sx) <= maxMagnitude, abs(sy) <= maxMagnitude else { return .none }
+            b.minX = min(b.minX, sx); b.minY = min(b.minY, sy); b.maxX = max(b.maxX, sx); b.maxY = max(b.maxY, sy)
         }
+        if behind == 4 { return .none }
+        if behind > 0 { return everything }
         // Antialiased edges reach half a pixel out; a point of slack covers any scale ≥ 0.5.
         return Box(minX: b.minX - 1, minY: b.minY - 1, maxX: b.maxX + 1, maxY: b.maxY + 1)
+    }
+}
+
+/// The `masksToBounds` clips around items of one surface, as a chain shared by every item
+/// inside the same clips (an item holds its innermost link: O(1) per item at any depth).
+/// Each link belongs to the clipping layer and is brought up to date with its frame data.
+final class ClipChain {
+    /// The clipping layer.
+    unowned let node: RenderTree.Node
+    /// The clips around this one (nil: none in this surface).
+    private(set) var parent: ClipChain?
+    /// The intersection of the boxes of every clip of the chain, in target points (empty:
+    /// everything is clipped away).
+    var box = Box.none
+    /// What a renderer pushes for this link: its own shape on top of `stencilParent`'s, or —
+    /// when this clip and the one around it are both axis-aligned rectangles in target
+    /// points — their intersection, replacing the parent's (`rect`). A chain of any number of
+    /// axis-aligned clips is then one stencil level.
+    private(set) var stencilParent: ClipChain?
+    /// The axis-aligned rectangle (target points) the link stands for, when it is one.
+    private(set) var rect: Rect?
+    /// The number of stencil levels the chain needs (this one's included).
+    private(set) var stencilDepth = 1
+    /// Links in the chain (this one's included).
+    let depth: Int
+
+    init(node: RenderTree.Node, parent: ClipChain?) {
+        self.node = node; self.parent = parent
+        depth = (parent?.depth ?? 0) + 1
+    }
+
+    deinit {
+        // Chains can be 10⁵ links long: free them without recursion.
+        var next = parent
+        parent = nil
+        while next != nil, isKnownUniquelyReferenced(&next!) {
+            let after = next!.parent
+            next!.parent = nil
+            next = after
+        }
+    }
+
+    /// Works out the box and the stencil shape from the node's world transform (its
+    /// parent link is up to date).
+    func refresh(everything: Box) {
+        let s = node.state, world = node.world
+        var own = Box.of(s.bounds, world, everything: everything)
+        if node.depthCuts.contains(where: { $0.excludes(s.bounds) }) { own = .none }
+        box = parent.map { $0.box.intersection(own) } ?? own
+        if box.isEmpty { box = .none }
+        // An axis-aligned rectangle: scale and translation only, no corner radius.
+        var r: Rect?
+        if !(s.cornerRadius > 0), world.m12 == 0, world.m21 == 0, world.m14 == 0, world.m24 == 0, world.m44 == 1,
+           world.m11 != 0, world.m22 != 0 {
+            let b = s.bounds
+            let x0 = b.minX * world.m11 + world.m41, x1 = b.maxX * world.m11 + world.m41
+            let y0 = b.minY * world.m22 + world.m42, y1 = b.maxY * world.m22 + world.m42
+            if x0.isFinite, x1.isFinite, y0.isFinite, y1.isFinite {
+                r = Rect(x: min(x0, x1), y: min(y0, y1), width: abs(x1 - x0), height: abs(y1 - y0))
+            }
+        }
+        if let r, let p = parent, let pr = p.rect {
+            let x0 = max(r.minX, pr.minX), y0 = max(r.minY, pr.minY)
+            let x1 = min(r.maxX, pr.maxX), y1 = min(r.maxY, pr.maxY)
+            rect = Rect(x: x0, y: y0, width: max(0, x1 - x0), height: max(0, y1 - y0))
+            stencilParent = p.stencilParent
+        } else {
+            rect = r
+            stencilParent = parent
+        }
+        stencilDepth = (stencilParent?.stencilDepth ?? 0) + 1
+    }
+
+    /// The clipping layers, outermost first (O(depth): for tests and debugging).
+    var layers: [LayerID] {
+        var out: [LayerID] = []
+        var c: ClipChain? = self
+        while let link = c { out.append(link.node.state.id); c = link.parent }
+        return out.reversed()
     }
 }
 
@@ -48,8 +142,10 @@ struct Item {
     enum Slot { case background, contents, border, group }
     let node: RenderTree.Node
     let slot: Slot
-    /// The `masksToBounds` layers that clip it, outermost first, within its surface.
-    var clips: [LayerID]
+    /// The `masksToBounds` clips around it within its surface (nil: none).
+    var clip: ClipChain?
+    /// The clipping layers, outermost first (O(depth): for tests).
+    var clips: [LayerID] { clip?.layers ?? [] }
     /// Where, in target points (nil: it draws nothing — hidden, transparent, empty, or
     /// clipped away).
     var bounds: Box?
@@ -59,8 +155,8 @@ struct Item {
     /// Contents: where the compositor keeps them (its cache, cleared when the contents change).
     var place: ContentPlace?
 
-    init(node: RenderTree.Node, slot: Slot, clips: [LayerID]) {
-        self.node = node; self.slot = slot; self.clips = clips
+    init(node: RenderTree.Node, slot: Slot, clip: ClipChain?) {
+        self.node = node; self.slot = slot; self.clip = clip
     }
     var id: LayerID { node.state.id }
 }
@@ -101,10 +197,17 @@ struct Grid {
         cells = Array(repeating: [], count: columns * rows)
     }
 
+    /// The cells a box covers (nil: none). Any box is safe: NaN covers nothing, and the
+    /// cell numbers are clamped before they become integers (a box 1e300 wide covers every
+    /// column, not 1e298 of them).
     private func range(_ b: Box) -> (Int, Int, Int, Int)? {
-        let x0 = max(0, Int((b.minX / Grid.cell).rounded(.down))), y0 = max(0, Int((b.minY / Grid.cell).rounded(.down)))
-        let x1 = min(columns - 1, Int((b.maxX / Grid.cell).rounded(.down))), y1 = min(rows - 1, Int((b.maxY / Grid.cell).rounded(.down)))
-        guard x0 <= x1, y0 <= y1, b.maxX > 0, b.maxY > 0 else { return nil }
+        guard b.maxX > 0, b.maxY > 0, b.minX <= b.maxX, b.minY <= b.maxY else { return nil }
+        func cell(_ v: Double, _ count: Int) -> Int {
+            let c = (v / Grid.cell).rounded(.down)
+            return c <= 0 ? 0 : c >= Double(count - 1) ? count - 1 : Int(c)
+        }
+        let x0 = cell(b.minX, columns), y0 = cell(b.minY, rows), x1 = cell(b.maxX, columns), y1 = cell(b.maxY, rows)
+        guard x0 <= x1, y0 <= y1, b.minX < Double(columns) * Grid.cell, b.minY < Double(rows) * Grid.cell else { return nil }
         return (x0, y0, x1, y1)
     }
 
@@ -254,102 +357,156 @@ extension RenderTree {
     // MARK: Rebuild
 
     private func rebuildSurfaces(placement: Transform3D, everything: Box) -> Int {
-        for id in nodes.keys {
-            nodes[id]!.surface = LayerID(rawValue: 0)
-            nodes[id]!.items = []
-            nodes[id]!.isGroup = false
-            nodes[id]!.inDepthContext = false
-            nodes[id]!.itemsState = nil
-            nodes[id]!.changes = []
+        for node in nodes.values {
+            node.surface = LayerID(rawValue: 0)
+            node.items = []
+            node.groupItems = []
+            node.isGroup = false
+            node.inDepthContext = false
+            node.itemsState = nil
+            node.changes = []
+            node.ownClip = nil
         }
         surfaces = [:]
         let root = Surface(id: rootID)
         surfaces[rootID] = root
-        guard let state = nodes[rootID]?.state else { return 0 }
+        guard let rootNode = nodes[rootID] else { return 0 }
         var visited = 0
-        walk(rootID, world: state.transformToSuperlayer.concatenating(.flatten).concatenating(placement),
-             alpha: 1, parentVisible: true, surface: root, clips: [], inDepth: false, everything: everything, visited: &visited)
+        walk(rootNode, world: rootNode.state.transformToSuperlayer.concatenating(.flatten).concatenating(placement),
+             surface: root, everything: everything, visited: &visited)
         return visited
     }
 
-    private func walk(_ id: LayerID, world: Transform3D, alpha: Double, parentVisible: Bool, surface: Surface,
-                      clips: [LayerID], inDepth: Bool, everything: Box, visited: inout Int) {
-        guard let node = nodes[id] else { return }
-        visited += 1
-        let layer = node.state
-        let visible = parentVisible && !layer.isHidden && layer.opacity > 0 && alpha > 0
-            && (layer.isDoubleSided || !RenderTree.facesAway(layer.bounds, world))
-        node.world = world
-        node.sublayerWorld = layer.transformForSublayers.concatenating(world)
-        node.visible = visible
-        node.surface = surface.id
-        node.inDepthContext = inDepth
-        node.itemsState = PlannedFacts(layer)
-        node.changes = []
-        node.inheritedAlpha = alpha
+    /// One step of the rebuild's walk (an explicit stack: trees of any depth).
+    private enum Step {
+        /// Work out a layer (and push its sublayers).
+        case visit(Node, world: Transform3D, alpha: Double, parentVisible: Bool, surface: Surface, clip: ClipChain?, inDepth: Bool,
+                   cuts: [DepthCut])
+        /// After a layer's sublayers: its border, then its items' boxes.
+        case finishContent(Node, Surface, clip: ClipChain?)
+        /// After a group's content: the box of its composite in the parent surface.
+        case finishGroup(Node, Surface, parent: Surface, index: Int)
+    }
 
-        if layer.preservesDepth {
-            // A transform layer draws nothing itself; its 3D context is sorted back to front.
-            var planes: [(id: LayerID, world: Transform3D, alpha: Double, depth: Double)] = []
-            var context = layer.transformToSuperlayer
-            if let parent = node.parent, let p = nodes[parent]?.state { context = context.concatenating(p.sublayerTransformAboutAnchor) }
-            collectPlanes(of: id, world: world, context: context, alpha: alpha * layer.opacity, into: &planes, visited: &visited)
-            markDepthContext(id)
-            let sorted = planes.enumerated().sorted { a, b in
-                a.element.depth != b.element.depth ? a.element.depth < b.element.depth : a.offset < b.offset
-            }
-            for (_, plane) in sorted {
-                walk(plane.id, world: plane.world, alpha: plane.alpha, parentVisible: visible, surface: surface,
-                     clips: clips, inDepth: true, everything: everything, visited: &visited)
-            }
-            return
-        }
+    /// Works out the frame data of a subtree and its items, in paint order, without
+    /// recursion.
+    private func walk(_ start: Node, world startWorld: Transform3D, surface startSurface: Surface, everything: Box,
+                      visited: inout Int) {
+        var steps: [Step] = [.visit(start, world: startWorld, alpha: 1, parentVisible: true, surface: startSurface, clip: nil,
+                                    inDepth: false, cuts: DepthCut.through(startWorld, from: []))]
+        var planes: [Plane] = []
+        while let step = steps.popLast() {
+            switch step {
+            case let .visit(node, world, alpha, parentVisible, surface, clip, inDepth, cuts):
+                visited += 1
+                let layer = node.state
+                let opacity = RenderTree.opacity(of: layer)
+                let visible = parentVisible && !layer.isHidden && opacity > 0 && alpha > 0
+                    && (layer.isDoubleSided || !RenderTree.facesAway(layer.bounds, world))
+                node.world = world
+                node.toSublayers = layer.transformForSublayers
+                node.sublayerWorld = node.toSublayers.concatenating(world)
+                node.visible = visible
+                node.surface = surface.id
+                node.inDepthContext = inDepth
+                node.itemsState = PlannedFacts(layer)
+                node.changes = []
+                node.inheritedAlpha = alpha
+                node.setDepthCuts(cuts)
 
-        let group = layer.opacity < 1 && layer.allowsGroupOpacity && drawsMoreThanOneItem(id)
-        node.isGroup = group
-        node.alpha = group ? 1 : alpha * layer.opacity
-        if group {
-            let sub = Surface(id: id)
-            surfaces[id] = sub
-            let index = surface.items.count
-            surface.items.append(Item(node: node, slot: .group, clips: clips))
-            nodes[id]!.items = [index]
-            content(id, surface: sub, clips: [], everything: everything, visited: &visited)
-            sub.recomputeBounds()
-            var b = visible ? sub.bounds : nil
-            if var box = b {
-                for c in clips { if let cn = nodes[c] { box = box.intersection(Box.of(cn.state.bounds, cn.world, everything: everything)) } }
-                b = box.isEmpty ? nil : box
+                if layer.preservesDepth {
+                    // A transform layer draws nothing itself; its 3D context is sorted back to front.
+                    planes.removeAll(keepingCapacity: true)
+                    var context = layer.transformToSuperlayer
+                    if let p = node.parentNode?.state { context = context.concatenating(p.sublayerTransformAboutAnchor) }
+                    collectPlanes(of: layer.id, world: world, context: context, alpha: alpha * opacity, cuts: cuts, into: &planes,
+                                  visited: &visited)
+                    markDepthContext(layer.id)
+                    let sorted = planes.enumerated().sorted { a, b in
+                        a.element.depth != b.element.depth ? a.element.depth < b.element.depth : a.offset < b.offset
+                    }
+                    for (_, plane) in sorted.reversed() {
+                        guard let n = nodes[plane.id] else { continue }
+                        steps.append(.visit(n, world: plane.world, alpha: plane.alpha, parentVisible: visible, surface: surface,
+                                            clip: clip, inDepth: true, cuts: plane.cuts))
+                    }
+                    continue
+                }
+
+                let group = opacity < 1 && layer.allowsGroupOpacity && drawsMoreThanOneItem(layer.id)
+                node.isGroup = group
+                node.alpha = group ? 1 : alpha * opacity
+                if group {
+                    let sub = Surface(id: layer.id)
+                    surfaces[layer.id] = sub
+                    let index = surface.items.count
+                    surface.items.append(Item(node: node, slot: .group, clip: clip))
+                    node.items = [index]
+                    steps.append(.finishGroup(node, sub, parent: surface, index: index))
+                    beginContent(node, surface: sub, clip: nil, everything: everything, steps: &steps)
+                } else {
+                    beginContent(node, surface: surface, clip: clip, everything: everything, steps: &steps)
+                }
+
+            case let .finishContent(node, surface, clip):
+                var own = node.isGroup ? node.groupItems : node.items
+                if node.state.borderWidth > 0 {
+                    own.append(surface.items.count)
+                    surface.items.append(Item(node: node, slot: .border, clip: clip))
+                }
+                // A group node's own items live in its surface; its composite item is kept first.
+                if node.isGroup { node.groupItems = own } else { node.items = own }
+                refreshItems(node, everything: everything)
+
+            case let .finishGroup(node, sub, parent, index):
+                sub.recomputeBounds()
+                var b = node.visible ? sub.bounds : nil
+                if let box = b, let clip = parent.items[index].clip {
+                    let clipped = box.intersection(clip.box)
+                    b = clipped.isEmpty ? nil : clipped
+                }
+                parent.items[index].bounds = b
             }
-            surface.items[index].bounds = b
-        } else {
-            content(id, surface: surface, clips: clips, everything: everything, visited: &visited)
         }
     }
 
-    /// A layer's own items and its sublayers, into `surface`.
-    private func content(_ id: LayerID, surface: Surface, clips: [LayerID], everything: Box, visited: inout Int) {
-        guard let node = nodes[id] else { return }
+    /// A layer's own items before its sublayers (background, contents), its clip, and the
+    /// steps for its sublayers and its border, into `surface`.
+    private func beginContent(_ node: Node, surface: Surface, clip: ClipChain?, everything: Box, steps: inout [Step]) {
         let layer = node.state
         var own: [Int] = []
-        func add(_ slot: Item.Slot, _ clips: [LayerID]) {
+        if layer.backgroundColor != nil {
             own.append(surface.items.count)
-            surface.items.append(Item(node: node, slot: slot, clips: clips))
+            surface.items.append(Item(node: node, slot: .background, clip: clip))
         }
-        if layer.backgroundColor != nil { add(.background, clips) }
-        var inner = clips
-        if layer.masksToBounds { inner.append(id) }
-        if layer.contents != nil { add(.contents, inner) }
-        for sub in ordered(id) {
-            guard let s = nodes[sub]?.state else { continue }
-            walk(sub, world: s.transformToSuperlayer.concatenating(node.sublayerWorld),
-                 alpha: node.alpha, parentVisible: node.visible, surface: surface, clips: inner, inDepth: false,
-                 everything: everything, visited: &visited)
+        var inner = clip
+        if layer.masksToBounds {
+            let link = ClipChain(node: node, parent: clip)
+            link.refresh(everything: everything)
+            node.ownClip = link
+            inner = link
+        } else {
+            node.ownClip = nil
         }
-        if layer.borderWidth > 0 { add(.border, clips) }
-        // A group node's own items live in its surface; its composite item is kept first.
+        if layer.contents != nil {
+            own.append(surface.items.count)
+            surface.items.append(Item(node: node, slot: .contents, clip: inner))
+        }
         if node.isGroup { node.groupItems = own } else { node.items = own }
-        refreshItems(node, everything: everything)
+        steps.append(.finishContent(node, surface, clip: clip))
+        for sub in ordered(layer.id).reversed() {
+            guard let n = nodes[sub] else { continue }
+            let local = n.state.transformToSuperlayer
+            steps.append(.visit(n, world: local.concatenating(node.sublayerWorld),
+                                alpha: node.alpha, parentVisible: node.visible, surface: surface, clip: inner, inDepth: false,
+                                cuts: DepthCut.through(local, node.toSublayers, from: node.depthCuts, isLeaf: n.state.sublayers.isEmpty)))
+        }
+    }
+
+    /// The opacity a layer is drawn with: clamped to 0…1, NaN as 0 (not drawn).
+    static func opacity(of s: LayerState) -> Double {
+        let o = s.opacity
+        return o >= 1 ? 1 : o > 0 ? o : 0
     }
 
     /// Marks the layers of a 3D context (changes there re-sort it: a rebuild).
@@ -409,11 +566,14 @@ extension RenderTree {
                     break
                 }
             }
-            // Clipped items cannot reach past their clips' boxes.
-            if var b = bounds, !surface.items[index].clips.isEmpty {
-                for c in surface.items[index].clips { if let cn = nodes[c] { b = b.intersection(Box.of(cn.state.bounds, cn.world, everything: everything)) } }
-                bounds = b.isEmpty ? nil : b
+            // Wholly behind the eye at some level: not drawn.
+            if bounds != nil, !node.depthCuts.isEmpty {
+                let r = surface.items[index].slot == .contents ? surface.items[index].frame : layer.bounds
+                if node.depthCuts.contains(where: { $0.excludes(r) }) { bounds = nil }
             }
+            // Clipped items cannot reach past their clips' boxes.
+            if let b = bounds, let clip = surface.items[index].clip { bounds = b.intersection(clip.box) }
+            if bounds?.isEmpty == true { bounds = nil }
             surface.items[index].bounds = bounds
             note(bounds)
             if surface.grid != nil, surface.id == rootID { surface.grid!.remove(Int32(index)); surface.grid!.insert(Int32(index), bounds) }
@@ -473,21 +633,31 @@ extension RenderTree {
                 // From the parent's frame data (the root: from the placement).
                 var world: Transform3D, alpha: Double, parentVisible: Bool
                 if let p = node.parentNode {
-                    world = layer.transformToSuperlayer.concatenating(p.sublayerWorld)
+                    let local = layer.transformToSuperlayer
+                    world = local.concatenating(p.sublayerWorld)
                     alpha = p.alpha; parentVisible = p.visible
+                    node.world = world
+                    if !(p.depthCuts.isEmpty && layer.sublayers.isEmpty && node.depthCuts.isEmpty) {
+                        node.setDepthCuts(DepthCut.through(local, p.toSublayers, from: p.depthCuts, isLeaf: layer.sublayers.isEmpty))
+                    }
                 } else {
                     world = layer.transformToSuperlayer.concatenating(.flatten).concatenating(plannedPlacement ?? .identity)
                     alpha = 1; parentVisible = true
+                    node.world = world
+                    node.setDepthCuts(DepthCut.through(world, from: []))
                 }
                 node.world = world
                 node.inheritedAlpha = alpha
-                node.visible = parentVisible && !layer.isHidden && layer.opacity > 0 && alpha > 0
+                let opacity = RenderTree.opacity(of: layer)
+                node.visible = parentVisible && !layer.isHidden && opacity > 0 && alpha > 0
                     && (layer.isDoubleSided || !RenderTree.facesAway(layer.bounds, world))
-                node.alpha = node.isGroup ? 1 : alpha * layer.opacity
+                node.alpha = node.isGroup ? 1 : alpha * opacity
                 node.itemsState = PlannedFacts(layer)
                 let contentsChanged = node.changes.contains(.contents)
                 node.changes = []
-                node.sublayerWorld = layer.transformForSublayers.concatenating(world)
+                node.toSublayers = layer.transformForSublayers
+                node.sublayerWorld = node.toSublayers.concatenating(world)
+                node.ownClip?.refresh(everything: everything)
                 let changed = refreshItems(node, everything: everything, contentsChanged: contentsChanged)
                 note(changed, in: node.isGroup ? layer.id : node.surface)
                 if node.isGroup { dirtyGroups.insert(layer.id) }
@@ -522,9 +692,9 @@ extension RenderTree {
             let old = parent.items[index].bounds
             surface.recomputeBounds()
             var new = node.visible ? surface.bounds : nil
-            if var b = new {
-                for c in parent.items[index].clips { if let cn = nodes[c] { b = b.intersection(Box.of(cn.state.bounds, cn.world, everything: everything)) } }
-                new = b.isEmpty ? nil : b
+            if let b = new, let clip = parent.items[index].clip {
+                let clipped = b.intersection(clip.box)
+                new = clipped.isEmpty ? nil : clipped
             }
             parent.items[index].bounds = new
             if parent.id == rootID, parent.grid != nil { parent.grid!.remove(Int32(index)); parent.grid!.insert(Int32(index), new) }

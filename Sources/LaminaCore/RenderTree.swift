@@ -63,6 +63,88 @@ public final class RenderTree {
         var inheritedAlpha = 1.0
         /// A group's own items, in its own surface (`items` holds its composite).
         var groupItems: [Int] = []
+        /// Its clip (`masksToBounds`), the innermost link of the chain its contents and
+        /// sublayers' items are clipped by (nil: it does not clip).
+        var ownClip: ClipChain?
+        /// The homogeneous w of its points at every space they pass through on the way to
+        /// the target (its superlayer's plane, its superlayer's superlayer's, … the
+        /// target), as linear functions of (x, y, z, 1) in its bounds space; those constant
+        /// and positive are left out (no perspective: none). The layer is in front of the
+        /// eye where every one is positive — the GPU clips only their product.
+        var depthCuts: [DepthCut] = []
+        /// `depthCuts` on its bounds plane (z = 0), for the render pass.
+        var cutPlanes: [HalfPlane] = []
+
+        /// Sets `depthCuts` (and `cutPlanes`, leaving out the w of `world` itself: the
+        /// GPU clips that one).
+        func setDepthCuts(_ cuts: [DepthCut]) {
+            if cuts.isEmpty && depthCuts.isEmpty { return }   // (the common case: no perspective)
+            depthCuts = cuts
+            guard !cuts.isEmpty else { if !cutPlanes.isEmpty { cutPlanes = [] }; return }
+            var planes: [HalfPlane] = []
+            for c in cuts where !(c.x == world.m14 && c.y == world.m24 && c.w == world.m44) {
+                planes.append(HalfPlane(a: c.x, b: c.y, c: c.w))
+            }
+            cutPlanes = planes
+        }
+        /// `transformForSublayers` of its state (worked out with its frame data).
+        var toSublayers = Transform3D.identity
+
+        deinit {
+            // A chain of 10⁵ nodes each holding its parent: free it without recursion.
+            var next = parentNode
+            parentNode = nil
+            while next != nil, isKnownUniquelyReferenced(&next!) {
+                let after = next!.parentNode
+                next!.parentNode = nil
+                next = after
+            }
+        }
+    }
+
+    /// A linear function of a point (x, y, z, 1): the w its transform to some space gives it.
+    struct DepthCut: Equatable {
+        var x, y, z, w: Double
+
+        /// The cuts of a layer whose points reach its parent's space by `t` · `s` (its
+        /// `transformToSuperlayer`, the parent's `transformForSublayers`), from its parent's.
+        /// Without perspective on the way, none (and no matrix product).
+        static func through(_ t: Transform3D, _ s: Transform3D, from parent: [DepthCut], isLeaf: Bool = false) -> [DepthCut] {
+            // A layer without sublayers needs only the cuts of the levels above it: its own
+            // (the w of its world, with no cuts above) is the GPU's and Box.of's business.
+            if isLeaf && parent.isEmpty { return [] }
+            let own = DepthCut(x: t.m11 * s.m14 + t.m12 * s.m24 + t.m13 * s.m34 + t.m14 * s.m44,
+                               y: t.m21 * s.m14 + t.m22 * s.m24 + t.m23 * s.m34 + t.m24 * s.m44,
+                               z: t.m31 * s.m14 + t.m32 * s.m24 + t.m33 * s.m34 + t.m34 * s.m44,
+                               w: t.m41 * s.m14 + t.m42 * s.m24 + t.m43 * s.m34 + t.m44 * s.m44)
+            if parent.isEmpty && own.isConstantPositive { return [] }
+            return through(t.concatenating(s), from: parent)
+        }
+
+        /// The cuts of a layer whose points reach its parent's space by `m`, from its parent's.
+        static func through(_ m: Transform3D, from parent: [DepthCut]) -> [DepthCut] {
+            var out: [DepthCut] = []
+            let own = DepthCut(x: m.m14, y: m.m24, z: m.m34, w: m.m44)
+            if parent.isEmpty && own.isConstantPositive { return out }
+            out.reserveCapacity(parent.count + 1)
+            for c in parent {
+                let t = DepthCut(x: m.m11 * c.x + m.m12 * c.y + m.m13 * c.z + m.m14 * c.w,
+                                 y: m.m21 * c.x + m.m22 * c.y + m.m23 * c.z + m.m24 * c.w,
+                                 z: m.m31 * c.x + m.m32 * c.y + m.m33 * c.z + m.m34 * c.w,
+                                 w: m.m41 * c.x + m.m42 * c.y + m.m43 * c.z + m.m44 * c.w)
+                if !t.isConstantPositive && !out.contains(t) { out.append(t) }
+            }
+            if !own.isConstantPositive && !out.contains(own) { out.append(own) }
+            return out
+        }
+
+        var isConstantPositive: Bool { x == 0 && y == 0 && z == 0 && w > 0 }
+
+        /// Negative (or NaN) at every corner of `r` (z = 0): nothing of it is in front.
+        func excludes(_ r: Rect) -> Bool {
+            let x0 = r.minX * x, x1 = r.maxX * x, y0 = r.minY * y + w, y1 = r.maxY * y + w
+            return !(x0 + y0 > 0 || x1 + y0 > 0 || x0 + y1 > 0 || x1 + y1 > 0)
+        }
     }
 
     /// What the last frame plan saw of a layer, for telling which later changes alter the
@@ -274,73 +356,110 @@ public final class RenderTree {
 
     // MARK: Render lists
 
-    /// Sublayers of a node in drawing order (cached).
+    /// Sublayers of a node in drawing order (cached): by zPosition (NaN as 0), stable. One
+    /// look-up per sublayer; a list whose zPositions are all equal is not sorted.
     func ordered(_ id: LayerID) -> [LayerID] {
         guard let node = nodes[id] else { return [] }
         if let o = node.ordered { return o }
-        let subs = node.state.sublayers.filter { nodes[$0] != nil }
-        let o = subs.enumerated().sorted { x, y in
-            let zx = nodes[x.element]!.state.zPosition, zy = nodes[y.element]!.state.zPosition
-            return zx != zy ? zx < zy : x.offset < y.offset
-        }.map(\.element)
-        nodes[id]?.ordered = o
+        var subs: [(id: LayerID, z: Double)] = []
+        subs.reserveCapacity(node.state.sublayers.count)
+        var uniform = true
+        for sub in node.state.sublayers {
+            guard let n = nodes[sub] else { continue }
+            let z = n.state.zPosition.isNaN ? 0 : n.state.zPosition
+            if let first = subs.first, first.z != z { uniform = false }
+            subs.append((sub, z))
+        }
+        let o: [LayerID]
+        if uniform {
+            o = subs.map(\.id)
+        } else {
+            o = subs.enumerated().sorted { x, y in
+                x.element.z != y.element.z ? x.element.z < y.element.z : x.offset < y.offset
+            }.map(\.element.id)
+        }
+        node.ordered = o
         return o
     }
 
     /// The sublayers of a transform layer, through nested transform layers, each with its
-    /// world transform and its depth in the shared 3D space (z of its centre).
-    func collectPlanes(of id: LayerID, world: Transform3D, context: Transform3D, alpha: Double,
-                       into planes: inout [(id: LayerID, world: Transform3D, alpha: Double, depth: Double)],
-                       visited: inout Int) {
+    /// world transform and its depth in the shared 3D space (z of its centre; NaN counts as
+    /// 0), in the order of the sublayer lists (an explicit stack: any nesting).
+    func collectPlanes(of id: LayerID, world: Transform3D, context: Transform3D, alpha: Double, cuts: [DepthCut],
+                       into planes: inout [Plane], visited: inout Int) {
         guard let layer = nodes[id]?.state else { return }
-        let toSublayers = layer.transformForSublayers
-        for sub in layer.sublayers {
-            guard let s = nodes[sub]?.state else { continue }
-            let local = s.transformToSuperlayer.concatenating(toSublayers)
-            let subWorld = local.concatenating(world)
-            let subContext = local.concatenating(context)
+        // Transform layers being expanded, each with the next sublayer to look at.
+        var stack: [(layer: LayerState, world: Transform3D, context: Transform3D, alpha: Double, cuts: [DepthCut], next: Int)] =
+            [(layer, world, context, alpha, cuts, 0)]
+        while !stack.isEmpty {
+            let top = stack.count - 1
+            let frame = stack[top]
+            guard frame.next < frame.layer.sublayers.count else { stack.removeLast(); continue }
+            stack[top].next += 1
+            guard let s = nodes[frame.layer.sublayers[frame.next]]?.state else { continue }
+            let local = s.transformToSuperlayer.concatenating(frame.layer.transformForSublayers)
+            let subWorld = local.concatenating(frame.world)
+            let subContext = local.concatenating(frame.context)
+            let subCuts = DepthCut.through(local, from: frame.cuts)
             if s.preservesDepth {
                 visited += 1
-                guard !s.isHidden, s.opacity > 0 else { continue }
-                collectPlanes(of: sub, world: subWorld, context: subContext, alpha: alpha * s.opacity, into: &planes, visited: &visited)
+                let opacity = RenderTree.opacity(of: s)
+                guard !s.isHidden, opacity > 0 else { continue }
+                stack.append((s, subWorld, subContext, frame.alpha * opacity, subCuts, 0))
             } else {
                 let c = Point(x: s.bounds.midX, y: s.bounds.midY)
                 let t = subContext
                 let z = c.x * t.m13 + c.y * t.m23 + t.m43
                 let w = c.x * t.m14 + c.y * t.m24 + t.m44
-                planes.append((sub, subWorld, alpha, abs(w) > 1e-12 ? z / w : z))
+                let depth = abs(w) > 1e-12 ? z / w : z
+                planes.append(Plane(id: s.id, world: subWorld, alpha: frame.alpha, depth: depth.isNaN ? 0 : depth, cuts: subCuts))
             }
         }
     }
 
-    /// Whether the layer's subtree draws at least two items (stops counting at two).
+    /// A layer of a transform layer's 3D context, placed.
+    struct Plane {
+        var id: LayerID, world: Transform3D, alpha: Double, depth: Double, cuts: [DepthCut]
+    }
+
+    /// Whether the layer's subtree draws at least two items (stops counting at two; an
+    /// explicit stack: any depth).
     func drawsMoreThanOneItem(_ id: LayerID) -> Bool {
         var count = 0
-        func visit(_ id: LayerID) -> Bool {
-            guard let l = nodes[id]?.state else { return false }
+        var stack = [id]
+        var first = true
+        while let next = stack.popLast() {
+            guard let l = nodes[next]?.state else { continue }
+            if !first && (l.isHidden || !(l.opacity > 0)) { continue }
+            first = false
             if !l.preservesDepth {
                 if l.backgroundColor != nil { count += 1 }
                 if l.contents != nil { count += 1 }
                 if l.borderWidth > 0 { count += 1 }
+                if count > 1 { return true }
             }
-            if count > 1 { return true }
-            for s in l.sublayers {
-                guard let sub = nodes[s]?.state, !sub.isHidden, sub.opacity > 0 else { continue }
-                if visit(s) { return true }
-            }
-            return false
+            stack.append(contentsOf: l.sublayers)
         }
-        return visit(id)
+        return false
     }
 
-    /// True when the layer's front faces away from the viewer under `world` (its
-    /// projected corners wind the other way).
+    /// True when the layer's front faces away from the viewer under `world`, or when none
+    /// of it is in front of the eye (w > 0 nowhere on its bounds) — or its geometry is not
+    /// finite: a single-sided layer is then not drawn.
+    ///
+    /// Facing is the orientation of the visible part: where w > 0, the Jacobian of the
+    /// plane's homography H, (x, y, 1)·H = (X, Y, W) ↦ (X/W, Y/W), has determinant
+    /// det H / W³, so its sign — the same at every visible point — is det H's. (Three
+    /// projected corners say nothing once one of them is behind the eye: its projection
+    /// is mirrored through the centre.)
     static func facesAway(_ bounds: Rect, _ world: Transform3D) -> Bool {
-        let h = world.planeHomography
-        guard let p0 = h.apply(Point(x: bounds.minX, y: bounds.minY)),
-              let p1 = h.apply(Point(x: bounds.maxX, y: bounds.minY)),
-              let p2 = h.apply(Point(x: bounds.minX, y: bounds.maxY)) else { return true }
-        let cross = (p1.x - p0.x) * (p2.y - p0.y) - (p1.y - p0.y) * (p2.x - p0.x)
-        return cross < 0
+        let h = world.planeHomography.m
+        let det = h[0] * (h[4] * h[8] - h[5] * h[7]) - h[1] * (h[3] * h[8] - h[5] * h[6]) + h[2] * (h[3] * h[7] - h[4] * h[6])
+        guard det.isFinite, det > 0 else { return true }
+        // w is linear over the bounds: it is positive somewhere iff at a corner.
+        for x in [bounds.minX, bounds.maxX] {
+            for y in [bounds.minY, bounds.maxY] where x * world.m14 + y * world.m24 + world.m44 > 0 { return false }
+        }
+        return true
     }
 }

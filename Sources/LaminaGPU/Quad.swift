@@ -170,3 +170,42 @@ struct NineSliceAxis {
 
     subscript(i: Int) -> Piece { i == 0 ? pieces.0 : i == 1 ? pieces.1 : pieces.2 }
 }
+
+/// A half-plane of a quad's local points, a·x + b·y + c ≥ 0: with `RenderPass.cutPlanes`,
+/// quads (and clip shapes) are drawn only where every such half-plane holds. The
+/// compositor uses it for the part of a layer in front of the eye at each flattening level
+/// (w > 0 there), which the GPU's own clipping (of the product of the levels' w) cannot see.
+public struct HalfPlane: Equatable, Sendable {
+    public var a: Double, b: Double, c: Double
+    public init(a: Double, b: Double, c: Double) { self.a = a; self.b = b; self.c = c }
+
+    @inline(__always)
+    func value(_ x: Double, _ y: Double) -> Double { a * x + b * y + c }
+}
+
+/// Cuts a rectangle by half-planes (Sutherland–Hodgman): the convex polygon left, in order,
+/// into `polygon` (empty: nothing left). `scratch` is reused storage.
+func cut(x0: Double, y0: Double, x1: Double, y1: Double, by planes: [HalfPlane],
+         into polygon: inout [(Double, Double)], scratch: inout [(Double, Double)]) {
+    polygon.removeAll(keepingCapacity: true)
+    polygon.append((x0, y0)); polygon.append((x1, y0)); polygon.append((x1, y1)); polygon.append((x0, y1))
+    for plane in planes {
+        guard !polygon.isEmpty else { return }
+        scratch.removeAll(keepingCapacity: true)
+        var previous = polygon[polygon.count - 1]
+        var pv = plane.value(previous.0, previous.1)
+        for current in polygon {
+            let cv = plane.value(current.0, current.1)
+            if (cv >= 0) != (pv >= 0) {
+                // The edge crosses the line: its crossing point.
+                let t = pv / (pv - cv)
+                scratch.append((previous.0 + t * (current.0 - previous.0), previous.1 + t * (current.1 - previous.1)))
+            }
+            if cv >= 0 { scratch.append(current) }
+            previous = current
+            pv = cv
+        }
+        swap(&polygon, &scratch)
+    }
+    if polygon.count < 3 { polygon.removeAll(keepingCapacity: true) }
+}

@@ -1,6 +1,35 @@
 import CGLES
 import LaminaGeometry
 
+/// Misuse of a render pass that the caller can correct.
+public enum RenderPassError: Error, Equatable, CustomStringConvertible {
+    /// A call on a pass after its `submit()`.
+    case usedAfterSubmit(operation: String)
+    /// `popClip` with no clip pushed.
+    case popClipWithoutPush
+    /// More nested clips than the stencil holds.
+    case clipsTooDeep(limit: Int)
+    /// A texture released before the quad drawing it was added.
+    case releasedTexture
+    /// A texture read in a byte order its data cannot have.
+    case unreadableChannels(stored: PixelByteOrder, requested: PixelByteOrder)
+
+    public var description: String {
+        switch self {
+        case .usedAfterSubmit(let op):
+            return "RenderPass.\(op) after submit(): a submitted pass draws nothing more; begin a new pass with device.beginRenderPass(on:)"
+        case .popClipWithoutPush:
+            return "RenderPass.popClip() without a matching pushClip(): each popClip ends one pushClip, with the same shape"
+        case .clipsTooDeep(let limit):
+            return "RenderPass.pushClip(): more than \(limit) nested clips (the stencil buffer holds \(limit) levels); nest fewer masksToBounds layers that are not axis-aligned rectangles (axis-aligned rectangular clips share one level)"
+        case .releasedTexture:
+            return "a released texture drawn in a render pass: draw it before release(), or upload a new one"
+        case let .unreadableChannels(stored, requested):
+            return "a texture of byte order \(stored) read as \(requested): a .bgrx texture keeps no alpha; pass channels: nil or the texture's own order"
+        }
+    }
+}
+
 /// One pass of drawing into a target: begin, add quads (and clips), submit. The only
 /// code that issues draw calls. Coordinates are the target's points; `transform` (if
 /// any) maps a quad's rectangle, once placed, to the target's points.
@@ -36,6 +65,13 @@ public final class RenderPass {
     private var timerQuery: TimerQuery?
     /// Scratch for nine-slice pieces (emptied after each use).
     private var pieces: [Quad] = []
+    /// Scratch for quads cut by `cutPlanes`.
+    private var polygon: [(Double, Double)] = [], polygonScratch: [(Double, Double)] = []
+
+    /// Half-planes of the local points of the quads and clip shapes added from now on:
+    /// only their part where all of them hold is drawn (a quad crossing one is cut into a
+    /// convex polygon, drawn as a fan of quads). Empty (the default): quads are drawn whole.
+    public var cutPlanes: [HalfPlane] = []
 
     /// Opens the pass: enters the device's context (held until `submit()`).
     /// The part of the target the pass may change, in GL window coordinates (nil: all of
@@ -99,8 +135,10 @@ public final class RenderPass {
     /// made its own current meanwhile), another pass's pending quads drawn, this pass's
     /// state set.
     private func prepare() {
-        precondition(!isSubmitted, "RenderPass used after submit()")
-        precondition(device.gl.ensureCurrent(), "Lamina: the device's context can no longer be made current during a render pass")
+        // Callers check `isSubmitted` first (throwing, or doing nothing).
+        guard device.gl.ensureCurrent() else {
+            fatalError("Lamina: the device's context can no longer be made current during a render pass")
+        }
         if let other = device.gl.pendingPass, other !== self { other.flush() }
         restoreState()
     }
@@ -109,13 +147,13 @@ public final class RenderPass {
 
     /// Draws `quads` in order (batched: see the type's notes).
     public func draw(_ quads: some Collection<Quad>) throws {
-        claimBatch()
+        try claimBatch("draw(_:)")
         for quad in quads { try append(quad) }
     }
 
     /// Adds one quad after those added before (batched: see the type's notes).
     public func add(_ quad: Quad) throws {
-        claimBatch()
+        try claimBatch("add(_:)")
         try append(quad)
     }
 
@@ -123,7 +161,7 @@ public final class RenderPass {
     /// from one upload of their vertices. Called by the pass itself whenever drawing must
     /// happen; call it only to count or time draw calls.
     public func flush() {
-        guard batch.owner == ObjectIdentifier(self) else { return }
+        guard batch.owner == ObjectIdentifier(self), !isSubmitted else { return }
         batch.owner = nil
         if device.gl.pendingPass === self { device.gl.pendingPass = nil }
         guard batch.quadCount > 0 else { batch.reset(); return }
@@ -162,6 +200,7 @@ public final class RenderPass {
                               center: Rect, contentSize: Size, alpha: Double = 1,
                               minFilter: TextureFilter = .linear, magFilter: TextureFilter = .linear,
                               transform: Transform3D = .identity) throws {
+        guard !isSubmitted else { throw RenderPassError.usedAfterSubmit(operation: "drawNineSlice") }
         guard texture.belongs(to: device) else { throw GPUError.wrongDevice(what: "a texture drawn in a render pass") }
         Quad.appendNineSlice(to: &pieces, texture: texture, in: rect, source: sourceRect, center: center,
                              contentSize: contentSize, alpha: alpha, minFilter: minFilter, magFilter: magFilter,
@@ -173,9 +212,10 @@ public final class RenderPass {
     /// Draws with a caller's program (built with `GPUDevice.makeProgram` or
     /// `GPUDevice.program`, on `quad.vert`): the unit quad placed at `rect`, `u_transform`
     /// and `u_texRect` set; `setUniforms` sets the rest. One draw call, after the quads
-    /// pending before it.
+    /// pending before it. Does nothing on a submitted pass.
     public func draw(with program: Program, in rect: Rect, transform: Transform3D = .identity,
                      setUniforms: (Program) -> Void = { _ in }) {
+        guard !isSubmitted else { return }
         flush()
         prepare()
         glBindVertexArray(device.unitQuad().vertexArray.name)
@@ -203,8 +243,10 @@ public final class RenderPass {
     /// Restricts later drawing to a (rounded) rectangle under `transform`, intersected with
     /// the clips already pushed. Exact under rotation and perspective (a stencil, not a
     /// scissor). Each push needs the matching `popClip` with the same shape.
+    /// At most `maxClipDepth` clips nest (the stencil's 8 bits); one more throws.
     public func pushClip(_ rect: Rect, cornerRadius: Double = 0, transform: Transform3D = .identity) throws {
-        claimBatch()
+        try claimBatch("pushClip(_:)")
+        guard clipDepth < RenderPass.maxClipDepth else { throw RenderPassError.clipsTooDeep(limit: RenderPass.maxClipDepth) }
         prepare()
         try target.prepareStencil()
         restoreState()   // preparing the stencil may have rebound the framebuffer
@@ -222,11 +264,14 @@ public final class RenderPass {
 
     /// Removes the innermost clip; pass the shape given to `pushClip`.
     public func popClip(_ rect: Rect, cornerRadius: Double = 0, transform: Transform3D = .identity) throws {
-        precondition(clipDepth > 0, "popClip without pushClip")
-        claimBatch()
+        try claimBatch("popClip(_:)")
+        guard clipDepth > 0 else { throw RenderPassError.popClipWithoutPush }
         try appendClipShape(rect, cornerRadius: cornerRadius, transform: transform, write: .decrement)
         clipDepth -= 1
     }
+
+    /// Nested clips a pass holds at most: the stencil values 1…255 of an 8-bit stencil.
+    public static let maxClipDepth = 255
 
     /// The shape, drawn into the stencil only where the stencil equals the current depth.
     private func appendClipShape(_ rect: Rect, cornerRadius: Double, transform: Transform3D, write: ClipWrite) throws {
@@ -249,8 +294,9 @@ public final class RenderPass {
     }
 
     /// Fills the whole target with `color` (replacing, not blending), ignoring clips,
-    /// after the quads added before.
+    /// after the quads added before. Does nothing on a submitted pass.
     public func clear(_ color: Color) {
+        guard !isSubmitted else { return }
         flush()
         prepare()
         let p = color.premultiplied
@@ -266,8 +312,8 @@ public final class RenderPass {
     /// caller's context and state come back.
     public func submit() {
         guard !isSubmitted else { return }
-        precondition(clipDepth == 0, "RenderPass submitted with \(clipDepth) clips still pushed")
         flush()
+        clipDepth = 0
         isSubmitted = true
         if device.gl.activePass === self { device.gl.activePass = nil }
         device.gl.ensureCurrent()
@@ -287,8 +333,14 @@ public final class RenderPass {
     /// Makes the device's quad batch this pass's: another pass's pending quads are drawn
     /// first (the order of the calls is the order of drawing).
     @inline(__always)
-    private func claimBatch() {
-        precondition(!isSubmitted, "RenderPass used after submit()")
+    private func claimBatch(_ operation: @autoclosure () -> String) throws {
+        guard !isSubmitted else { throw RenderPassError.usedAfterSubmit(operation: operation()) }
+        if batch.owner != ObjectIdentifier(self) { claimBatchFromOther() }
+    }
+
+    /// `claimBatch` inside the pass's own work (already checked).
+    @inline(__always)
+    private func reclaimBatch() {
         if batch.owner != ObjectIdentifier(self) { claimBatchFromOther() }
     }
 
@@ -302,13 +354,13 @@ public final class RenderPass {
     /// renderers adding many (the compositor).
     public func addTexture(_ texture: Texture, in rect: Rect, transform: Transform3D, source: Rect, clamp: Rect?, alpha: Double,
                            channels: PixelByteOrder?, minFilter: TextureFilter, magFilter: TextureFilter, isOpaque: Bool) throws {
-        claimBatch()
+        try claimBatch("addTexture")
         try appendTexture(texture, rect, transform, source, clamp, alpha, channels, minFilter, magFilter, isOpaque)
     }
 
     /// `add(Quad(rect, transform:, paint: .solid(color), isOpaque:))` without the `Quad`.
     public func addSolid(_ color: Color, in rect: Rect, transform: Transform3D, isOpaque: Bool) throws {
-        claimBatch()
+        try claimBatch("addSolid")
         let state = BatchState(program: .solid, texture: 0, filters: 0, blend: !isOpaque, clipDepth: Int32(clipDepth), clipWrite: .none)
         try appendQuad(rect, transform, state, nil, coords: (0, 0, 1, 1), color: premultiplied(color), params: (0, 0, 0, 0), flags: (0, 0))
     }
@@ -318,7 +370,7 @@ public final class RenderPass {
                                _ alpha: Double, _ channels: PixelByteOrder?, _ minFilter: TextureFilter, _ magFilter: TextureFilter,
                                _ isOpaque: Bool) throws {
         guard texture.gl === device.gl else { throw GPUError.wrongDevice(what: "a texture drawn in a render pass") }
-        precondition(!texture.isReleased, "drawing a released texture")
+        guard !texture.isReleased else { throw RenderPassError.releasedTexture }
         let state = BatchState(program: .texture, texture: texture.name, filters: GPUDevice.samplerKey(min: minFilter, mag: magFilter),
                                blend: !isOpaque, clipDepth: Int32(clipDepth), clipWrite: .none)
         let a = Float(alpha)
@@ -330,7 +382,7 @@ public final class RenderPass {
         }
         try appendQuad(rect, transform, state, texture,
                        coords: (source.origin.x, source.origin.y, source.origin.x + source.size.width, source.origin.y + source.size.height),
-                       color: (a, a, a, a), params: limits, flags: RenderPass.channelFlags(texture.byteOrder, channels))
+                       color: (a, a, a, a), params: limits, flags: try RenderPass.channelFlags(texture.byteOrder, channels))
     }
 
     /// Records one quad (the batch is this pass's).
@@ -359,14 +411,14 @@ public final class RenderPass {
 
     /// The shader's reordering of a texel, from what the texture's own swizzle yields to
     /// what data of byte order `channels` means: (swap red and blue, alpha reads as 1).
-    static func channelFlags(_ stored: PixelByteOrder, _ channels: PixelByteOrder?) -> (Float, Float) {
+    static func channelFlags(_ stored: PixelByteOrder, _ channels: PixelByteOrder?) throws -> (Float, Float) {
         guard let wanted = channels, wanted != stored else { return (0, 0) }
         switch (stored, wanted) {
         case (.rgba, .bgra), (.bgra, .rgba): return (1, 0)
         case (.rgba, .bgrx): return (1, 1)
         case (.bgra, .bgrx): return (0, 1)
         default:
-            preconditionFailure("a .bgrx texture keeps no alpha: it cannot be read as \(wanted)")
+            throw RenderPassError.unreadableChannels(stored: stored, requested: wanted)
         }
     }
 
@@ -376,27 +428,62 @@ public final class RenderPass {
     private func appendQuad(_ rect: Rect, _ transform: Transform3D, _ state: BatchState, _ texture: Texture?,
                             coords: (Double, Double, Double, Double), color: (Float, Float, Float, Float),
                             params: (Float, Float, Float, Float), flags: (Float, Float)) throws {
+        let m = ClipMapping(transform, toClip)
+        let x0 = rect.origin.x, y0 = rect.origin.y
+        let x1 = x0 + rect.size.width, y1 = y0 + rect.size.height
+        func vertex(_ p: (Float, Float, Float), _ s: Float, _ t: Float) -> BatchVertex {
+            BatchVertex(x: p.0, y: p.1, w: p.2, s: s, t: t, r: color.0, g: color.1, b: color.2, a: color.3,
+                        p0: params.0, p1: params.1, p2: params.2, p3: params.3, f0: flags.0, f1: flags.1)
+        }
+        if !cutPlanes.isEmpty {
+            var whole = true
+            for p in cutPlanes where !(p.value(x0, y0) >= 0 && p.value(x1, y0) >= 0 && p.value(x0, y1) >= 0 && p.value(x1, y1) >= 0) {
+                whole = false
+                break
+            }
+            if !whole {
+                // The part left, as a fan of quads (two triangles each; the last may be one).
+                guard rect.size.width != 0, rect.size.height != 0 else { return }
+                cut(x0: x0, y0: y0, x1: x1, y1: y1, by: cutPlanes, into: &polygon, scratch: &polygonScratch)
+                let n = polygon.count
+                guard n >= 3 else { return }
+                func at(_ i: Int) -> BatchVertex {
+                    let (x, y) = polygon[i]
+                    let u = (x - x0) / rect.size.width, v = (y - y0) / rect.size.height
+                    return vertex(m.apply(x, y), Float(coords.0 + u * (coords.2 - coords.0)), Float(coords.1 + v * (coords.3 - coords.1)))
+                }
+                var i = 1
+                while i < n - 1 {
+                    try reserveQuad(state, texture)
+                    batch.vertices.append(at(i))
+                    batch.vertices.append(at(0))
+                    batch.vertices.append(at(i + 1))
+                    batch.vertices.append(at(i + 2 < n ? i + 2 : i + 1))
+                    i += 2
+                }
+                return
+            }
+        }
+        try reserveQuad(state, texture)
+        let s0 = Float(coords.0), t0 = Float(coords.1), s1 = Float(coords.2), t1 = Float(coords.3)
+        batch.vertices.append(vertex(m.apply(x0, y0), s0, t0))
+        batch.vertices.append(vertex(m.apply(x1, y0), s1, t0))
+        batch.vertices.append(vertex(m.apply(x0, y1), s0, t1))
+        batch.vertices.append(vertex(m.apply(x1, y1), s1, t1))
+    }
+
+    /// Makes room for one more quad of `state` in the batch (drawing a full batch first).
+    @inline(__always)
+    private func reserveQuad(_ state: BatchState, _ texture: Texture?) throws {
         if batch.quadCount == QuadBatch.maxQuads {
             flush()
-            claimBatch()
+            reclaimBatch()
         }
         if batch.runs.isEmpty || batch.runs[batch.runs.count - 1].state != state {
             try startRun(state, texture)
         }
         batch.runs[batch.runs.count - 1].quadCount += 1
         batch.quadCount += 1
-        let m = ClipMapping(transform, toClip)
-        let x0 = rect.origin.x, y0 = rect.origin.y
-        let x1 = x0 + rect.size.width, y1 = y0 + rect.size.height
-        let s0 = Float(coords.0), t0 = Float(coords.1), s1 = Float(coords.2), t1 = Float(coords.3)
-        func vertex(_ p: (Float, Float, Float), _ s: Float, _ t: Float) -> BatchVertex {
-            BatchVertex(x: p.0, y: p.1, w: p.2, s: s, t: t, r: color.0, g: color.1, b: color.2, a: color.3,
-                        p0: params.0, p1: params.1, p2: params.2, p3: params.3, f0: flags.0, f1: flags.1)
-        }
-        batch.vertices.append(vertex(m.apply(x0, y0), s0, t0))
-        batch.vertices.append(vertex(m.apply(x1, y0), s1, t0))
-        batch.vertices.append(vertex(m.apply(x0, y1), s0, t1))
-        batch.vertices.append(vertex(m.apply(x1, y1), s1, t1))
     }
 
     /// Starts a run of quads of a new state; its program is made on first use.
@@ -404,7 +491,7 @@ public final class RenderPass {
         if batch.programs[state.program.rawValue] == nil {
             let program = try device.program(vertex: "batch.vert", fragment: state.program.fragment)
             batch.programs[state.program.rawValue] = program
-            claimBatch()   // compiling opened a scope, which drew the quads pending
+            reclaimBatch()   // compiling opened a scope, which drew the quads pending
         }
         batch.runs.append(BatchRun(state: state, texture: texture, firstQuad: batch.quadCount, quadCount: 0))
     }
@@ -490,7 +577,7 @@ extension GPUDevice {
     public func beginRenderPass(on target: RenderTarget, clear: Color? = nil, scissor: PixelRect? = nil,
                                 timed: Bool = false) throws -> RenderPass {
         guard !isClosed else { throw GPUError.deviceClosed(operation: "beginRenderPass") }
-        precondition(target.device === self, "render target of another device")
+        guard target.device === self else { throw GPUError.wrongDevice(what: "a render target of another device, given to beginRenderPass") }
         guard !target.isReleased else {
             throw GPUError.unusableTarget(reason: "a render pass on a released target: make a new target (a window moved away from a target must not be composited into it after release())")
         }

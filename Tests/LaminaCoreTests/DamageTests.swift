@@ -84,7 +84,7 @@ struct DamageTests {
                 // Changes of structure (order, add, remove, clipping) less often than the
                 // changes an animation makes.
                 let structural = [4, 5, 6, 7, 10]
-                var kind = random.int(16)
+                var kind = random.int(18)
                 if structural.contains(kind) && random.chance(0.6) { kind = [0, 1, 2, 8, 12, 13][random.int(6)] }
                 switch kind {
                 case 0: l.position = Point(x: l.position.x + random.double(-15, 15), y: l.position.y + random.double(-15, 15))
@@ -105,7 +105,22 @@ struct DamageTests {
                 case 12: l.transform = Transform3D(rotationAngle: random.double(-1.4, 1.4), x: 0, y: 1, z: 0)
                 case 13: l.bounds = Rect(origin: Point(x: random.double(-5, 5), y: random.double(-5, 5)), size: Size(width: random.double(4, 50), height: random.double(4, 40)))
                 case 14: l.cornerRadius = random.double(0, 12); l.borderColor = randomColor()
-                default: l.contentsRect = Rect(x: random.double(0, 0.5), y: random.double(0, 0.5), width: random.double(0.3, 0.5), height: random.double(0.3, 0.5))
+                case 15: l.contentsRect = Rect(x: random.double(0, 0.5), y: random.double(0, 0.5), width: random.double(0.3, 0.5), height: random.double(0.3, 0.5))
+                case 16:
+                    // Strong perspective in the superlayer and a steep turn: part of the layer
+                    // passes behind the eye (w < 0); sometimes single-sided.
+                    if let p = l.superlayer, !(p is TransformLayer) { p.sublayerTransform = { var t = Transform3D.identity; t.m34 = -1 / random.double(8, 40); return t }() }
+                    l.transform = Transform3D(rotationAngle: (random.chance(0.5) ? 1 : -1) * random.double(0.6, 2.6), x: 0, y: 1, z: 0)
+                    if random.chance(0.3) { l.isDoubleSided.toggle() }
+                default:
+                    // Nested flattening: the layer and its sublayers each turned in a strong
+                    // perspective of their own superlayer (ghosts where both are behind the eye).
+                    var t = Transform3D.identity
+                    t.m34 = -1 / random.double(8, 40)
+                    l.sublayerTransform = t
+                    if let p = l.superlayer, !(p is TransformLayer) { p.sublayerTransform = t }
+                    l.transform = Transform3D(rotationAngle: random.double(-1.5, 1.5), x: random.double(-1, 1), y: 1, z: 0)
+                    for s in l.sublayers { s.transform = Transform3D(rotationAngle: random.double(-1.5, 1.5), x: 0, y: 1, z: random.double(-0.3, 0.3)) }
                 }
                 kinds["\(kind)", default: 0] += 1
             }
@@ -125,7 +140,7 @@ struct DamageTests {
             previous = now
             if stats.skipped { skipped += 1 } else if stats.damagedRect.width * stats.damagedRect.height < size.width * size.height { partial += 1 }
         }
-        #expect(kinds.count == 16, "every kind of change was tried: \(kinds)")
+        #expect(kinds.count == 18, "every kind of change was tried: \(kinds)")
         // The incremental path is what is tested: most frames recomposite part of the target.
         #expect(partial > 200, "\(partial) frames were damage-limited, \(skipped) skipped")
         print("damage fuzz: \(partial) damage-limited frames, \(skipped) skipped, \(1000 - partial - skipped) full; parents moved \(movedParents) times")

@@ -1,0 +1,124 @@
+import Foundation
+import LaminaGeometry
+import LaminaGPU
+import Testing
+@testable import LaminaCore
+
+/// Non-finite and absurd geometry reaching the renderer: such layers are not drawn (see
+/// docs/notes-i11-render.md); the others draw as if they were not there; nothing traps or
+/// hangs.
+@MainActor
+@Suite("Non-finite geometry in the renderer", .serialized)
+struct NonFiniteRenderTests {
+    @Test("Box.of: NaN or ∞ in the rectangle or the transform, or corners beyond 1e15 pt, give no box; a layer wholly behind the eye none either")
+    func boxOf() {
+        let everything = Box(minX: 0, minY: 0, maxX: 100, maxY: 100)
+        let r = Rect(x: 0, y: 0, width: 10, height: 10)
+        var nan = Transform3D.identity
+        nan.m11 = .nan
+        var inf = Transform3D.identity
+        inf.m41 = .infinity
+        var behind = Transform3D.identity
+        behind.m44 = -1
+        #expect(Box.of(r, nan, everything: everything).isEmpty)
+        #expect(Box.of(r, inf, everything: everything).isEmpty)
+        #expect(Box.of(r, behind, everything: everything).isEmpty)
+        #expect(Box.of(Rect(x: .nan, y: 0, width: 10, height: 10), .identity, everything: everything).isEmpty)
+        #expect(Box.of(Rect(x: 0, y: 0, width: 1e300, height: 10), .identity, everything: everything).isEmpty)
+        #expect(Box.of(r, .identity, everything: everything) == Box(minX: -1, minY: -1, maxX: 11, maxY: 11))
+    }
+
+    @Test("the grid takes boxes of any size or NaN without trapping or looping over their cells")
+    func grid() {
+        var grid = Grid(size: Size(width: 256, height: 256))
+        grid.insert(0, Box(minX: -1e300, minY: -1e300, maxX: 1e300, maxY: 1e300))
+        grid.insert(1, Box(minX: .nan, minY: 0, maxX: 10, maxY: .nan))
+        grid.insert(2, Box(minX: -.infinity, minY: 10, maxX: .infinity, maxY: 20))
+        grid.insert(3, Box(minX: 10, minY: 10, maxX: 20, maxY: 20))
+        grid.insert(4, Box(minX: 1e300, minY: 1e300, maxX: .infinity, maxY: .infinity))
+        var found: [Int32] = []
+        grid.query(Box(minX: 0, minY: 0, maxX: 30, maxY: 30), into: &found)
+        #expect(Set(found) == [0, 2, 3], "\(found)")
+        for i: Int32 in 0...4 { grid.remove(i) }
+        found = []
+        grid.query(Box(minX: .nan, minY: -1e300, maxX: 1e300, maxY: .infinity), into: &found)
+        #expect(found.isEmpty)
+    }
+
+    @Test("layers with NaN, ∞ or 1e300 geometry, opacity or depth, mixed with normal ones: the normal ones draw exactly, in full and damage-limited frames")
+    func mixed() throws {
+        try Transaction.flush()
+        let device = try GPUDevice()
+        defer { device.close() }
+        let target = try OffscreenTarget(device: device, size: Size(width: 128, height: 128))
+        let root = rootLayer(width: 128, height: 128)
+        let green = solid(Rect(x: 10, y: 10, width: 20, height: 20), .green)
+        let blue = solid(Rect(x: 60, y: 60, width: 20, height: 20), .blue)
+        let red = solid(Rect(x: 100, y: 10, width: 20, height: 20), .red)
+        red.opacity = 5                                   // clamped to 1: drawn opaque
+        root.addSublayer(green)
+        var odd: [Layer] = []
+        func weird(_ configure: (Layer) -> Void) {
+            let l = Layer()
+            l.bounds = Rect(x: 0, y: 0, width: 30, height: 30)
+            l.position = Point(x: 64, y: 20)
+            l.backgroundColor = .black
+            l.borderWidth = 2
+            l.masksToBounds = true
+            let child = solid(Rect(x: 0, y: 0, width: 10, height: 10), .black)
+            l.addSublayer(child)
+            configure(l)
+            root.addSublayer(l)
+            odd.append(l)
+        }
+        weird { $0.bounds = Rect(x: .nan, y: 0, width: 30, height: 30) }
+        weird { $0.bounds = Rect(x: 0, y: 0, width: 1e300, height: 1e300) }
+        weird { $0.bounds = Rect(x: 0, y: 0, width: .infinity, height: 30) }
+        weird { $0.position = Point(x: .infinity, y: 20) }
+        weird { $0.position = Point(x: -1e300, y: .nan) }
+        weird { var t = Transform3D.identity; t.m11 = .nan; $0.transform = t }
+        weird { var t = Transform3D.identity; t.m22 = .infinity; $0.transform = t }
+        weird { var t = Transform3D.identity; t.m34 = .nan; $0.sublayerTransform = t; $0.backgroundColor = nil; $0.borderWidth = 0 }
+        weird { $0.opacity = .nan }
+        weird { $0.opacity = -.infinity }
+        weird { $0.zPosition = .nan; $0.opacity = 0.5; $0.isDoubleSided = false; $0.bounds = Rect(x: 0, y: 0, width: .nan, height: 1) }
+        weird { $0.transform = Transform3D(scaleX: 1e300, y: 1e300) }
+        weird {   // a group whose two items are a 1e300-wide layer's
+            $0.opacity = 0.5; $0.backgroundColor = nil; $0.borderWidth = 0
+            $0.sublayers[0].bounds = Rect(x: 0, y: 0, width: 1e300, height: 10); $0.sublayers[0].borderWidth = 1
+        }
+        root.addSublayer(blue)
+        root.addSublayer(red)
+        let compositor = Compositor(device: device)
+        defer { compositor.release() }
+        func check(_ what: String, green g: Rect) throws {
+            let image = try target.readPixels()
+            let wrong = image.mismatches { x, y in
+                let p = Point(x: Double(x) + 0.5, y: Double(y) + 0.5)
+                if g.contains(p) { return LaminaCoreTests.green }
+                if Rect(x: 60, y: 60, width: 20, height: 20).contains(p) { return LaminaCoreTests.blue }
+                if Rect(x: 100, y: 10, width: 20, height: 20).contains(p) { return LaminaCoreTests.red }
+                return white
+            }
+            #expect(wrong.isEmpty, "\(what): \(wrong)")
+        }
+        let first = try compositor.render(root, to: target, background: .white)
+        #expect(first.layersVisited == 4 + 2 * odd.count)
+        try check("full frame", green: Rect(x: 10, y: 10, width: 20, height: 20))
+        // Damage-limited frames (the grid in use), with the odd layers changing too.
+        for step in 1...3 {
+            green.position = Point(x: 20 + Double(step) * 3, y: 20)
+            odd[step].position = Point(x: .nan, y: Double(step))
+            odd[3 + step].opacity = step == 2 ? .infinity : 0.7
+            let stats = try compositor.render(root, to: target, background: .white)
+            #expect(!stats.skipped)
+            try check("frame \(step)", green: Rect(x: 10 + Double(step) * 3, y: 10, width: 20, height: 20))
+        }
+        // And back to finite values: they draw again.
+        odd[0].bounds = Rect(x: 0, y: 0, width: 30, height: 30)
+        odd[0].position = Point(x: 64, y: 100)
+        try compositor.render(root, to: target, background: .white)
+        let image = try target.readPixels()
+        #expect(image[64, 100] == black, "a layer given finite geometry again draws: \(image[64, 100])")
+    }
+}
