@@ -302,6 +302,7 @@ public final class Compositor {
         let callsBefore = device.drawCalls, bytesBefore = device.uploadedBytes
         let scissor = plan.isFull ? nil : target.pixelRect(covering: plan.damage)
         rootPixelSize = target.pixelSize
+        try renderDirtyGroups(scale: target.scale, limit: target.pixelSize, stats: &stats)
         let pass = try device.beginRenderPass(on: target, clear: background, scissor: scissor, timed: timesGPU)
         var drawer = SurfaceDrawer(compositor: self, tree: tree, pass: pass, offset: .identity, scale: target.scale, stats: stats)
         try drawer.draw(root, items: plan.items)
@@ -369,6 +370,32 @@ public final class Compositor {
             surface.isDirty = false
         }
         return (image!.target.texture!, Rect(x: origin.x, y: origin.y, width: Double(box.width) / scale, height: Double(box.height) / scale))
+    }
+
+    /// Renders the groups whose content changed, deepest first, before the target's pass:
+    /// when a group's image is rendered, the groups nested in it are ready, so drawing
+    /// never nests one group's rendering inside another's (no recursion per nesting level:
+    /// thousands of nested groups render).
+    private func renderDirtyGroups(scale: Double, limit: PixelSize, stats: inout FrameStatistics) throws {
+        guard let tree else { return }
+        let dirty = tree.surfaces.values.filter { $0.id != tree.rootID && $0.isDirty }.map(\.id)
+        guard !dirty.isEmpty else { return }
+        // Nesting depth of each group: its surface's depth + 1 (memoised, no recursion).
+        var depth: [LayerID: Int] = [tree.rootID: 0]
+        func depthOf(_ id: LayerID) -> Int {
+            var chain: [LayerID] = []
+            var current = id
+            while depth[current] == nil, let node = tree.nodes[current], chain.count <= tree.nodes.count {
+                chain.append(current)
+                current = node.surface
+            }
+            var d = depth[current] ?? 0
+            for g in chain.reversed() { d += 1; depth[g] = d }
+            return depth[id] ?? 0
+        }
+        for id in dirty.map({ ($0, depthOf($0)) }).sorted(by: { $0.1 > $1.1 }).map(\.0) {
+            _ = try groupImage(id, scale: scale, within: limit, stats: &stats)
+        }
     }
 
     private func releaseUnusedGroupTargets() {

@@ -43,11 +43,10 @@ public enum SceneLimits {
     public static let maximumLayers = 1_000_000
     /// Largest scene file read, in bytes (64 MiB).
     public static let maximumFileSize = 64 << 20
-    /// Deepest layer tree `Scene.render` renders (the root is level 0). Reading and building
-    /// have no such limit; the renderer (LaminaCore's frame plan) still recurses per level
-    /// and overflows the stack near 2000 levels in a debug build: raise this when it no
-    /// longer does.
-    public static let maximumRenderDepth = 1000
+    /// Deepest layer tree `Scene.render` renders (the root is level 0): a bound on the work
+    /// of one file (the renderer itself has no depth limit: it does not recurse per level).
+    /// Below what the JSON nesting limit lets a chain reach (about 50 000).
+    public static let maximumRenderDepth = 40_000
     /// Deepest JSON nesting (arrays and objects): a chain of N sublayers nests 2N + 2
     /// levels, so this allows chains of about 50 000 layers.
     public static let maximumNesting = JSONDocument.maximumDepth

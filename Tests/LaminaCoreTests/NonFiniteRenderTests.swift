@@ -55,42 +55,62 @@ struct NonFiniteRenderTests {
         let green = solid(Rect(x: 10, y: 10, width: 20, height: 20), .green)
         let blue = solid(Rect(x: 60, y: 60, width: 20, height: 20), .blue)
         let red = solid(Rect(x: 100, y: 10, width: 20, height: 20), .red)
-        red.opacity = 5                                   // clamped to 1: drawn opaque
         root.addSublayer(green)
-        var odd: [Layer] = []
-        func weird(_ configure: (Layer) -> Void) {
+        let compositor = Compositor(device: device)
+        defer { compositor.release() }
+        // The model refuses NaN and ∞ (Layer.invalidValueHandler), so they are handed to the
+        // renderer directly, as another model (or an animation) could: a layer's state with
+        // its properties changed. 1e300 passes the model and overflows in the renderer.
+        func inject(_ layer: Layer, _ configure: (inout LayerProperties) -> Void) {
+            var p = layer.properties
+            p.isHidden = false
+            configure(&p)
+            let s = layer.state
+            var update = RenderUpdate()
+            update.layers = [LayerState(id: s.id, properties: p, preservesDepth: s.preservesDepth, contents: s.contents,
+                                        sublayers: s.sublayers, changes: .all)]
+            compositor.apply(update)
+        }
+        var odd: [(layer: Layer, configure: (inout LayerProperties) -> Void)] = []
+        func weird(_ configure: @escaping (inout LayerProperties) -> Void) {
             let l = Layer()
             l.bounds = Rect(x: 0, y: 0, width: 30, height: 30)
             l.position = Point(x: 64, y: 20)
             l.backgroundColor = .black
             l.borderWidth = 2
             l.masksToBounds = true
+            l.isHidden = true              // shown with its odd values by `inject`
             let child = solid(Rect(x: 0, y: 0, width: 10, height: 10), .black)
             l.addSublayer(child)
-            configure(l)
             root.addSublayer(l)
-            odd.append(l)
+            odd.append((l, configure))
         }
         weird { $0.bounds = Rect(x: .nan, y: 0, width: 30, height: 30) }
         weird { $0.bounds = Rect(x: 0, y: 0, width: 1e300, height: 1e300) }
         weird { $0.bounds = Rect(x: 0, y: 0, width: .infinity, height: 30) }
         weird { $0.position = Point(x: .infinity, y: 20) }
         weird { $0.position = Point(x: -1e300, y: .nan) }
-        weird { var t = Transform3D.identity; t.m11 = .nan; $0.transform = t }
-        weird { var t = Transform3D.identity; t.m22 = .infinity; $0.transform = t }
-        weird { var t = Transform3D.identity; t.m34 = .nan; $0.sublayerTransform = t; $0.backgroundColor = nil; $0.borderWidth = 0 }
+        weird { $0.transform.m11 = .nan }
+        weird { $0.transform.m22 = .infinity }
+        weird { $0.sublayerTransform.m34 = .nan; $0.backgroundColor = nil; $0.borderWidth = 0 }
         weird { $0.opacity = .nan }
         weird { $0.opacity = -.infinity }
         weird { $0.zPosition = .nan; $0.opacity = 0.5; $0.isDoubleSided = false; $0.bounds = Rect(x: 0, y: 0, width: .nan, height: 1) }
         weird { $0.transform = Transform3D(scaleX: 1e300, y: 1e300) }
-        weird {   // a group whose two items are a 1e300-wide layer's
-            $0.opacity = 0.5; $0.backgroundColor = nil; $0.borderWidth = 0
-            $0.sublayers[0].bounds = Rect(x: 0, y: 0, width: 1e300, height: 10); $0.sublayers[0].borderWidth = 1
-        }
+        // A group whose two items are a 1e300-wide layer's: through the model (finite values).
+        let group = Layer()
+        group.frame = Rect(x: 40, y: 90, width: 30, height: 30)
+        group.opacity = 0.5
+        let wide = Layer()
+        wide.bounds = Rect(x: 0, y: 0, width: 1e300, height: 10)
+        wide.backgroundColor = .black
+        wide.borderWidth = 1
+        group.addSublayer(wide)
+        root.addSublayer(group)
         root.addSublayer(blue)
         root.addSublayer(red)
-        let compositor = Compositor(device: device)
-        defer { compositor.release() }
+        red.opacity = 5                                   // clamped to 1: drawn opaque
+        #expect(red.opacity == 1)
         func check(_ what: String, green g: Rect) throws {
             let image = try target.readPixels()
             let wrong = image.mismatches { x, y in
@@ -102,21 +122,26 @@ struct NonFiniteRenderTests {
             }
             #expect(wrong.isEmpty, "\(what): \(wrong)")
         }
+        try Transaction.flush()
         let first = try compositor.render(root, to: target, background: .white)
-        #expect(first.layersVisited == 4 + 2 * odd.count)
+        #expect(first.layersVisited == 6 + 2 * odd.count)
         try check("full frame", green: Rect(x: 10, y: 10, width: 20, height: 20))
+        for (layer, configure) in odd { inject(layer, configure) }
+        let shown = try compositor.render(root, to: target, background: .white)
+        #expect(!shown.skipped)
+        try check("the odd layers shown", green: Rect(x: 10, y: 10, width: 20, height: 20))
         // Damage-limited frames (the grid in use), with the odd layers changing too.
         for step in 1...3 {
             green.position = Point(x: 20 + Double(step) * 3, y: 20)
-            odd[step].position = Point(x: .nan, y: Double(step))
-            odd[3 + step].opacity = step == 2 ? .infinity : 0.7
+            try Transaction.flush()
+            inject(odd[step].layer) { odd[step].configure(&$0); $0.position = Point(x: .nan, y: Double(step)) }
+            inject(odd[3 + step].layer) { odd[3 + step].configure(&$0); $0.opacity = step == 2 ? .infinity : 0.7 }
             let stats = try compositor.render(root, to: target, background: .white)
             #expect(!stats.skipped)
             try check("frame \(step)", green: Rect(x: 10 + Double(step) * 3, y: 10, width: 20, height: 20))
         }
-        // And back to finite values: they draw again.
-        odd[0].bounds = Rect(x: 0, y: 0, width: 30, height: 30)
-        odd[0].position = Point(x: 64, y: 100)
+        // And back to finite values: it draws again.
+        inject(odd[0].layer) { $0.position = Point(x: 64, y: 100) }
         try compositor.render(root, to: target, background: .white)
         let image = try target.readPixels()
         #expect(image[64, 100] == black, "a layer given finite geometry again draws: \(image[64, 100])")

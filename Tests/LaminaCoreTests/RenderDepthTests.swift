@@ -164,4 +164,42 @@ struct RenderDepthTests {
         }
         try Transaction.flush()
     }
+
+    @Test("3000 nested opacity groups render (deepest first, no recursion per level); a change deep inside renders again only the groups around it")
+    func nestedGroups() throws {
+        try Transaction.flush()
+        let device = try GPUDevice()
+        defer { device.close() }
+        let target = try OffscreenTarget(device: device, size: Size(width: 32, height: 32))
+        let root = rootLayer(width: 32, height: 32)
+        let depth = 3000
+        var levels: [Layer] = []
+        var parent = root
+        for i in 0..<depth {
+            let l = Layer()
+            l.frame = Rect(x: 0, y: 0, width: 32, height: 32)
+            l.backgroundColor = i == depth - 1 ? .red : nil
+            l.opacity = 0.9999
+            parent.addSublayer(l)
+            levels.append(l)
+            parent = l
+        }
+        // Each level draws the level below it and a small square of its own: two items, a group.
+        for l in levels { l.addSublayer(solid(Rect(x: 30, y: 30, width: 1, height: 1), .blue)) }
+        try Transaction.flush()
+        let compositor = Compositor(device: device)
+        defer { compositor.release() }
+        let first = try compositor.render(root, to: target, background: .white)
+        #expect(first.offscreenPasses == depth, "every group rendered once: \(first.offscreenPasses)")
+        let inside = try target.readPixels()[10, 10]
+        #expect(inside.r > 200 && inside.g < 60 && inside.b < 60, "the innermost red shows through every group: \(inside)")
+        let same = try compositor.render(root, to: target, background: .white, always: true)
+        #expect(same.offscreenPasses == 0, "unchanged groups are reused")
+        levels[depth - 10].sublayers.last!.backgroundColor = .green
+        try Transaction.flush()
+        let changed = try compositor.render(root, to: target, background: .white)
+        #expect(changed.offscreenPasses == depth - 9, "the changed group and those around it: \(changed.offscreenPasses)")
+        Self.dismantle(levels)
+        try Transaction.flush()
+    }
 }
