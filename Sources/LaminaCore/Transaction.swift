@@ -375,6 +375,8 @@ struct HostedTrees {
     private var known: [ObjectIdentifier: Bool] = [:]
     init(roots: Set<LayerID>) { self.roots = roots }
     mutating func contains(_ layer: Layer) -> Bool {
+        // Most changed layers have a superlayer already looked at: one look-up, no path.
+        if let parent = layer.superlayer, let k = known[ObjectIdentifier(parent)] { return k }
         var path: [Layer] = []
         var l = layer
         var result = false
