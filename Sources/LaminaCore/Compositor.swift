@@ -409,9 +409,11 @@ public final class Compositor {
     /// The context generation the compositor's GPU objects were made in.
     private var contextGeneration: Int?
     /// Called when a render finds the context lost (a GPU reset the driver reported, or
-    /// `GPUDevice.simulateContextLoss()`), before the compositor recovers; the error says
-    /// what the driver reported. Objects you made on the device (targets on your textures,
-    /// textures shown as contents) are gone too: make them again here or after.
+    /// `GPUDevice.simulateContextLoss()`), once the device has a new context (and before
+    /// the frame is drawn); the error says what the driver reported. Objects you made on
+    /// the device (targets on your textures, textures shown as contents) are gone: make
+    /// them again here (do not call `recover()`: it is done). On a host's context, which
+    /// Lamina cannot re-create, it is called and the render throws.
     public var contextLossHandler: ((GPUError) -> Void)?
 
     /// At each frame boundary: when the context was lost, recovers — the device's context
@@ -422,10 +424,14 @@ public final class Compositor {
     /// Returns whether it recovered.
     private func recoverIfContextLost(_ target: RenderTarget) throws -> Bool {
         var lost = false
+        var report: GPUError?
         do { try device.checkContext() } catch let error as GPUError {
             guard case .contextLost = error else { throw error }
-            contextLossHandler?(error)
-            try device.recover()
+            report = error
+            do { try device.recover() } catch {
+                contextLossHandler?(error as? GPUError ?? report!)   // a host's context: told, not recovered
+                throw error
+            }
             lost = true
         }
         if contextGeneration != device.contextGeneration {
@@ -436,8 +442,11 @@ public final class Compositor {
         if lost {
             release()        // every object reads as released: no GL calls
             damageHistory = []
+            deferredError = nil   // uploads into the lost objects: everything is uploaded again
         }
         if target.isLost { try device.withContext { try target.restoreAfterContextLoss() }; lost = true }
+        // Told once the device works again: what the handler makes is in the new context.
+        if let report { contextLossHandler?(report) }
         return lost
     }
 

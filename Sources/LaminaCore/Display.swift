@@ -219,10 +219,16 @@ extension Layer {
         let backing = store!
         // The pixels covering the rectangle (rounded out), and the same in points for the clip.
         let b = bounds.origin
-        let x0 = max(0, Int(((drawRect.minX - b.x) * scale + 1e-6).rounded(.down)))
-        let y0 = max(0, Int(((drawRect.minY - b.y) * scale + 1e-6).rounded(.down)))
-        let x1 = min(size.width, Int(((drawRect.maxX - b.x) * scale - 1e-6).rounded(.up)))
-        let y1 = min(size.height, Int(((drawRect.maxY - b.y) * scale - 1e-6).rounded(.up)))
+        // Clamped to the store in Double first: a rectangle invalidated before the bounds
+        // moved may lie far outside them now.
+        func pixel(_ v: Double, _ rule: FloatingPointRoundingRule, _ maximum: Int) -> Int {
+            let p = v.rounded(rule)
+            return p.isNaN ? 0 : Int(min(max(p, 0), Double(maximum)))
+        }
+        let x0 = pixel((drawRect.minX - b.x) * scale + 1e-6, .down, size.width)
+        let y0 = pixel((drawRect.minY - b.y) * scale + 1e-6, .down, size.height)
+        let x1 = pixel((drawRect.maxX - b.x) * scale - 1e-6, .up, size.width)
+        let y1 = pixel((drawRect.maxY - b.y) * scale - 1e-6, .up, size.height)
         guard x1 > x0, y1 > y0 else { return }
         let pixels = PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
         let clip = Rect(x: b.x + Double(x0) / scale, y: b.y + Double(y0) / scale,

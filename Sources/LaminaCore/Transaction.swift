@@ -376,14 +376,16 @@ struct HostedTrees {
     init(roots: Set<LayerID>) { self.roots = roots }
     mutating func contains(_ layer: Layer) -> Bool {
         // Most changed layers have a superlayer already looked at: one look-up, no path.
-        if let parent = layer.superlayer, let k = known[ObjectIdentifier(parent)] { return k }
+        if let parent = layer.superlayer, let k = known[ObjectIdentifier(parent)], k || !roots.contains(layer.id) { return k }
         var path: [Layer] = []
         var l = layer
         var result = false
         while true {
             if let k = known[ObjectIdentifier(l)] { result = k; break }
             path.append(l)
-            guard let p = l.superlayer else { result = roots.contains(l.id); break }
+            // A rendered root may itself have a superlayer (Compositor.render(child)).
+            if roots.contains(l.id) { result = true; break }
+            guard let p = l.superlayer else { result = false; break }
             l = p
         }
         for (i, p) in path.enumerated() where i > 0 || p.sublayerCount > 0 { known[ObjectIdentifier(p)] = result }

@@ -248,6 +248,12 @@ final class GLContext {
     /// Makes the context behave as lost (a test hook: llvmpipe never resets).
     func simulateLoss() { lostStatus = ("simulated loss", false) }
 
+    /// A GL call reported `GL_CONTEXT_LOST`: remembers the loss (the driver's status if it
+    /// tells one), for the next frame boundary to recover from.
+    func noteLost() {
+        if checkReset() == nil { lostStatus = ("GL_CONTEXT_LOST", false) }
+    }
+
     /// Replaces a lost own context by a new one on the same display: every GL object of
     /// the old one is forgotten (no GL call: the names died with it). Outside any scope.
     func recreate(_ make: () throws -> EGLContext) throws {
@@ -512,6 +518,7 @@ final class GLContext {
         while true {
             let e = glGetError()
             if e == GLenum(GL_NO_ERROR) || count > 16 { break }
+            if e == GLenum(GL_CONTEXT_LOST_KHR) { noteLost(); break }   // not a programming error
             count += 1
             glErrorHandler(GLErrorReport(call: call, code: e, name: glErrorName(e)))
         }
@@ -522,6 +529,10 @@ final class GLContext {
     func throwIfOutOfMemory(_ what: String) throws {
         let e = glGetError()
         if e == GLenum(GL_OUT_OF_MEMORY) { throw GPUError.outOfMemory(what: what) }
+        if e == GLenum(GL_CONTEXT_LOST_KHR) {
+            noteLost()
+            throw GPUError.contextLost(status: lostStatus?.status ?? "GL_CONTEXT_LOST", guilty: lostStatus?.guilty ?? false)
+        }
         if e != GLenum(GL_NO_ERROR) {
             glErrorHandler(GLErrorReport(call: what, code: e, name: glErrorName(e)))
         }

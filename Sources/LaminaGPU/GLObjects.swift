@@ -88,13 +88,14 @@ public final class Texture: GPUObject {
     }
 
     override func willRelease() {
-        if let image = eglImage { gl.destroyImage(image) }
+        if let image = eglImage, generation == gl.generation { gl.destroyImage(image) }
         eglImage = nil
     }
 
     deinit {
-        // EGL (not GL) and thread-safe; skipped when the device's close() destroyed it.
-        if let image = eglImage { gl.destroyImage(image) }
+        // EGL (not GL) and thread-safe; skipped when the device's close() destroyed it, or
+        // when a context loss did (its address may be a new image's by now).
+        if let image = eglImage, generation == gl.generation { gl.destroyImage(image) }
     }
 
 
@@ -128,7 +129,7 @@ public final class Texture: GPUObject {
               r.width <= size.width - r.x, r.height <= size.height - r.y else {
             throw GPUError.invalidArgument(operation: operation, reason: "the region \(r) is not inside the \(size) pixels")
         }
-        guard bytesPerRow % 4 == 0, bytesPerRow >= r.width * 4 else {
+        guard bytesPerRow % 4 == 0, bytesPerRow >= r.width * 4, bytesPerRow / 4 <= Int(GLint.max) else {
             throw GPUError.invalidArgument(operation: operation, reason: "bytesPerRow \(bytesPerRow) must be a multiple of 4 and at least \(r.width * 4) for \(r.width) pixels a row")
         }
         let (rows, overflow) = (r.height - 1).multipliedReportingOverflow(by: bytesPerRow)

@@ -164,7 +164,7 @@ public enum GPUError: Error, Equatable, CustomStringConvertible, LocalizedError 
             let cause = guilty ? "Lamina's own GL work caused the reset" : "the reset was caused elsewhere (another program, or the driver)"
             return "the GPU context was lost (\(status); \(cause)); its textures, targets and programs are gone. "
                 + "A Compositor recovers by itself at its next render (it re-creates its GPU state from the layer tree); "
-                + "objects you made yourself (targets, textures) must be made again: call GPUDevice.recover() and re-create them"
+                + "objects you made yourself (targets, textures) must be made again (Compositor.contextLossHandler is the place; without a compositor, call GPUDevice.recover() first)"
         }
     }
 

@@ -104,6 +104,7 @@ struct ContextLossTests {
         #expect(throws: GPUError.self) { try bytes.withUnsafeBytes { try texture.upload($0, bytesPerRow: 16) } }
         // A new object may get the same GL name as a lost one: releasing the lost one must not delete it.
         let fresh = try device.makeTexture(pixelSize: PixelSize(width: 4, height: 4))
+        #expect(fresh.glName == texture.glName, "the new context hands out the lost texture's name again (what this case is about)")
         texture.release()
         onTexture.release()
         #expect(!fresh.isReleased)

@@ -43,6 +43,7 @@ struct MisuseTests {
         #expect(rejects(nil, bytesPerRow: 15) != nil, "rows not a multiple of 4 bytes")
         #expect(rejects(nil, bytesPerRow: 8) != nil, "rows shorter than the region")
         #expect(rejects(nil, bytesPerRow: Int.max / 2) != nil, "row stride overflowing the byte count")
+        #expect(rejects(PixelRect(x: 0, y: 0, width: 4, height: 1), bytesPerRow: 1 << 40, count: 16) != nil, "one row, a stride beyond GL's row length")
         let short = try #require(rejects(nil, bytesPerRow: 16, count: 60))
         #expect(short.contains("do not cover"), "\(short)")
         // Still usable after the refusals.
