@@ -225,6 +225,10 @@ public final class Compositor {
         statesApplied = 0
         let newTarget = lastTarget !== target || lastBackground != .some(background)
         if newTarget { damageHistory = [] }
+        // Animations: what each animating layer shows at this frame's media time.
+        if !tree.animated.isEmpty || hasRunningAnimations {
+            hasRunningAnimations = tree.advanceAnimations(to: MediaClock.now())
+        }
         // What changed since the last frame (the whole target after a rebuild or for a new
         // target or background).
         var plan = tree.plan(size: target.size, full: forceFull || newTarget)
@@ -270,6 +274,10 @@ public final class Compositor {
         lastFrame = stats
         return stats
     }
+
+    /// Whether the tree's animations will show something else at a later frame (the host
+    /// keeps compositing, at the frame clock's rate, while this is true).
+    public private(set) var hasRunningAnimations = false
 
     /// The pixel size of the target being drawn (group images are limited to it).
     fileprivate var rootPixelSize: PixelSize?

@@ -12,6 +12,9 @@ public protocol LayerDelegate: AnyObject {
     /// Draws the layer's content into `context` (clipped to the rectangle being redrawn).
     func draw(_ layer: Layer, in context: GraphicsContext)
     func layoutSublayers(of layer: Layer)
+    /// The action for a change of the layer's `key` (`CALayerDelegate.action(for:forKey:)`):
+    /// `.notHandled` (the default) lets the layer go on looking; `.none` means no action.
+    func action(for layer: Layer, forKey key: String) -> ActionLookup
 }
 
 extension LayerDelegate {

@@ -198,6 +198,7 @@ open class Layer {
     /// The one funnel for change: the layer joins the current transaction's changes (once
     /// per commit), which hands its state — and what changed — to the renderers.
     func changed(_ what: LayerChanges) {
+        guard modelLayerReference == nil else { return }   // a presentation copy: never shown
         pendingChanges.formUnion(what)
         Transaction.noteChanged(self)
     }
@@ -225,8 +226,27 @@ open class Layer {
     /// see GPU writes): the layer is composited again at the next frame.
     public func contentsDidChange() { changed(.pixels) }
 
-    /// The state the renderer needs (`LayerState`).
+    // MARK: Animations (see Animation/LayerAnimations.swift)
+
+    /// The animations added, in order (later ones apply over earlier ones).
+    var addedAnimations: [AddedAnimation] = []
+    /// The model layer of a presentation copy (nil for a model layer).
+    var modelLayerReference: Layer?
+    /// The layer was handed to the renderers (it is in a rendered tree): its animatable
+    /// properties run actions when they change.
+    var wasDelivered = false
+    /// Actions by key, looked up after the delegate (`CALayer.actions`); a nil entry
+    /// means no action for that key.
+    public var actions: [String: (any LayerAction)?]?
+
+    /// The state the renderer needs (`LayerState`). Animations added to begin at the
+    /// commit begin now (in the layer's time).
     var state: LayerState {
+        wasDelivered = true
+        if addedAnimations.contains(where: \.beginsAtCommit) {
+            let now = localTime(at: MediaClock.now())
+            addedAnimations = addedAnimations.map { $0.beginsAtCommit ? $0.begun(at: now) : $0 }
+        }
         let c: ContentRef?
         switch contents {
         case .image(let i)?: c = .image(i)
@@ -235,7 +255,8 @@ open class Layer {
         case nil: c = nil
         }
         return LayerState(id: id, properties: properties, preservesDepth: preservesDepth, contents: c,
-                          sublayers: sublayers.isEmpty ? [] : sublayers.map(\.id), changes: pendingChanges)
+                          sublayers: sublayers.isEmpty ? [] : sublayers.map(\.id), changes: pendingChanges,
+                          animations: addedAnimations)
     }
 
     // MARK: Geometry
@@ -267,6 +288,7 @@ open class Layer {
         set {
             let oldValue = properties.bounds
             guard accepts(newValue.isFinite, "bounds", newValue), newValue != oldValue else { return }
+            actionWillChange("bounds", from: .rect(oldValue))
             properties.bounds = newValue
             changed(.geometry)
             if newValue.size != oldValue.size {
@@ -277,30 +299,30 @@ open class Layer {
     }
     public var position: Point {
         get { properties.position }
-        set { if accepts(newValue.isFinite, "position", newValue), newValue != properties.position { properties.position = newValue; changed(.geometry) } }
+        set { if accepts(newValue.isFinite, "position", newValue), newValue != properties.position { actionWillChange("position", from: .point(properties.position)); properties.position = newValue; changed(.geometry) } }
     }
     /// The point of the bounds (unit coordinates) placed at `position`, and the centre of `transform`.
     public var anchorPoint: Point {
         get { properties.anchorPoint }
-        set { if accepts(newValue.isFinite, "anchorPoint", newValue), newValue != properties.anchorPoint { properties.anchorPoint = newValue; changed(.geometry) } }
+        set { if accepts(newValue.isFinite, "anchorPoint", newValue), newValue != properties.anchorPoint { actionWillChange("anchorPoint", from: .point(properties.anchorPoint)); properties.anchorPoint = newValue; changed(.geometry) } }
     }
     public var anchorPointZ: Double {
         get { properties.anchorPointZ }
-        set { if accepts(newValue.isFinite, "anchorPointZ", newValue), newValue != properties.anchorPointZ { properties.anchorPointZ = newValue; changed(.geometry) } }
+        set { if accepts(newValue.isFinite, "anchorPointZ", newValue), newValue != properties.anchorPointZ { actionWillChange("anchorPointZ", from: .number(properties.anchorPointZ)); properties.anchorPointZ = newValue; changed(.geometry) } }
     }
     /// The layer's z in its superlayer; siblings are drawn in increasing zPosition.
     public var zPosition: Double {
         get { properties.zPosition }
-        set { if accepts(newValue.isFinite, "zPosition", newValue), newValue != properties.zPosition { properties.zPosition = newValue; changed(.zPosition) } }
+        set { if accepts(newValue.isFinite, "zPosition", newValue), newValue != properties.zPosition { actionWillChange("zPosition", from: .number(properties.zPosition)); properties.zPosition = newValue; changed(.zPosition) } }
     }
     public var transform: Transform3D {
         get { properties.transform }
-        set { if accepts(newValue.isFinite, "transform", newValue), newValue != properties.transform { properties.transform = newValue; changed(.geometry) } }
+        set { if accepts(newValue.isFinite, "transform", newValue), newValue != properties.transform { actionWillChange("transform", from: .transform(properties.transform)); properties.transform = newValue; changed(.geometry) } }
     }
     /// Applied to the sublayers, about this layer's anchor point (e.g. perspective via m34).
     public var sublayerTransform: Transform3D {
         get { properties.sublayerTransform }
-        set { if accepts(newValue.isFinite, "sublayerTransform", newValue), newValue != properties.sublayerTransform { properties.sublayerTransform = newValue; changed(.geometry) } }
+        set { if accepts(newValue.isFinite, "sublayerTransform", newValue), newValue != properties.sublayerTransform { actionWillChange("sublayerTransform", from: .transform(properties.sublayerTransform)); properties.sublayerTransform = newValue; changed(.geometry) } }
     }
     /// When false, the layer (with its sublayers) is not drawn while it faces away.
     public var isDoubleSided: Bool {
@@ -312,7 +334,7 @@ open class Layer {
 
     public var backgroundColor: Color? {
         get { properties.backgroundColor }
-        set { if accepts(newValue?.isFinite ?? true, "backgroundColor", newValue as Any), newValue != properties.backgroundColor { properties.backgroundColor = newValue; changed(.background) } }
+        set { if accepts(newValue?.isFinite ?? true, "backgroundColor", newValue as Any), newValue != properties.backgroundColor { actionWillChange("backgroundColor", from: .color(properties.backgroundColor)); properties.backgroundColor = newValue; changed(.background) } }
     }
     /// 0…1 (values outside are clamped; not a number is refused). With `allowsGroupOpacity`, the layer and its sublayers fade as one image.
     public var opacity: Double {
@@ -320,7 +342,7 @@ open class Layer {
         set {
             guard accepts(!newValue.isNaN, "opacity", newValue) else { return }
             let v = min(1, max(0, newValue))   // presented clamped, as Core Animation does
-            if v != properties.opacity { properties.opacity = v; changed(.opacity) }
+            if v != properties.opacity { actionWillChange("opacity", from: .number(properties.opacity)); properties.opacity = v; changed(.opacity) }
         }
     }
     public var allowsGroupOpacity: Bool {
@@ -334,16 +356,16 @@ open class Layer {
     /// Drawn inside the bounds, above contents and sublayers.
     public var borderWidth: Double {
         get { properties.borderWidth }
-        set { if accepts(newValue.isFinite, "borderWidth", newValue), newValue != properties.borderWidth { properties.borderWidth = newValue; changed(.border) } }
+        set { if accepts(newValue.isFinite, "borderWidth", newValue), newValue != properties.borderWidth { actionWillChange("borderWidth", from: .number(properties.borderWidth)); properties.borderWidth = newValue; changed(.border) } }
     }
     public var borderColor: Color {
         get { properties.borderColor }
-        set { if accepts(newValue.isFinite, "borderColor", newValue), newValue != properties.borderColor { properties.borderColor = newValue; changed(.border) } }
+        set { if accepts(newValue.isFinite, "borderColor", newValue), newValue != properties.borderColor { actionWillChange("borderColor", from: .color(properties.borderColor)); properties.borderColor = newValue; changed(.border) } }
     }
     /// Rounds the background and border; with `masksToBounds`, clips contents and sublayers too.
     public var cornerRadius: Double {
         get { properties.cornerRadius }
-        set { if accepts(newValue.isFinite, "cornerRadius", newValue), newValue != properties.cornerRadius { properties.cornerRadius = newValue; changed(.cornerRadius) } }
+        set { if accepts(newValue.isFinite, "cornerRadius", newValue), newValue != properties.cornerRadius { actionWillChange("cornerRadius", from: .number(properties.cornerRadius)); properties.cornerRadius = newValue; changed(.cornerRadius) } }
     }
     /// Clips contents and sublayers to the (rounded) bounds, exactly under any transform.
     public var masksToBounds: Bool {
@@ -377,7 +399,7 @@ open class Layer {
     /// The part of the contents shown, in unit coordinates of the image (y down).
     public var contentsRect: Rect {
         get { properties.contentsRect }
-        set { if accepts(newValue.isFinite, "contentsRect", newValue), newValue != properties.contentsRect { properties.contentsRect = newValue; changed(.contents) } }
+        set { if accepts(newValue.isFinite, "contentsRect", newValue), newValue != properties.contentsRect { actionWillChange("contentsRect", from: .rect(properties.contentsRect)); properties.contentsRect = newValue; changed(.contents) } }
     }
     /// The stretchable part of the contents (nine-slice), a unit rectangle of the shown
     /// image (after `contentsRect`). Outside it, the image keeps its size in points (through
@@ -388,7 +410,7 @@ open class Layer {
     /// never redraws or re-uploads. The unit rectangle (default) stretches everything.
     public var contentsCenter: Rect {
         get { properties.contentsCenter }
-        set { if accepts(newValue.isFinite, "contentsCenter", newValue), newValue != properties.contentsCenter { properties.contentsCenter = newValue; changed(.contents) } }
+        set { if accepts(newValue.isFinite, "contentsCenter", newValue), newValue != properties.contentsCenter { actionWillChange("contentsCenter", from: .rect(properties.contentsCenter)); properties.contentsCenter = newValue; changed(.contents) } }
     }
     public var contentsGravity: ContentsGravity {
         get { properties.contentsGravity }
@@ -417,6 +439,30 @@ open class Layer {
     public var contentsFrame: Rect? {
         guard let size = contentsSize else { return nil }
         return contentsGravity.contentRect(contentSize: size, in: bounds)
+    }
+
+    // MARK: Actions (implicit animations; see Animation/LayerAnimations.swift)
+
+    /// The action for a change of `key` (`CALayer.action(forKey:)`): the delegate's
+    /// answer, else `actions[key]`, else `defaultAction(forKey:)`.
+    open func action(forKey key: String) -> (any LayerAction)? {
+        if let delegate {
+            switch delegate.action(for: self, forKey: key) {
+            case .none: return nil
+            case .action(let a): return a
+            case .notHandled: break
+            }
+        }
+        if let actions, let entry = actions[key] { return entry }   // an explicit nil entry: no action
+        return Self.defaultAction(forKey: key)
+    }
+
+    /// The implicit animation of a standalone layer's property (`CALayer.defaultAction(forKey:)`):
+    /// a basic animation from the value shown to the new one, with the transaction's
+    /// duration and timing function, for every animatable property; nil for others.
+    open class func defaultAction(forKey key: String) -> (any LayerAction)? {
+        guard AnimatableProperty(keyPath: key) != nil else { return nil }
+        return BasicAnimation(keyPath: key)
     }
 
     /// True for layers that keep a shared 3D space for their sublayers (TransformLayer).

@@ -90,6 +90,8 @@ public struct LayerProperties: Sendable, Equatable {
     public var contentsScale: Double = 1.0
     public var minificationFilter: TextureFilter = TextureFilter.linear
     public var magnificationFilter: TextureFilter = TextureFilter.linear
+    /// The layer's media timing (beginTime, speed, timeOffset).
+    public var timing = LayerTiming()
 
     public init() {}
 }
@@ -106,11 +108,19 @@ public final class LayerState: Sendable {
     /// What changed since the layer's previous state was handed over (everything for a
     /// layer the renderers may not know): renderers use it instead of comparing states.
     public let changes: LayerChanges
+    /// The layer's animations, in the order they were added (their begin times set).
+    public let animations: [AddedAnimation]
 
     init(id: LayerID, properties: LayerProperties, preservesDepth: Bool, contents: ContentRef?, sublayers: [LayerID],
-         changes: LayerChanges) {
+         changes: LayerChanges, animations: [AddedAnimation] = []) {
         self.id = id; self.properties = properties; self.preservesDepth = preservesDepth
-        self.contents = contents; self.sublayers = sublayers; self.changes = changes
+        self.contents = contents; self.sublayers = sublayers; self.changes = changes; self.animations = animations
+    }
+
+    /// The same layer showing `properties` (what its animations present).
+    func presenting(_ properties: LayerProperties) -> LayerState {
+        LayerState(id: id, properties: properties, preservesDepth: preservesDepth, contents: contents, sublayers: sublayers,
+                   changes: changes, animations: animations)
     }
 
     public var bounds: Rect { properties.bounds }
@@ -160,7 +170,11 @@ public struct LayerChanges: OptionSet, Sendable, Hashable {
     /// New pixels in the same contents (a redraw, `contentsDidChange()`).
     public static let pixels = LayerChanges(rawValue: 1 << 10)
     public static let sublayers = LayerChanges(rawValue: 1 << 11)
-    public static let all = LayerChanges(rawValue: (1 << 12) - 1)
+    /// beginTime, speed, timeOffset (what the layer's animations and its sublayers' see).
+    public static let timing = LayerChanges(rawValue: 1 << 12)
+    /// Animations added or removed.
+    public static let animations = LayerChanges(rawValue: 1 << 13)
+    public static let all = LayerChanges(rawValue: (1 << 14) - 1)
 }
 
 /// What a commit hands each renderer: the state of every layer that changed (a layer

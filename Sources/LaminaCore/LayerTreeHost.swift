@@ -64,6 +64,7 @@ public final class LayerTreeHost {
     /// shown again at once).
     var needsFrame: Bool {
         flashVisible || compositor.showsDamageFlash || compositesEveryFrame || compositor.device.isContextLost
+            || compositor.hasRunningAnimations
     }
 
     func composite(displays: [DisplayRecord], layouts: Int, timings: FrameTimings) throws {

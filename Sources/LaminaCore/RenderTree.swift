@@ -26,7 +26,13 @@ public final class RenderTree {
 
     /// A layer of the tree (a reference: the per-frame work updates it in place).
     final class Node {
+        /// What the plan draws: the model's state, or — while it animates — the state its
+        /// animations present (`advanceAnimations`).
         var state: LayerState
+        /// The model's latest state, when it differs from `state` (animated layers).
+        var model: LayerState?
+        /// The properties its animations presented at the last frame.
+        var lastPresented: LayerProperties?
         /// Its superlayer's node (nil for the root).
         var parentNode: Node?
         var parent: LayerID? { parentNode?.state.id }
@@ -255,10 +261,13 @@ public final class RenderTree {
             }
             if c.contains(.contents) { setContent(old: node.state.contents, new: s.contents) }
             if c.contains(.zPosition), node.state.zPosition != s.zPosition { node.parentNode?.ordered = nil }
-            node.changes.formUnion(c)
+            // Timing and animations are the renderer's business here, not the plan's.
+            let planned = c.subtracting([.animations, .timing])
+            node.changes.formUnion(planned)
             node.state = s
+            if c.contains(.animations) || node.model != nil { noteAnimations(of: node, model: s) }
             changes.updated.append(s.id)
-            pendingNodes.append(node)
+            if !planned.isEmpty { pendingNodes.append(node) }
         }
         guard !structural.isEmpty else { return changes }
         var incoming: [LayerID: LayerState] = [:]
@@ -303,6 +312,7 @@ public final class RenderTree {
             let node = Node(state: state, parent: parent)
             nodes[state.id] = node
             pendingNodes.append(node)
+            if !state.animations.isEmpty { noteAnimations(of: node, model: state) }
             setContent(old: nil, new: state.contents)
             created.append(state.id)
             for c in state.sublayers {
@@ -327,6 +337,7 @@ public final class RenderTree {
             }
             setContent(old: node.state.contents, new: nil)
             nodes[current] = nil
+            animated[current] = nil
             removed.append(current)
         }
     }
@@ -353,6 +364,79 @@ public final class RenderTree {
 
     /// Every content shown now.
     var shownContents: Dictionary<ContentKey, Int>.Keys { contentUsers.keys }
+
+    // MARK: Animations
+
+    /// Layers with animations: their presented state is worked out every frame.
+    var animated: [LayerID: Node] = [:]
+
+    /// A layer's model state arrived: it animates (its presented state is worked out at
+    /// the next frame) or stops animating (it shows the model again).
+    private func noteAnimations(of node: Node, model: LayerState) {
+        if model.animations.isEmpty {
+            if animated.removeValue(forKey: model.id) != nil, let shown = node.lastPresented, shown != model.properties {
+                node.changes.formUnion(Self.changes(from: shown, to: model.properties))
+                if shown.zPosition != model.properties.zPosition { node.parentNode?.ordered = nil }
+            }
+            node.model = nil
+            node.lastPresented = nil
+        } else {
+            node.model = model
+            animated[model.id] = node
+        }
+    }
+
+    /// Works out what every animating layer shows at media time `time` (its animations
+    /// applied to its model state, in its local time: the layer timing of its ancestors
+    /// and its own). A layer whose presented properties changed is planned again like a
+    /// changed one (damage: its old and new boxes). Returns whether any animation will
+    /// show something else later (the frame clock must keep running).
+    @discardableResult
+    public func advanceAnimations(to time: Double) -> Bool {
+        var running = false
+        for node in animated.values {
+            guard let model = node.model else { continue }
+            // The layer's time, from the root down.
+            var chain: [Node] = []
+            var n: Node? = node
+            while let c = n { chain.append(c); n = c.parentNode }
+            var t = time
+            var frozen = false
+            for c in chain.reversed() {
+                let timing = (c.model ?? c.state).properties.timing
+                t = timing.local(t)
+                if timing.speed == 0 { frozen = true }
+            }
+            let p = presentedProperties(model.properties, animations: model.animations, at: t)
+            if !frozen && !running { running = model.animations.contains { $0.effect.isRunning(at: t) } }
+            if p != node.state.properties {
+                node.state = model.presenting(p)
+            }
+            if let last = node.lastPresented, last == p { continue }
+            let c = Self.changes(from: node.lastPresented ?? model.properties, to: p)
+            if !c.isEmpty {
+                node.changes.formUnion(c)
+                pendingNodes.append(node)
+                if c.contains(.zPosition) { node.parentNode?.ordered = nil }
+            }
+            node.lastPresented = p
+        }
+        return running
+    }
+
+    /// What differs between two sets of properties, as a renderer sees it.
+    static func changes(from a: LayerProperties, to b: LayerProperties) -> LayerChanges {
+        var c: LayerChanges = []
+        if a.bounds != b.bounds || a.position != b.position || a.anchorPoint != b.anchorPoint || a.anchorPointZ != b.anchorPointZ
+            || a.transform != b.transform || a.sublayerTransform != b.sublayerTransform { c.insert(.geometry) }
+        if a.zPosition != b.zPosition { c.insert(.zPosition) }
+        if a.opacity != b.opacity { c.insert(.opacity) }
+        if a.backgroundColor != b.backgroundColor { c.insert(.background) }
+        if a.borderColor != b.borderColor || a.borderWidth != b.borderWidth { c.insert(.border) }
+        if a.cornerRadius != b.cornerRadius { c.insert(.cornerRadius) }
+        if a.contentsRect != b.contentsRect || a.contentsCenter != b.contentsCenter { c.insert(.contents) }
+        return c
+    }
 
     // MARK: Render lists
 

@@ -65,7 +65,7 @@ public enum Transaction {
     public static var needsCommit: Bool { pendingChanges || !layoutQueue.isEmpty || !displayQueue.isEmpty }
 
     /// Opens an explicit transaction: nothing commits until the matching `commit()`.
-    public static func begin() { depth += 1 }
+    public static func begin() { depth += 1; pushFrame() }
 
     /// Closes an explicit transaction; the outermost one commits. Without an open
     /// transaction it commits what is pending and reports `.commitWithoutBegin`.
@@ -76,6 +76,7 @@ public enum Transaction {
             return
         }
         depth -= 1
+        popFrame()
         if depth == 0 { openAtEndOfTurn = false; try commitNow() }
     }
 
@@ -97,11 +98,12 @@ public enum Transaction {
             guard openAtEndOfTurn else { openAtEndOfTurn = true; return }
             warningHandler?(.uncommittedTransaction(depth: depth))
             depth = 0
+            while frames.count > 1 { popFrame() }
             openAtEndOfTurn = false
             try commitNow()
             return
         }
-        guard needsCommit || hosts.contains(where: { $0.host?.needsFrame == true }) else { return }
+        guard needsCommit || animationsInFlight || hosts.contains(where: { $0.host?.needsFrame == true }) else { return }
         try commitNow()
     }
 
@@ -173,6 +175,7 @@ public enum Transaction {
 
     /// A layer is being freed: it leaves every queue (they do not keep layers alive).
     static func forget(_ layer: Layer) {
+        if !layer.addedAnimations.isEmpty { forgetAnimations(of: layer) }
         changedLayers.remove(layer)
         layoutQueue.remove(layer)
         displayQueue.remove(layer)
@@ -240,6 +243,9 @@ public enum Transaction {
             }
         }
         // (Changes made while compositing, e.g. in didComposite, wait for the next commit.)
+        // The implicit transaction ends here; animation callbacks and the frame clock.
+        if frames.count == 1 { popFrame() }
+        updateAnimations()
         if !failures.isEmpty { throw CommitError(failures: failures) }
     }
 }
@@ -251,9 +257,14 @@ public enum TransactionWarning: Sendable, Equatable, CustomStringConvertible {
     /// Explicit transactions (`depth` of them) were still open at two ends of turn in a
     /// row: they were closed and their changes committed.
     case uncommittedTransaction(depth: Int)
+    /// `Layer.add(_:forKey:)` refused an animation (why, in `reason`).
+    case animationNotAdded(layer: String, key: String?, reason: String)
 
     public var description: String {
         switch self {
+        case .animationNotAdded(let layer, let key, let reason):
+            return "animation \(key.map { "'\($0)' " } ?? "")not added to layer '\(layer)': \(reason)"
+
         case .commitWithoutBegin:
             return "Transaction.commit() without Transaction.begin(): the pending changes were committed; pair each commit() with a begin()"
         case .uncommittedTransaction(let depth):

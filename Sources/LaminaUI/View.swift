@@ -54,6 +54,9 @@ open class View: Responder, LayerDelegate {
     public private(set) weak var superview: View?
     public var tag = 0
     public var isUserInteractionEnabled = true
+    /// Animations of an animation block without `.allowUserInteraction` running on this
+    /// view: while any does, it is not hit (UIKit's behaviour).
+    var animationsBlockingInteraction = 0
     /// Subviews follow this view's size changes per their `autoresizingMask`.
     public var autoresizesSubviews = true
     public var autoresizingMask: AutoresizingMask = []
@@ -473,7 +476,8 @@ open class View: Responder, LayerDelegate {
 
     /// The checks of the default `hitTest` for the view itself.
     private func acceptsHit(at point: Point, with event: Event?) -> Bool {
-        isUserInteractionEnabled && !isHidden && alpha >= 0.01 && self.point(inside: point, with: event)
+        isUserInteractionEnabled && animationsBlockingInteraction == 0 && !isHidden && alpha >= 0.01
+            && self.point(inside: point, with: event)
     }
 
     /// Lamina's view classes, which do not override `hitTest(_:with:)`: walked in the loop.

@@ -417,6 +417,9 @@ final class BenchRunner {
         func laminaFrame(_ f: Int) throws {
             box.stats = nil
             let t0 = Clocks.now()
+            // The scene sets its layers every frame itself: no implicit animations (what a
+            // Core Animation program does for per-frame updates).
+            Transaction.setDisableActions(true)
             scene.update(frame: f)
             let changed = Clocks.now().thread - t0.thread
             try MainLoop.main.runFrame()

@@ -26,6 +26,8 @@ struct Soak: ParsableCommand {
 
     func run() throws {
         try MainActor.assumeIsolated {
+            // The soak sets its layers every frame itself: no implicit animations.
+            Transaction.disablesActionsByDefault = true
             let s = try Scene.load(contentsOf: scene)
             let d = try device.open()
             let target = try OffscreenTarget(device: d, size: size?.size ?? s.size, scale: 1)

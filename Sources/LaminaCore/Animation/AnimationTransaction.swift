@@ -1,0 +1,194 @@
+import Foundation
+import LaminaGeometry
+
+/// A transaction's animation settings (`CATransaction`'s keyed values).
+struct TransactionFrame {
+    let id: Int
+    var duration: Double?
+    var timingFunction: TimingFunction?
+    var disableActions: Bool?
+    var completion: (@MainActor () -> Void)?
+}
+
+/// A closed transaction's completion block, waiting for its animations.
+struct PendingCompletion {
+    var block: @MainActor () -> Void
+    var remaining: Int
+}
+
+extension Transaction {
+    // MARK: Settings (CATransaction's animation values)
+
+    private static var lastID = 0
+    static func makeID() -> Int { lastID += 1; return lastID }
+
+    /// The innermost transaction first, the implicit one (of this run-loop turn) last.
+    static var frames: [TransactionFrame] = [TransactionFrame(id: makeID())]
+
+    /// The transaction animations are added in now.
+    static var currentID: Int { frames[frames.count - 1].id }
+
+    /// The duration of implicit animations (`CATransaction.animationDuration()`): the
+    /// innermost transaction's that sets one, else 0.25 s.
+    public static func animationDuration() -> Double {
+        frames.reversed().lazy.compactMap(\.duration).first ?? 0.25
+    }
+    public static func setAnimationDuration(_ seconds: Double) {
+        frames[frames.count - 1].duration = seconds.isFinite && seconds >= 0 ? seconds : nil
+    }
+    /// The timing function of implicit animations (nil: `.default`).
+    public static func animationTimingFunction() -> TimingFunction? {
+        frames.reversed().lazy.compactMap(\.timingFunction).first
+    }
+    public static func setAnimationTimingFunction(_ function: TimingFunction?) {
+        frames[frames.count - 1].timingFunction = function
+    }
+    /// Whether property changes run no actions (no implicit animations).
+    public static func disableActions() -> Bool {
+        if frames.count == 1 { return frames[0].disableActions ?? disablesActionsByDefault }
+        return frames.reversed().lazy.compactMap(\.disableActions).first ?? disablesActionsByDefault
+    }
+    /// What `disableActions()` is in a transaction that does not set it: false, as in
+    /// Core Animation (standalone layers in a rendered tree animate their changes). A
+    /// program that sets its layers' properties every frame itself — a compositor, a game,
+    /// a benchmark — sets it true once instead of disabling actions in every transaction.
+    public static var disablesActionsByDefault = false
+
+    /// Runs `block` after the next commit (with the animation callbacks).
+    package static func afterNextCommit(_ block: @escaping @MainActor () -> Void) {
+        completionsDue.append(block)
+        noteChange()
+    }
+    public static func setDisableActions(_ flag: Bool) {
+        frames[frames.count - 1].disableActions = flag
+    }
+    /// Called once every animation added in this transaction has stopped (at once, after
+    /// the commit, when it added none).
+    public static func setCompletionBlock(_ block: (@MainActor () -> Void)?) {
+        frames[frames.count - 1].completion = block
+    }
+
+    /// `begin()`: a transaction of its own settings.
+    static func pushFrame() { frames.append(TransactionFrame(id: makeID())) }
+
+    /// Closes the innermost transaction (the implicit one: starts the next turn's).
+    static func popFrame() {
+        let frame = frames.count > 1 ? frames.removeLast() : frames[0]
+        if frames.count == 1 && frame.id == frames[0].id { frames[0] = TransactionFrame(id: makeID()) }
+        guard let block = frame.completion else { return }
+        let remaining = animationCounts.removeValue(forKey: frame.id) ?? 0
+        if remaining == 0 {
+            completionsDue.append(block)
+        } else {
+            pendingCompletions[frame.id] = PendingCompletion(block: block, remaining: remaining)
+        }
+    }
+
+    /// Back to one implicit transaction (explicit ones abandoned).
+    static func resetFrames() {
+        while frames.count > 1 { popFrame() }
+        popFrame()
+    }
+
+    // MARK: Animations in flight (callbacks and the frame clock)
+
+    /// Layers with animations (unretained: a layer leaves when freed, `forget`).
+    static var animatingLayers: [ObjectIdentifier: Unmanaged<Layer>] = [:]
+    private static var startedSerials = Set<UInt64>()
+    private static var stoppedSerials = Set<UInt64>()
+    /// Animations added per open transaction (for its completion block).
+    private static var animationCounts: [Int: Int] = [:]
+    private static var pendingCompletions: [Int: PendingCompletion] = [:]
+    private static var completionsDue: [@MainActor () -> Void] = []
+    private static var frameTimer: MainLoop.Token?
+
+    /// Frames per second at which `MainLoop.main` wakes while animations run (the frame
+    /// clock stops when the last one ends).
+    public static var animationFramesPerSecond = 60.0
+
+    static func noteAnimationAdded(_ a: AddedAnimation, to layer: Layer) {
+        animatingLayers[ObjectIdentifier(layer)] = Unmanaged.passUnretained(layer)
+        if frames.contains(where: { $0.id == a.transactionID }) {
+            animationCounts[a.transactionID, default: 0] += 1
+        }
+    }
+
+    /// An animation left its layer before its stop was reported: it stops unfinished.
+    static func noteAnimationRemoved(_ a: AddedAnimation, finished: Bool) {
+        startedSerials.remove(a.serial)
+        guard stoppedSerials.remove(a.serial) == nil else { return }
+        stop(a, finished: finished)
+    }
+
+    private static func stop(_ a: AddedAnimation, finished: Bool) {
+        if let didStop = a.animation.didStop { completionsDue.append { didStop(finished) } }
+        if animationCounts[a.transactionID] != nil {
+            animationCounts[a.transactionID]! -= 1
+        } else if var p = pendingCompletions[a.transactionID] {
+            p.remaining -= 1
+            if p.remaining <= 0 {
+                pendingCompletions[a.transactionID] = nil
+                completionsDue.append(p.block)
+            } else {
+                pendingCompletions[a.transactionID] = p
+            }
+        }
+    }
+
+    static func forgetAnimations(of layer: Layer) {
+        animatingLayers[ObjectIdentifier(layer)] = nil
+    }
+
+    /// After a commit: reports animations that started or ended by now (removing ended
+    /// ones that are removed on completion), runs due callbacks and completion blocks, and
+    /// keeps `MainLoop.main` waking at the frame rate while any animation runs.
+    static func updateAnimations() {
+        var running = false
+        if !animatingLayers.isEmpty {
+            let now = MediaClock.now()
+            var started: [@MainActor @Sendable () -> Void] = []
+            for (key, ref) in animatingLayers {
+                let layer = ref.takeUnretainedValue()
+                if layer.addedAnimations.isEmpty { animatingLayers[key] = nil; continue }
+                let t = layer.localTime(at: now)
+                let frozen = layer.timeIsFrozen
+                var finishedAndRemoved: [UInt64] = []
+                for a in layer.addedAnimations {
+                    guard !a.beginsAtCommit else { running = true; continue }   // not committed yet
+                    if !startedSerials.contains(a.serial), a.effect.hasStarted(at: t) {
+                        startedSerials.insert(a.serial)
+                        if let s = a.animation.didStart { started.append(s) }
+                    }
+                    if a.effect.hasEnded(at: t) {
+                        if stoppedSerials.insert(a.serial).inserted {
+                            stop(a, finished: true)
+                            if a.effect.isRemovedOnCompletion { finishedAndRemoved.append(a.serial) }
+                        }
+                    } else if !frozen && a.effect.isRunning(at: t) {
+                        running = true
+                    }
+                }
+                for serial in finishedAndRemoved {
+                    layer.removeFinishedAnimation(serial: serial)
+                    startedSerials.remove(serial)
+                    stoppedSerials.remove(serial)
+                }
+            }
+            for s in started { s() }
+        }
+        let due = completionsDue
+        completionsDue = []
+        for block in due { block() }
+        // The frame clock.
+        if running, frameTimer == nil {
+            let period = 1 / max(1, min(animationFramesPerSecond, 1000))
+            frameTimer = MainLoop.main.addTimer(after: period, repeating: period) {}
+        } else if !running, let t = frameTimer {
+            MainLoop.main.cancelTimer(t)
+            frameTimer = nil
+        }
+    }
+
+    /// Whether animations are in flight (started or waiting to), so a commit must composite.
+    static var animationsInFlight: Bool { frameTimer != nil }
+}

@@ -1,0 +1,169 @@
+import Foundation
+import LaminaCore
+import LaminaGeometry
+
+/// Options of `View.animate` (`UIView.AnimationOptions`).
+public struct AnimationOptions: OptionSet, Sendable, Hashable {
+    public let rawValue: UInt
+    public init(rawValue: UInt) { self.rawValue = rawValue }
+
+    /// Views stay hit-testable while they animate (by default they are not, as in UIKit).
+    public static let allowUserInteraction = AnimationOptions(rawValue: 1 << 1)
+    /// Start from what is shown (the presentation value) rather than the old model value.
+    public static let beginFromCurrentState = AnimationOptions(rawValue: 1 << 2)
+    /// Repeat forever.
+    public static let `repeat` = AnimationOptions(rawValue: 1 << 3)
+    /// Run backwards after each run forwards.
+    public static let autoreverse = AnimationOptions(rawValue: 1 << 4)
+    /// The pacing; ease-in-ease-out when none is given.
+    public static let curveEaseInOut = AnimationOptions(rawValue: 0 << 16)
+    public static let curveEaseIn = AnimationOptions(rawValue: 1 << 16)
+    public static let curveEaseOut = AnimationOptions(rawValue: 2 << 16)
+    public static let curveLinear = AnimationOptions(rawValue: 3 << 16)
+
+    var timingFunction: TimingFunction {
+        switch (rawValue >> 16) & 3 {
+        case 1: return .easeIn
+        case 2: return .easeOut
+        case 3: return .linear
+        default: return .easeInEaseOut
+        }
+    }
+}
+
+/// An animation block being run (`View.animate`): the actions it gives the views' layers.
+@MainActor
+final class ViewAnimationBlock {
+    let duration: Double
+    let delay: Double
+    let options: AnimationOptions
+    /// Spring parameters (damping ratio, initial velocity), for the spring variant.
+    let spring: (dampingRatio: Double, velocity: Double)?
+    private var running = 0
+    private var allFinished = true
+    private var closed = false
+    private var completion: ((Bool) -> Void)?
+
+    init(duration: Double, delay: Double, options: AnimationOptions, spring: (Double, Double)?, completion: ((Bool) -> Void)?) {
+        self.duration = max(0, duration.isFinite ? duration : 0)
+        self.delay = max(0, delay.isFinite ? delay : 0)
+        self.options = options
+        self.spring = spring.map { (dampingRatio: $0.0, velocity: $0.1) }
+        self.completion = completion
+    }
+
+    /// The animation for a change of `key` of `view`'s layer.
+    func animate(_ key: String, of view: View, layer: Layer, arguments: ActionArguments) {
+        let from = options.contains(.beginFromCurrentState) ? arguments.previousValue : arguments.previousModelValue
+        var animation: any Animation
+        if let spring {
+            // UIKit's spring: the duration sets the response (mass 1, stiffness (2π/d)²),
+            // the damping ratio the damping (ζ · 2√k).
+            var s = SpringAnimation(keyPath: key)
+            let d = max(duration, 0.01)
+            s.stiffness = pow(2 * Double.pi / d, 2)
+            s.damping = 2 * max(0, spring.dampingRatio) * s.stiffness.squareRoot()
+            s.initialVelocity = spring.velocity
+            s.fromValue = from
+            s.duration = max(duration, s.settlingDuration)
+            animation = s
+        } else {
+            var b = BasicAnimation(keyPath: key)
+            b.fromValue = from
+            b.duration = duration
+            b.timingFunction = options.timingFunction
+            animation = b
+        }
+        if options.contains(.repeat) { animation.repeatCount = .infinity }
+        if options.contains(.autoreverse) { animation.autoreverses = true }
+        if delay > 0 {
+            animation.beginTime = layer.convertTime(MediaClock.now(), from: nil) + delay
+            animation.fillMode = .backwards
+        }
+        running += 1
+        let blocksInteraction = !options.contains(.allowUserInteraction)
+        if blocksInteraction { view.animationsBlockingInteraction += 1 }
+        animation.didStop = { [weak self, weak view] finished in
+            if blocksInteraction { view?.animationsBlockingInteraction -= 1 }
+            self?.stopped(finished: finished)
+        }
+        layer.add(animation, forKey: key)
+    }
+
+    private func stopped(finished: Bool) {
+        running -= 1
+        if !finished { allFinished = false }
+        if closed && running == 0 { complete() }
+    }
+
+    /// The block has run: with no animation started, the completion runs after the commit.
+    func close() {
+        closed = true
+        if running == 0 { Transaction.afterNextCommit { [self] in complete() } }
+    }
+
+    private func complete() {
+        let c = completion
+        completion = nil
+        c?(allFinished)
+    }
+}
+
+/// Runs a block's animation for one key (the action a view answers inside a block).
+struct ViewAnimationAction: LayerAction {
+    let block: ViewAnimationBlock
+    weak var view: View?
+    func run(forKey key: String, on layer: Layer, arguments: ActionArguments) {
+        guard let view else { return }
+        block.animate(key, of: view, layer: layer, arguments: arguments)
+    }
+}
+
+extension View {
+    /// The animation blocks being run, innermost last.
+    static var animationBlocks: [ViewAnimationBlock] = []
+
+    /// Animates the changes `animations` makes to views' animatable properties (frame,
+    /// bounds, center, transform, alpha, backgroundColor) from their old values to the
+    /// new ones (`UIView.animate(withDuration:delay:options:animations:completion:)`).
+    /// The views' model values change at once (hit testing and layout see them); what is
+    /// shown moves there over `duration` seconds. `completion` runs on the main actor when
+    /// every animation started by the block has stopped, with `true` when all ran to their
+    /// end (at the next commit when the block changed nothing animatable).
+    public static func animate(withDuration duration: Double, delay: Double = 0, options: AnimationOptions = [],
+                               animations: () -> Void, completion: ((Bool) -> Void)? = nil) {
+        run(ViewAnimationBlock(duration: duration, delay: delay, options: options, spring: nil, completion: completion), animations)
+    }
+
+    /// A spring animation block: `dampingRatio` 1 settles without overshoot, smaller
+    /// values oscillate; `initialSpringVelocity` is in units of the whole distance per
+    /// second (`UIView.animate(withDuration:delay:usingSpringWithDamping:initialSpringVelocity:…)`).
+    public static func animate(withDuration duration: Double, delay: Double = 0, usingSpringWithDamping dampingRatio: Double,
+                               initialSpringVelocity velocity: Double, options: AnimationOptions = [],
+                               animations: () -> Void, completion: ((Bool) -> Void)? = nil) {
+        run(ViewAnimationBlock(duration: duration, delay: delay, options: options, spring: (dampingRatio, velocity),
+                               completion: completion), animations)
+    }
+
+    /// Runs `changes` without animating them, even inside an animation block.
+    public static func performWithoutAnimation(_ changes: () -> Void) {
+        let saved = animationBlocks
+        animationBlocks = []
+        defer { animationBlocks = saved }
+        changes()
+    }
+
+    private static func run(_ block: ViewAnimationBlock, _ animations: () -> Void) {
+        animationBlocks.append(block)
+        animations()
+        animationBlocks.removeLast()
+        block.close()
+    }
+
+    /// A view's layer animates only inside an animation block (UIKit: outside one, no
+    /// implicit animation).
+    public func action(for layer: Layer, forKey key: String) -> ActionLookup {
+        guard let block = View.animationBlocks.last else { return .none }
+        return .action(ViewAnimationAction(block: block, view: self))
+    }
+}
