@@ -152,8 +152,10 @@ extension Transform3D {
             skewXY: kxy, skewXZ: kxz, skewYZ: kyz,
             perspectiveX: p.x, perspectiveY: p.y, perspectiveZ: p.z, perspectiveW: w,
             quaternionX: q.x, quaternionY: q.y, quaternionZ: q.z, quaternionW: q.w)
-        let all = [t.x, t.y, t.z, sx, sy, sz, kxy, kxz, kyz, p.x, p.y, p.z, w, q.x, q.y, q.z, q.w]
-        return all.allSatisfy(\.isFinite) ? d : nil
+        // x·0 is 0 for finite x and NaN for ±∞ or NaN, so this is 0 exactly when every part is finite.
+        let parts = SIMD16(t.x, t.y, t.z, sx, sy, sz, kxy, kxz, kyz, p.x, p.y, p.z, w, q.x, q.y, q.z + q.w)
+        let probe = (parts * 0).sum()
+        return probe == 0 ? d : nil
     }
 
     /// Interpolates by decomposition, as Core Animation interpolates transform matrices:
