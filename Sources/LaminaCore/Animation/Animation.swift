@@ -273,8 +273,33 @@ public struct KeyframeAnimation: Animation {
         guard let p = AnimatableProperty(keyPath: keyPath), let first = values.first else { return nil }
         // Every value in the first one's kind (the others converted, or dropped).
         let vs = values.compactMap { $0.converted(like: first) }
+        // Transforms go through their decompositions (rotations as quaternions, each on
+        // the side of the previous one: the short way), as Core Animation interpolates them.
+        var components = vs.map(\.components)
+        var decomposed = false
+        if case .transform = first {
+            let ds = vs.compactMap { v -> DecomposedTransform? in
+                if case .transform(let t) = v { return t.decomposed() }
+                return nil
+            }
+            if ds.count == vs.count {
+                decomposed = true
+                components = []
+                var previous: [Double]?
+                for d in ds {
+                    var c = [d.translationX, d.translationY, d.translationZ, d.scaleX, d.scaleY, d.scaleZ,
+                             d.skewXY, d.skewXZ, d.skewYZ, d.perspectiveX, d.perspectiveY, d.perspectiveZ, d.perspectiveW,
+                             d.quaternionX, d.quaternionY, d.quaternionZ, d.quaternionW]
+                    if let p = previous, (13..<17).reduce(0.0, { $0 + p[$1] * c[$1] }) < 0 {
+                        for i in 13..<17 { c[i] = -c[i] }
+                    }
+                    previous = c
+                    components.append(c)
+                }
+            }
+        }
         return AnimationEffect(common, .keyframes(p, KeyframeData(
-            kind: first, values: vs.map(\.components), keyTimes: keyTimes, timingFunctions: timingFunctions,
+            kind: first, values: components, decomposed: decomposed, keyTimes: keyTimes, timingFunctions: timingFunctions,
             mode: calculationMode, tension: tensionValues, continuity: continuityValues, bias: biasValues),
             additive: isAdditive, cumulative: isCumulative))
     }
@@ -381,9 +406,7 @@ public final class AnimationEffect: Sendable {
             guard !data.values.isEmpty else { return }
             let below = property.value(in: p)
             var v = data.value(at: paced(s.time / d, duration: d))
-            if cumulative && s.iteration > 0, data.values.count > 1 {
-                let delta = AnimationValue.subtracting(AnimationValue.like(data.kind, data.values[data.values.count - 1]),
-                                                       AnimationValue.like(data.kind, data.values[0]))
+            if cumulative && s.iteration > 0, let delta = data.delta {
                 v = AnimationValue.adding(v, AnimationValue.scaled(delta, by: s.iteration))
             }
             if additive { v = AnimationValue.adding(below, v) }
@@ -391,11 +414,12 @@ public final class AnimationEffect: Sendable {
         }
     }
 
-    /// The fraction after the timing function (solved to 1/(200·duration), as Core
-    /// Animation does: finer for longer animations).
+    /// The fraction after the timing function (x(t) = x solved to 1e-7: Core Animation's
+    /// own solver stops at 1/(200·duration), which moves a 100-point animation by up to
+    /// a third of a point; the exact curve is what it approximates).
     private func paced(_ x: Double, duration: Double) -> Double {
         guard let tf = timingFunction else { return x }
-        return tf.value(at: x, epsilon: 1 / (200 * max(duration, 1e-3)))
+        return tf.value(at: x)
     }
 
     static func endPoints(from: AnimationValue?, to: AnimationValue?, by: AnimationValue?,
@@ -429,15 +453,57 @@ public final class AnimationEffect: Sendable {
 struct KeyframeData: Sendable {
     var kind: AnimationValue
     var values: [[Double]]
+    /// Transforms as 17 decomposition components (translation, scale, skew, perspective,
+    /// quaternion) rather than 16 matrix elements.
+    var decomposed = false
     var keyTimes: [Double]?
     var timingFunctions: [TimingFunction]?
     var mode: CalculationMode
     var tension, continuity, bias: [Double]?
 
     func value(at progress: Double) -> AnimationValue {
+        if decomposed, mode == .linear || mode == .discrete {
+            // The segment and the fraction inside it (the same pacing, on the keyframes'
+            // indices), then the two decompositions interpolated: the rotation by slerp.
+            let x = KeyframeMath.evaluate(values: values.indices.map { [Double($0)] }, keyTimes: keyTimes,
+                                          timingFunctions: timingFunctions, mode: mode, tension: nil, continuity: nil,
+                                          bias: nil, progress: progress)[0]
+            let i = min(max(Int(x.rounded(.down)), 0), values.count - 1)
+            let f = x - Double(i)
+            if i + 1 < values.count && f > 0 {
+                return .transform(DecomposedTransform.interpolate(decomposition(values[i]), decomposition(values[i + 1]),
+                                                                  fraction: f).recomposed())
+            }
+            return .transform(decomposition(values[i]).recomposed())
+        }
         let v = KeyframeMath.evaluate(values: values, keyTimes: keyTimes, timingFunctions: timingFunctions, mode: mode,
                                       tension: tension, continuity: continuity, bias: bias, progress: progress)
+        if decomposed, v.count == 17 {
+            // (Paced and cubic modes: the components along the curve, the quaternion
+            // normalized — close to, not exactly, a spherical interpolation.)
+            var d = decomposition(v)
+            let n = (v[13] * v[13] + v[14] * v[14] + v[15] * v[15] + v[16] * v[16]).squareRoot()
+            if n > 0 {
+                d.quaternionX /= n; d.quaternionY /= n; d.quaternionZ /= n; d.quaternionW /= n
+            } else {
+                (d.quaternionX, d.quaternionY, d.quaternionZ, d.quaternionW) = (0, 0, 0, 1)
+            }
+            return .transform(d.recomposed())
+        }
         return AnimationValue.like(kind, v)
+    }
+
+    private func decomposition(_ v: [Double]) -> DecomposedTransform {
+        DecomposedTransform(translationX: v[0], translationY: v[1], translationZ: v[2],
+                            scaleX: v[3], scaleY: v[4], scaleZ: v[5], skewXY: v[6], skewXZ: v[7], skewYZ: v[8],
+                            perspectiveX: v[9], perspectiveY: v[10], perspectiveZ: v[11], perspectiveW: v[12],
+                            quaternionX: v[13], quaternionY: v[14], quaternionZ: v[15], quaternionW: v[16])
+    }
+
+    /// The last value minus the first (what a cumulative animation adds per iteration).
+    var delta: AnimationValue? {
+        guard values.count > 1 else { return nil }
+        return AnimationValue.subtracting(value(at: 1), value(at: 0))
     }
 }
 
