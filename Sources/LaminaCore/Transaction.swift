@@ -175,7 +175,7 @@ public enum Transaction {
 
     /// A layer is being freed: it leaves every queue (they do not keep layers alive).
     static func forget(_ layer: Layer) {
-        if !layer.addedAnimations.isEmpty { forgetAnimations(of: layer) }
+        if !animatingLayers.isEmpty { forgetAnimations(of: layer) }
         changedLayers.remove(layer)
         layoutQueue.remove(layer)
         displayQueue.remove(layer)

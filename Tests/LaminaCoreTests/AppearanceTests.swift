@@ -190,7 +190,7 @@ struct AppearanceTests {
 }
 
 @MainActor
-@Suite("Compositor behaviour")
+@Suite("Compositor behaviour", .withoutImplicitAnimations)
 struct CompositorBehaviourTests {
     @Test("an unchanged frame does no GPU work: zero draw calls; a change draws again")
     func unchangedFrame() throws {

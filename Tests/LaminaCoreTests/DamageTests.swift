@@ -20,7 +20,7 @@ private final class Painted: Layer {
 }
 
 @MainActor
-@Suite("Damage: recomposing only what changed", .serialized)
+@Suite("Damage: recomposing only what changed", .serialized, .withoutImplicitAnimations)
 struct DamageTests {
     @Test("1000 frames of random changes: the damage-limited target equals a full recomposite, and every changed pixel lies inside the reported damage")
     func randomFrames() throws {
@@ -148,7 +148,7 @@ struct DamageTests {
 }
 
 @MainActor
-@Suite("Damage: cases worked out by hand", .serialized)
+@Suite("Damage: cases worked out by hand", .serialized, .withoutImplicitAnimations)
 struct DamageCaseTests {
     private func setup() throws -> (device: GPUDevice, target: OffscreenTarget, root: Layer, host: LayerTreeHost) {
         try Transaction.flush()

@@ -59,7 +59,7 @@ func read(_ texture: Texture, on device: GPUDevice) throws -> RGBAImage {
 }
 
 @MainActor
-@Suite("On-demand drawing")
+@Suite("On-demand drawing", .withoutImplicitAnimations)
 struct DrawingTests {
     @Test("ten invalidations in one turn: no draw during the turn, exactly one at its end")
     func coalesced() throws {

@@ -66,7 +66,7 @@ private func renderNineSlice(width: Int, height: Int, center: Rect = centre, ima
 }
 
 @MainActor
-@Suite("Nine-slice stretching (contentsCenter)")
+@Suite("Nine-slice stretching (contentsCenter)", .withoutImplicitAnimations)
 struct NineSliceTests {
     @Test("corners stay, edges stretch along one axis, the centre both ways — pixel exact at every size",
           arguments: [(5, 5), (12, 7), (40, 40), (100, 9), (6, 30)])

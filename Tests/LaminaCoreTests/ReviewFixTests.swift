@@ -6,7 +6,7 @@ import Testing
 
 /// Cases a review of issue 11 found (each failed or trapped before its fix).
 @MainActor
-@Suite("Issue 11 review cases", .serialized)
+@Suite("Issue 11 review cases", .serialized, .withoutImplicitAnimations)
 struct ReviewFixTests {
     @Test("a rendered root that has a superlayer outside every hosted tree still gets its changes")
     func renderedRootWithSuperlayer() throws {

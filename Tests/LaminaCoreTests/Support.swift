@@ -1,6 +1,7 @@
 import Foundation
 import LaminaGeometry
 import LaminaGPU
+import Testing
 @testable import LaminaCore
 
 /// Renders `root` (placed in target points) into a fresh target of `width`×`height`
@@ -111,4 +112,21 @@ struct TestRandom: RandomNumberGenerator {
     mutating func int(_ n: Int) -> Int { Int(next() % UInt64(n)) }
     mutating func double(_ a: Double, _ b: Double) -> Double { a + (b - a) * Double(next() % 1_000_000) / 1_000_000 }
     mutating func chance(_ p: Double) -> Bool { double(0, 1) < p }
+}
+
+/// Runs a suite's tests with implicit animations off (`Transaction.disableActions()` true
+/// unless a transaction sets it): suites about compositing change standalone layers of
+/// rendered trees frame after frame and check each frame's pixels, as a program that sets
+/// its layers every frame does (it sets `Transaction.disablesActionsByDefault`). Scoped to
+/// the test's task, so the animation suites running meanwhile keep Core Animation's
+/// default.
+struct WithoutImplicitAnimations: TestTrait, SuiteTrait, TestScoping {
+    var isRecursive: Bool { true }
+    func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
+        try await Transaction.$taskDisablesActions.withValue(true) { try await function() }
+    }
+}
+
+extension Trait where Self == WithoutImplicitAnimations {
+    static var withoutImplicitAnimations: Self { WithoutImplicitAnimations() }
 }

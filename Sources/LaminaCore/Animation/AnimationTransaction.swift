@@ -45,9 +45,13 @@ extension Transaction {
     }
     /// Whether property changes run no actions (no implicit animations).
     public static func disableActions() -> Bool {
-        if frames.count == 1 { return frames[0].disableActions ?? disablesActionsByDefault }
-        return frames.reversed().lazy.compactMap(\.disableActions).first ?? disablesActionsByDefault
+        if frames.count == 1, let set = frames[0].disableActions { return set }
+        if frames.count > 1, let set = frames.reversed().lazy.compactMap(\.disableActions).first { return set }
+        return taskDisablesActions ?? disablesActionsByDefault
     }
+    /// `disablesActionsByDefault` for the code of one task (the tests of a suite about
+    /// something else than animations run with it set).
+    @TaskLocal static var taskDisablesActions: Bool?
     /// What `disableActions()` is in a transaction that does not set it: false, as in
     /// Core Animation (standalone layers in a rendered tree animate their changes). A
     /// program that sets its layers' properties every frame itself — a compositor, a game,
