@@ -67,8 +67,10 @@ public struct FrameStatistics: Equatable, Sendable, CustomStringConvertible {
 /// GPU) and every GPU resource: the textures of the contents shown (one per image or
 /// backing store, shared by every layer showing it, freed the moment no layer shows it),
 /// and the offscreen targets of group opacity.
-@MainActor
-public final class Compositor {
+///
+/// A compositor is used from one thread at a time: the main actor (`render(_:to:…)`, the
+/// default), or the render thread of a `RenderThread`, which owns it and its device.
+public final class Compositor: @unchecked Sendable {
     public let device: GPUDevice
     public private(set) var lastFrame = FrameStatistics()
 
@@ -85,7 +87,7 @@ public final class Compositor {
     /// Changing it once contents are shown places them again (the next render starts from
     /// a new snapshot and uploads every content again).
     public var atlasEntrySide = 256 {
-        didSet { if atlasEntrySide != oldValue && !places.isEmpty { release() } }
+        didSet { if atlasEntrySide != oldValue && !places.isEmpty { releaseResources() } }
     }
     /// The next frame redraws the whole target (a new snapshot, or asked to).
     private var forceFull = true
@@ -134,15 +136,33 @@ public final class Compositor {
 
     /// Starts compositing `root`: a full snapshot of its tree (and the pixels of every
     /// backing store in it); later commits keep it up to date.
+    @MainActor
     private func attach(_ root: Layer) {
-        releaseContents()
-        tree = RenderTree(snapshotOf: root)
+        let (tree, uploads) = Compositor.snapshot(of: root)
+        adopt(tree, uploads: uploads)
         Transaction.register(self)
+    }
+
+    /// A full snapshot of `root`'s tree: its render tree and the pixels of every backing
+    /// store in it.
+    @MainActor
+    static func snapshot(of root: Layer) -> (RenderTree, [ContentUpload]) {
+        let tree = RenderTree(snapshotOf: root)
+        var uploads: [ContentUpload] = []
         var stack = [root]
         while let l = stack.popLast() {
-            if case .backingStore(let store)? = l.contents { receive(store.upload()) }
+            if case .backingStore(let store)? = l.contents { uploads.append(store.upload()) }
             stack += l.sublayers
         }
+        return (tree, uploads)
+    }
+
+    /// Takes `tree` (a snapshot) as the tree it composites, with the pixels of its backing
+    /// stores; the next frame redraws the whole target.
+    func adopt(_ tree: RenderTree, uploads: [ContentUpload]) {
+        releaseContents()
+        self.tree = tree
+        for u in uploads { receive(u) }
         forceFull = true
     }
 
@@ -207,17 +227,29 @@ public final class Compositor {
     /// whole target is drawn again from the frame data kept, without walking the tree (a
     /// host that redraws its framebuffer every frame). `overlays` are drawn last over the
     /// whole target (debugging aids).
+    @MainActor
     @discardableResult
     public func render(_ root: Layer, to target: RenderTarget, background: Color? = .clear, always: Bool = false,
                        overlays: [(rect: Rect, color: Color, transform: Transform3D)] = []) throws -> FrameStatistics {
-        var clock = PhaseClock()
+        let clock = PhaseClock()
         guard target.device === device else { throw GPUError.wrongDevice(what: "the render target") }
         let recovered = try recoverIfContextLost(target)
         guard !target.isReleased else { throw GPUError.released(what: "the render target", operation: "Compositor.render") }
         Transaction.deliverChanges()
         if tree?.rootID != root.id { attach(root) }
+        return try renderFrame(to: target, background: background, always: always, overlays: overlays, clock: clock,
+                               recovered: recovered)
+    }
+
+    /// Composites the tree it holds (a snapshot kept up to date by updates) at the media
+    /// clock's time: what `render(_:to:…)` does after taking the model's changes. Any
+    /// thread that owns the compositor (a `RenderThread`'s).
+    func renderFrame(to target: RenderTarget, background: Color?, always: Bool,
+                     overlays: [(rect: Rect, color: Color, transform: Transform3D)], clock: PhaseClock,
+                     recovered: Bool) throws -> FrameStatistics {
+        var clock = clock
         if let error = deferredError { deferredError = nil; throw error }
-        let tree = self.tree!
+        guard let tree = self.tree else { return FrameStatistics(skipped: true) }
         var timings = FrameTimings()
         timings.commit = clock.lap() + applyTime
         applyTime = 0
@@ -227,7 +259,9 @@ public final class Compositor {
         if newTarget { damageHistory = [] }
         // Animations: what each animating layer shows at this frame's media time.
         if !tree.animated.isEmpty || hasRunningAnimations {
-            hasRunningAnimations = tree.advanceAnimations(to: MediaClock.now())
+            let now = MediaClock.now()
+            hasRunningAnimations = tree.advanceAnimations(to: now)
+            lastFrameMediaTime = now
         }
         // What changed since the last frame (the whole target after a rebuild or for a new
         // target or background).
@@ -278,6 +312,8 @@ public final class Compositor {
     /// Whether the tree's animations will show something else at a later frame (the host
     /// keeps compositing, at the frame clock's rate, while this is true).
     public private(set) var hasRunningAnimations = false
+    /// The media time the last frame's animations were evaluated at (nil: none yet).
+    public private(set) var lastFrameMediaTime: Double?
 
     /// The pixel size of the target being drawn (group images are limited to it).
     fileprivate var rootPixelSize: PixelSize?
@@ -430,7 +466,7 @@ public final class Compositor {
     /// owns it, and the tree is taken again from the model whole (a new snapshot, every
     /// content uploaded again from its image or backing store), so this frame is correct.
     /// Returns whether it recovered.
-    private func recoverIfContextLost(_ target: RenderTarget) throws -> Bool {
+    func recoverIfContextLost(_ target: RenderTarget) throws -> Bool {
         var lost = false
         var report: GPUError?
         do { try device.checkContext() } catch let error as GPUError {
@@ -448,7 +484,7 @@ public final class Compositor {
             contextGeneration = device.contextGeneration
         }
         if lost {
-            release()        // every object reads as released: no GL calls
+            releaseResources()   // every object reads as released: no GL calls; a new snapshot follows
             damageHistory = []
             deferredError = nil   // uploads into the lost objects: everything is uploaded again
         }
@@ -495,19 +531,30 @@ public final class Compositor {
 
     /// Frees every GPU object the compositor holds (content textures, offscreen targets)
     /// and stops following the tree (the next render starts from a new snapshot).
+    @MainActor
     public func release() {
+        releaseResources()
+        Transaction.unregister(self)
+    }
+
+    /// `release()` without leaving the commits (on the thread that owns the compositor).
+    func releaseResources() {
         releaseContents()
         for image in groupImages.values { image.target.release() }
         groupImages.removeAll()
         tree = nil
-        Transaction.unregister(self)
         forgetLastFrame()
     }
 }
 
+extension Compositor: @MainActor RenderUpdateReceiver {
+    var deliveryRootID: LayerID? { tree?.rootID }
+    var maximumTextureSide: Int { device.capabilities.maxTextureSize }
+    func receive(_ update: RenderUpdate) { apply(update) }
+}
+
 /// Draws a surface's items into a pass: clips (stencil) opened and closed as the items'
 /// clip chains change, group images composited (rendered again when dirty).
-@MainActor
 private struct SurfaceDrawer {
     let compositor: Compositor
     let tree: RenderTree
@@ -639,7 +686,7 @@ private struct SurfaceDrawer {
                              width: r.size.width * uv.size.width, height: r.size.height * uv.size.height)
                 (texture, source, clamp, channels) = (entry.page, s, entryClamp, entry.byteOrder)
             }
-            if layer.contentsCenter == Layer.unitRect {
+            if layer.contentsCenter == Rect(x: 0, y: 0, width: 1, height: 1) {
                 try pass.addTexture(texture, in: item.frame, transform: world, source: source, clamp: clamp, alpha: a,
                                     channels: channels, minFilter: layer.minificationFilter, magFilter: layer.magnificationFilter,
                                     isOpaque: opaque)

@@ -21,12 +21,24 @@ public final class LayerTreeHost {
         didSet {
             guard target !== oldValue else { return }
             if target.device !== compositor.device {
-                compositor.release()
-                compositor = Compositor(device: target.device)
+                if renderThread != nil {
+                    stopRenderThread()
+                    compositor = Compositor(device: target.device)
+                    startRenderThread()
+                } else {
+                    compositor.release()
+                    compositor = Compositor(device: target.device)
+                }
+            } else {
+                renderThread?.setTarget(target)
             }
             Transaction.noteChange()
         }
     }
+    /// The thread compositing this tree, when the host renders on one (`rendersOnThread`):
+    /// it owns the compositor, the device and the target (see `RenderThread`).
+    public private(set) var renderThread: RenderThread?
+    private var renderThreadAttached = false
     public private(set) var compositor: Compositor
     public var device: GPUDevice { compositor.device }
     /// What the target is cleared to before each frame; nil: nothing is cleared, the tree
@@ -50,20 +62,52 @@ public final class LayerTreeHost {
     public var showsRedrawRegions = ProcessInfo.processInfo.environment["LAMINA_SHOW_REDRAWS"] == "1"
     private var flashVisible = false
 
-    public init(rootLayer: Layer, target: RenderTarget, background: Color? = .clear) {
+    /// With `rendersOnThread`, the tree is composited on a render thread of its own
+    /// (`RenderThread`): animations keep running while the main thread is busy, and from
+    /// then on the device and the target belong to that thread (use
+    /// `renderThread.perform` for GPU work of your own, e.g. reading pixels).
+    /// `renderDriver` `.external`: the host's own thread drives it (`serviceFrame()`).
+    public init(rootLayer: Layer, target: RenderTarget, background: Color? = .clear, rendersOnThread: Bool = false,
+                renderDriver: RenderThread.Driver = .ownThread) {
         self.rootLayer = rootLayer
         self.target = target
         self.background = background
         self.compositor = Compositor(device: target.device)
+        self.renderDriver = renderDriver
         Transaction.hosts.append(WeakHost(host: self))
+        if rendersOnThread { startRenderThread() }
         Transaction.noteChange()
+    }
+    private let renderDriver: RenderThread.Driver
+
+    private func startRenderThread() {
+        let thread = RenderThread(compositor: compositor, target: target, rootID: rootLayer.id, driver: renderDriver,
+                                  framesPerSecond: Transaction.animationFramesPerSecond, loop: MainLoop.main)
+        thread.snapshotNeeded = { [weak self] in
+            guard let self, let thread = self.renderThread else { return }
+            thread.attach(self.rootLayer)
+            Transaction.noteChange()
+        }
+        renderThread = thread
+        renderThreadAttached = false
+    }
+
+    private func stopRenderThread() {
+        guard let thread = renderThread else { return }
+        Transaction.unregister(thread)
+        thread.stop()
+        renderThread = nil
     }
 
     /// Whether the next commit must draw even without layer changes (a flash to remove,
     /// or a context known to be lost: the frame recovers it, so that an unchanged tree is
     /// shown again at once).
     var needsFrame: Bool {
-        flashVisible || compositor.showsDamageFlash || compositesEveryFrame || compositor.device.isContextLost
+        if let thread = renderThread {
+            // The thread makes its own animation frames; the device is its business.
+            return flashVisible || compositesEveryFrame || thread.needsSnapshot
+        }
+        return flashVisible || compositor.showsDamageFlash || compositesEveryFrame || compositor.device.isContextLost
             || compositor.hasRunningAnimations
     }
 
@@ -80,6 +124,26 @@ public final class LayerTreeHost {
                 guard let layer = byID[record.layerID] else { continue }
                 overlays.append((record.rect, Color(red: 1, green: 0, blue: 1, alpha: 0.35), layer.transformToRoot))
             }
+        }
+        if let thread = renderThread {
+            if !renderThreadAttached {
+                // The thread's first snapshot; later commits reach it as updates.
+                thread.attach(rootLayer)
+                Transaction.register(thread)
+                renderThreadAttached = true
+            }
+            let request = RenderThread.FrameRequest(background: background, always: compositesEveryFrame, overlays: overlays)
+            flashVisible = !overlays.isEmpty
+            guard var stats = try thread.requestFrame(request, wait: Transaction.waitsForFrames) else { return }
+            stats.layoutPasses = layouts
+            stats.timings.layout = timings.layout
+            stats.timings.display = timings.display
+            stats.timings.commit = timings.commit
+            stats.displays = displays
+            if !stats.skipped { frameCount += 1 }
+            lastFrame = stats
+            didComposite?(stats)
+            return
         }
         var stats = try compositor.render(rootLayer, to: target, background: background, always: compositesEveryFrame,
                                           overlays: overlays)
@@ -117,6 +181,6 @@ public final class LayerTreeHost {
     /// detached from its tree and from the commits; its target is left to its owner).
     public func detach() {
         Transaction.hosts.removeAll { $0.host === self || $0.host == nil }
-        compositor.release()
+        if renderThread != nil { stopRenderThread() } else { compositor.release() }
     }
 }

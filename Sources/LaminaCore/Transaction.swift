@@ -48,6 +48,15 @@ public enum Transaction {
     /// The renderers (compositors) that receive every update.
     private static var renderers: [WeakRenderer] = []
 
+    /// Registers a receiver of every later update (until it is freed or unregistered).
+    static func register(_ renderer: any RenderUpdateReceiver) {
+        renderers.removeAll { $0.renderer == nil || $0.renderer === renderer }
+        renderers.append(WeakRenderer(renderer: renderer))
+    }
+    static func unregister(_ renderer: any RenderUpdateReceiver) {
+        renderers.removeAll { $0.renderer == nil || $0.renderer === renderer }
+    }
+
     /// Observes each phase of each commit as it starts (for tests and tracing).
     public static var phaseObserver: ((CommitPhase) -> Void)?
 
@@ -72,12 +81,12 @@ public enum Transaction {
     public static func commit() throws {
         guard depth > 0 else {
             warningHandler?(.commitWithoutBegin)
-            try commitNow()
+            try commitWaiting()
             return
         }
         depth -= 1
         popFrame()
-        if depth == 0 { openAtEndOfTurn = false; try commitNow() }
+        if depth == 0 { openAtEndOfTurn = false; try commitWaiting() }
     }
 
     /// Commits now: layout, display, composite of everything changed so far. Inside an
@@ -85,6 +94,16 @@ public enum Transaction {
     /// commits.
     public static func flush() throws {
         guard depth == 0 else { return }
+        try commitWaiting()
+    }
+
+    /// Whether the commit running waits for hosts that render on a thread to put its frame
+    /// on their targets (`flush()`, an explicit `commit()`; not the end-of-turn commit).
+    static private(set) var waitsForFrames = false
+
+    private static func commitWaiting() throws {
+        waitsForFrames = true
+        defer { waitsForFrames = false }
         try commitNow()
     }
 
@@ -114,18 +133,10 @@ public enum Transaction {
     }
     static func noteNeedsFullUpload(_ store: BackingStore) { fullUploads[store.id] = store }
 
-    /// Registers a renderer for every later update (until it is freed or unregistered).
-    static func register(_ renderer: Compositor) {
-        renderers.removeAll { $0.renderer == nil || $0.renderer === renderer }
-        renderers.append(WeakRenderer(renderer: renderer))
-    }
-    static func unregister(_ renderer: Compositor) {
-        renderers.removeAll { $0.renderer == nil || $0.renderer === renderer }
-    }
 
     /// The largest content side every registered renderer's GPU can hold (nil: none yet).
     static var maximumContentSide: Int? {
-        renderers.compactMap { $0.renderer?.device.capabilities.maxTextureSize }.min()
+        renderers.compactMap { $0.renderer?.maximumTextureSide }.min()
     }
 
     /// Counts of the last delivery (for tests): layers described, layers left out (not in
@@ -139,7 +150,7 @@ public enum Transaction {
     static func deliverChanges() {
         guard !changedLayers.isEmpty || !fullUploads.isEmpty else { return }
         var hosted = HostedTrees(roots: Set(hosts.compactMap { $0.host?.rootLayer.id }
-                                            + renderers.compactMap { $0.renderer?.tree?.rootID }))
+                                            + renderers.compactMap { $0.renderer?.deliveryRootID }))
         var update = RenderUpdate()
         let changed = changedLayers.take()
         update.layers.reserveCapacity(changed.count)
@@ -168,7 +179,7 @@ public enum Transaction {
         fullUploads = [:]
         renderers.removeAll { $0.renderer == nil }
         guard !update.layers.isEmpty || !update.uploads.isEmpty else { return }
-        for entry in renderers { entry.renderer?.apply(update) }
+        for entry in renderers { entry.renderer?.receive(update) }
     }
     static func noteNeedsLayout(_ layer: Layer) { layoutQueue.insert(layer); pendingChanges = true }
     static func noteNeedsDisplay(_ layer: Layer) { displayQueue.insert(layer); pendingChanges = true }
@@ -409,7 +420,18 @@ struct WeakHost {
 }
 
 struct WeakRenderer {
-    weak var renderer: Compositor?
+    weak var renderer: (any RenderUpdateReceiver)?
+}
+
+/// What receives every commit's `RenderUpdate`: a compositor on the main actor, or a
+/// `RenderThread` (which hands it to its thread).
+@MainActor
+protocol RenderUpdateReceiver: AnyObject {
+    /// The root of the tree it composites (nil: none yet).
+    var deliveryRootID: LayerID? { get }
+    /// The largest texture side its device holds.
+    var maximumTextureSide: Int { get }
+    func receive(_ update: RenderUpdate)
 }
 
 /// CPU time of the calling thread per phase of a frame, in seconds (what the phase cost

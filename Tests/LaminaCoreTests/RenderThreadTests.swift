@@ -1,0 +1,145 @@
+import Foundation
+import LaminaGeometry
+import LaminaGPU
+import Testing
+@testable import LaminaCore
+
+/// The left edge of the first run of red pixels on row `y` (nil: none).
+private func redEdge(_ image: RGBAImage, row y: Int) -> Int? {
+    (0..<image.width).first { x in
+        let p = image[x, y]
+        return p.r > 200 && p.g < 60 && p.b < 60
+    }
+}
+
+@MainActor
+@Suite("Render thread", .serialized)
+struct RenderThreadTests {
+    @Test("a host rendering on its own thread gives the same pixels as one on the main thread; flush() returns with the frame on the target")
+    func samePixels() throws {
+        func build() -> (Layer, Layer) {
+            let root = rootLayer()
+            let a = solid(Rect(x: 20, y: 20, width: 80, height: 60), .red)
+            let b = solid(Rect(x: 60, y: 50, width: 90, height: 90), Color(red: 0, green: 0, blue: 1, alpha: 0.5))
+            b.transform = Transform3D(rotationAngle: 0.3, x: 0, y: 0, z: 1)
+            root.addSublayer(a)
+            root.addSublayer(b)
+            return (root, a)
+        }
+        try Transaction.$taskDisablesActions.withValue(true) {
+            let device = try GPUDevice()
+            let (rootA, movingA) = build()
+            let (rootB, movingB) = build()
+            let targetA = try OffscreenTarget(device: device, size: Size(width: 200, height: 200))
+            let deviceB = try GPUDevice()
+            let targetB = try OffscreenTarget(device: deviceB, size: Size(width: 200, height: 200))
+            let main = LayerTreeHost(rootLayer: rootA, target: targetA, background: .white)
+            let threaded = LayerTreeHost(rootLayer: rootB, target: targetB, background: .white, rendersOnThread: true)
+            defer { main.detach(); threaded.detach() }
+            let thread = try #require(threaded.renderThread)
+            for step in 0..<5 {
+                for l in [movingA, movingB] {
+                    l.position = Point(x: 60 + Double(step) * 17, y: 50 + Double(step) * 9)
+                    l.opacity = 1 - Double(step) * 0.15
+                }
+                try Transaction.flush()
+                let a = try targetA.readPixels()
+                let b = try thread.perform { try targetB.readPixels() }
+                let d = a.difference(from: b)
+                #expect(d.differing == 0, "step \(step): \(d)")
+                #expect(!threaded.lastFrame.skipped && threaded.lastFrame.drawCalls > 0, "\(threaded.lastFrame)")
+            }
+        }
+    }
+
+    @Test("the main thread blocked for 500 ms mid-animation: the render thread keeps compositing frames at the display-link rate, each showing the value at its media time")
+    func animatesWhileMainIsBlocked() throws {
+        MediaClock.set(nil)
+        let device = try GPUDevice()
+        let target = try OffscreenTarget(device: device, size: Size(width: 200, height: 40))
+        let root = rootLayer(width: 200, height: 40)
+        let square = solid(Rect(x: 0, y: 10, width: 20, height: 20), .red)
+        square.anchorPoint = Point(x: 0, y: 0)
+        square.position = Point(x: 0, y: 10)
+        root.addSublayer(square)
+        let host = LayerTreeHost(rootLayer: root, target: target, background: .white, rendersOnThread: true)
+        defer { host.detach() }
+        let thread = try #require(host.renderThread)
+        try Transaction.flush()
+
+        let samples = Locked<[(time: Double, edge: Int?)]>([])
+        thread.frameObserver = { info in
+            guard !info.requested, let image = try? info.target.readPixels() else { return }
+            samples.withLock { $0.append((info.mediaTime, redEdge(image, row: 20))) }
+        }
+        var a = BasicAnimation(keyPath: "position.x")
+        a.fromValue = .number(0)
+        a.toValue = .number(150)
+        a.duration = 2
+        a.timingFunction = .linear
+        let begin = square.convertTime(MediaClock.now(), from: nil)
+        a.beginTime = begin
+        square.add(a, forKey: "x")
+        try Transaction.flush()
+        let framesBefore = thread.framesRendered
+        // The main thread is busy: no turn, no commit.
+        usleep(500_000)
+        let framesDuring = thread.framesRendered - framesBefore
+        let recorded = samples.withLock { $0 }
+        // 60 frames a second for half a second: about 30 (llvmpipe keeps up with a 200×40 target).
+        #expect(framesDuring >= 20, "\(framesDuring) frames while the main thread was blocked")
+        var worst = 0.0
+        for s in recorded {
+            guard let edge = s.edge else { Issue.record("a frame without the square at \(s.time)"); continue }
+            let expected = min(150, max(0, (s.time - begin) / 2 * 150))
+            worst = max(worst, abs(Double(edge) - expected))
+        }
+        #expect(worst <= 1.0, "largest distance from the value at the frame's time: \(worst) px over \(recorded.count) frames")
+        #expect(thread.isAnimating)
+        thread.frameObserver = nil
+    }
+
+    @Test("the frame clock stops when the last animation ends: no frames after it")
+    func clockStops() throws {
+        MediaClock.set(nil)
+        let device = try GPUDevice()
+        let target = try OffscreenTarget(device: device, size: Size(width: 64, height: 64))
+        let root = rootLayer(width: 64, height: 64)
+        let l = solid(Rect(x: 0, y: 0, width: 10, height: 10), .red)
+        root.addSublayer(l)
+        let host = LayerTreeHost(rootLayer: root, target: target, background: .white, rendersOnThread: true)
+        defer { host.detach() }
+        let thread = try #require(host.renderThread)
+        try Transaction.flush()
+        var a = BasicAnimation(keyPath: "opacity")
+        a.fromValue = .number(0)
+        a.duration = 0.15
+        l.add(a, forKey: "o")
+        try Transaction.flush()
+        usleep(400_000)
+        #expect(!thread.isAnimating)
+        let frames = thread.framesRendered
+        #expect(frames >= 4, "\(frames) frames for a 0.15 s animation")
+        usleep(200_000)
+        #expect(thread.framesRendered == frames, "idle frames after the end")
+    }
+
+    @Test("detaching stops the thread and frees every GL object it made")
+    func detachFrees() throws {
+        let device = try GPUDevice()
+        let target = try OffscreenTarget(device: device, size: Size(width: 64, height: 64))
+        let baseline = device.liveObjectCounts.total
+        let root = rootLayer(width: 64, height: 64)
+        let l = solid(Rect(x: 0, y: 0, width: 30, height: 30), .red)
+        l.contents = .image(ContentImage(RGBAImage(width: 16, height: 16, fill: RGBAPixel(r: 0, g: 0, b: 255, a: 255))))
+        root.addSublayer(l)
+        let host = LayerTreeHost(rootLayer: root, target: target, background: .white, rendersOnThread: true)
+        try Transaction.flush()
+        let thread = try #require(host.renderThread)
+        let shown = try thread.perform { try target.readPixels() }
+        #expect(shown[5, 5] == RGBAPixel(r: 0, g: 0, b: 255, a: 255))
+        host.detach()
+        device.purgeCaches()
+        #expect(device.liveObjectCounts.total == baseline, "\(device.liveObjectCounts)")
+    }
+}
