@@ -209,6 +209,7 @@ open class Layer {
     /// A subtree already described whole since the last delivery is not walked again (so
     /// building a deep tree bottom-up costs O(size), not O(size²)).
     func subtreeInserted() {
+        Transaction.invalidateAnimationEvents()   // its timing chain changed
         var stack: [Layer] = [self]
         while let l = stack.popLast() {
             guard !l.subtreeDescribed else { continue }
@@ -246,6 +247,7 @@ open class Layer {
         if addedAnimations.contains(where: \.beginsAtCommit) {
             let now = localTime(at: MediaClock.now())
             addedAnimations = addedAnimations.map { $0.beginsAtCommit ? $0.begun(at: now) : $0 }
+            Transaction.invalidateAnimationEvents()
         }
         let c: ContentRef?
         switch contents {

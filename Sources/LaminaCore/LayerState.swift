@@ -110,17 +110,24 @@ public final class LayerState: Sendable {
     public let changes: LayerChanges
     /// The layer's animations, in the order they were added (their begin times set).
     public let animations: [AddedAnimation]
+    /// Their effects (what the renderer evaluates every frame), in the same order.
+    let effects: [AnimationEffect]
 
     init(id: LayerID, properties: LayerProperties, preservesDepth: Bool, contents: ContentRef?, sublayers: [LayerID],
          changes: LayerChanges, animations: [AddedAnimation] = []) {
         self.id = id; self.properties = properties; self.preservesDepth = preservesDepth
         self.contents = contents; self.sublayers = sublayers; self.changes = changes; self.animations = animations
+        effects = animations.isEmpty ? [] : animations.map { $0.effect }
+    }
+
+    private init(presenting properties: LayerProperties, of s: LayerState) {
+        id = s.id; self.properties = properties; preservesDepth = s.preservesDepth; contents = s.contents
+        sublayers = s.sublayers; changes = s.changes; animations = s.animations; effects = s.effects
     }
 
     /// The same layer showing `properties` (what its animations present).
     func presenting(_ properties: LayerProperties) -> LayerState {
-        LayerState(id: id, properties: properties, preservesDepth: preservesDepth, contents: contents, sublayers: sublayers,
-                   changes: changes, animations: animations)
+        LayerState(presenting: properties, of: self)
     }
 
     public var bounds: Rect { properties.bounds }

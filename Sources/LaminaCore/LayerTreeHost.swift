@@ -39,6 +39,7 @@ public final class LayerTreeHost {
     /// it owns the compositor, the device and the target (see `RenderThread`).
     public private(set) var renderThread: RenderThread?
     private var renderThreadAttached = false
+    private var lastRequestedBackground: Color??
     public private(set) var compositor: Compositor
     public var device: GPUDevice { compositor.device }
     /// What the target is cleared to before each frame; nil: nothing is cleared, the tree
@@ -132,6 +133,12 @@ public final class LayerTreeHost {
                 Transaction.register(thread)
                 renderThreadAttached = true
             }
+            // Nothing new for the thread (a commit that only ran the frame clock, which the
+            // thread follows by itself): no frame asked for.
+            guard Transaction.waitsForFrames || thread.hasUnrenderedUpdates || compositesEveryFrame || flashVisible
+                    || !overlays.isEmpty || background != lastRequestedBackground else { return }
+            thread.hasUnrenderedUpdates = false
+            lastRequestedBackground = background
             let request = RenderThread.FrameRequest(background: background, always: compositesEveryFrame, overlays: overlays)
             flashVisible = !overlays.isEmpty
             guard var stats = try thread.requestFrame(request, wait: Transaction.waitsForFrames) else { return }

@@ -78,6 +78,8 @@ public final class RenderThread: @unchecked Sendable {
     private var animating = false
     private var lostTree = false
     private var observer: (@Sendable (FrameInfo) -> Void)?
+    /// Updates were sent since the last frame request (main actor only).
+    var hasUnrenderedUpdates = true
     /// Told (on the main actor) when the thread needs a new snapshot of the tree (after a
     /// context loss, its copy is gone).
     var snapshotNeeded: (@MainActor @Sendable () -> Void)?
@@ -144,6 +146,7 @@ public final class RenderThread: @unchecked Sendable {
     @MainActor
     func attach(_ root: Layer) {
         let (tree, uploads) = Compositor.snapshot(of: root)
+        hasUnrenderedUpdates = true
         lock()
         lostTree = false
         unlock()
@@ -334,5 +337,8 @@ public final class RenderThread: @unchecked Sendable {
 extension RenderThread: @MainActor RenderUpdateReceiver {
     var deliveryRootID: LayerID? { rootID }
     var maximumTextureSide: Int { compositor.device.capabilities.maxTextureSize }
-    func receive(_ update: RenderUpdate) { send(.update(update)) }
+    func receive(_ update: RenderUpdate) {
+        hasUnrenderedUpdates = true
+        send(.update(update))
+    }
 }

@@ -396,19 +396,24 @@ public final class RenderTree {
         var running = false
         for node in animated.values {
             guard let model = node.model else { continue }
-            // The layer's time, from the root down.
-            var chain: [Node] = []
+            // The layer's time, from the root down (only layers with timing of their own
+            // change it: usually none).
+            var timed: [LayerTiming] = []
             var n: Node? = node
-            while let c = n { chain.append(c); n = c.parentNode }
+            while let c = n {
+                let timing = (c.model ?? c.state).properties.timing
+                if timing != LayerTiming() { timed.append(timing) }
+                n = c.parentNode
+            }
             var t = time
             var frozen = false
-            for c in chain.reversed() {
-                let timing = (c.model ?? c.state).properties.timing
+            for timing in timed.reversed() {
                 t = timing.local(t)
                 if timing.speed == 0 { frozen = true }
             }
-            let p = presentedProperties(model.properties, animations: model.animations, at: t)
-            if !frozen && !running { running = model.animations.contains { $0.effect.isRunning(at: t) } }
+            var p = model.properties
+            for e in model.effects { e.apply(at: t, to: &p) }
+            if !frozen && !running { running = model.effects.contains { $0.isRunning(at: t) } }
             if p != node.state.properties {
                 node.state = model.presenting(p)
             }

@@ -20,7 +20,7 @@ struct Bench: ParsableCommand {
             and checks each scene's last frame against the ceiling's pixels. See docs/benchmarks.md.
             """)
     @OptionGroup var device: DeviceOptions
-    @Option(help: "Scenes, comma-separated (S1…S6, S6-1k; S6 brings S6-1k). Default: all.") var scene: String?
+    @Option(help: "Scenes, comma-separated (S1…S6, S6-1k, S1A; S6 brings S6-1k). Default: all but S1A.") var scene: String?
     @Option(help: "Measured frames per scene.") var frames = 100
     @Option(help: "Frames run before measuring (uploads, compilation, first allocations).") var warmup = 10
     @Option(help: "Target size in points, WIDTHxHEIGHT (scale 1).") var size: SizeArgument = SizeArgument(argument: "1920x1080")!
@@ -30,6 +30,8 @@ struct Bench: ParsableCommand {
     @Option(name: .shortAndLong, help: "Folder for lamina/ceiling/diff PNGs of pixel-check failures.") var output = "out/bench"
     /// Test hook: the ceiling scales every colour by 7/8, so every pixel check must fail.
     @Flag(help: .hidden) var perturb = false
+    @Flag(help: "Composite on a render thread (LayerTreeHost(rendersOnThread: true)): the main thread only commits; each frame is a flush() that waits for the frame.")
+    var renderThread = false
 
     func validate() throws {
         guard frames >= 1 else { throw ValidationError("--frames must be at least 1") }
@@ -37,10 +39,12 @@ struct Bench: ParsableCommand {
         _ = try sceneIDs()
     }
 
-    static let allScenes = ["S1", "S2", "S3", "S4", "S5", "S6", "S6-1k"]
+    static let allScenes = ["S1", "S2", "S3", "S4", "S5", "S6", "S6-1k", "S1A"]
+    /// What runs without `--scene`.
+    static let defaultScenes = ["S1", "S2", "S3", "S4", "S5", "S6", "S6-1k"]
 
     func sceneIDs() throws -> [String] {
-        guard let scene else { return Bench.allScenes }
+        guard let scene else { return Bench.defaultScenes }
         var ids: [String] = []
         for raw in scene.split(separator: ",") {
             let id = raw.trimmingCharacters(in: .whitespaces).uppercased().replacingOccurrences(of: "-1K", with: "-1k")
@@ -331,6 +335,8 @@ final class BenchRunner {
     func makeScene(_ id: String) throws -> BenchScene {
         switch id {
         case "S1": return SpinningTilesScene(id: id, size: size, frozen: false, drawnLayer: false)
+        case "S1A": return SpinningTilesScene(id: id, size: size, frozen: false, drawnLayer: false,
+                                              animatedFrames: options.warmup + options.frames)
         case "S2": return SpinningTilesScene(id: id, size: size, frozen: true, drawnLayer: false)
         case "S3": return SpinningTilesScene(id: id, size: size, frozen: true, drawnLayer: true)
         case "S4": return try NineSliceScene(size: size)
@@ -394,7 +400,29 @@ final class BenchRunner {
         root.position = Point(x: size.width / 2, y: size.height / 2)
         try scene.build(root: root)
         let target = try OffscreenTarget(device: device, size: size, scale: 1)
-        let host = LayerTreeHost(rootLayer: root, target: target, background: BenchRunner.background)
+        let threaded = options.renderThread
+        let host = LayerTreeHost(rootLayer: root, target: target, background: BenchRunner.background, rendersOnThread: threaded)
+        // Animated scenes: frame f shows media time base + f/60 (the animations begin at the
+        // first commit, frame 0).
+        let base = 1000.0
+        if scene.isAnimated { MediaClock.set(base) }
+        defer { if scene.isAnimated { MediaClock.set(nil) } }
+        /// Waits until the GPU finished the frame (on the render thread when there is one).
+        func finish() throws {
+            if let thread = host.renderThread {
+                try thread.perform { try self.device.withContext { glFinish() } }
+            } else {
+                try device.withContext { glFinish() }
+            }
+        }
+        /// One frame's commit: the end of a run-loop turn, or (render thread) a flush that
+        /// waits for the thread's frame.
+        func commitFrame() throws {
+            if threaded { try Transaction.flush() } else { try MainLoop.main.runFrame() }
+        }
+        func statistics() -> FrameStatistics? {
+            host.renderThread.map { $0.latestStatistics } ?? box.stats
+        }
         let box = StatsBox()
         host.didComposite = { box.stats = $0 }
         defer {
@@ -420,12 +448,13 @@ final class BenchRunner {
             // The scene sets its layers every frame itself: no implicit animations (what a
             // Core Animation program does for per-frame updates).
             Transaction.setDisableActions(true)
+            if scene.isAnimated { MediaClock.set(base + Double(f) / benchFrameRate) }
             scene.update(frame: f)
             let changed = Clocks.now().thread - t0.thread
-            try MainLoop.main.runFrame()
-            try device.withContext { glFinish() }
+            try commitFrame()
+            try finish()
             let t = Clocks.now() - t0
-            if f >= options.warmup { laminaTimes.append(t); frames.append(box.stats); changeTimes.append(changed) }
+            if f >= options.warmup { laminaTimes.append(t); frames.append(statistics()); changeTimes.append(changed) }
         }
         func ceilingFrame(_ f: Int) throws {
             try ceiling.makeCurrent()
@@ -453,7 +482,7 @@ final class BenchRunner {
 
         var check = PixelCheck(checked: false, passed: true, differingPixels: 0, anyDifference: 0, maxDifference: 0, images: [])
         if options.checkPixels {
-            let actual = try target.readPixels()
+            let actual = try host.renderThread.map { thread in try thread.perform { try target.readPixels() } } ?? target.readPixels()
             try ceiling.makeCurrent()
             let expected = try ceiling.readPixels()
             ceiling.releaseCurrent()
@@ -469,8 +498,8 @@ final class BenchRunner {
             for f in total..<(total + options.frames) {
                 let t0 = Clocks.now()
                 scene.update(frame: f)
-                try MainLoop.main.runFrame()
-                try device.withContext { glFinish() }
+                try commitFrame()
+                try finish()
                 times.append(Clocks.now() - t0)
             }
             alone = Timings(times)

@@ -27,11 +27,17 @@ protocol BenchScene: AnyObject {
     var ceilingQuads: Int { get }
     /// Texture bytes the ceiling uploads per frame.
     var ceilingUploadBytes: Int { get }
+    /// Driven by animations: frame `f` is the media time `f / 60` s after the first commit.
+    var isAnimated: Bool { get }
 }
 
 extension BenchScene {
     var ceilingUploadBytes: Int { 0 }
+    var isAnimated: Bool { false }
 }
+
+/// Frames per second of the animated scenes' media time.
+let benchFrameRate = 60.0
 
 /// Deterministic per-layer variety.
 private func fraction(_ x: Double) -> Double { x - x.rounded(.down) }
@@ -96,14 +102,23 @@ final class SpinningTilesScene: BenchScene {
     private var images: [RGBAImage]
     private var bitmap: Bitmap?
 
-    init(id: String, size: Size, frozen: Bool, drawnLayer: Bool) {
+    /// S1A: S1's poses come from animations added once (the renderer evaluates them at each
+    /// frame's media time), not from properties set every frame; `animatedFrames` long.
+    let isAnimated: Bool
+    private let animatedFrames: Int
+
+    init(id: String, size: Size, frozen: Bool, drawnLayer: Bool, animatedFrames: Int? = nil) {
         self.id = id
         self.size = size
         self.frozen = frozen
         self.drawnLayer = drawnLayer
+        self.isAnimated = animatedFrames != nil
+        self.animatedFrames = animatedFrames ?? 0
         grid = Grid(columns: 40, rows: 25, size: size)
         images = (0..<SpinningTilesScene.count).map { benchTile(index: $0, side: SpinningTilesScene.side) }
         switch (frozen, drawnLayer) {
+        case (false, _) where animatedFrames != nil:
+            summary = "S1 driven by animations (rotation + scale keyframes per layer, added once; each frame is a media time)"
         case (false, _): summary = "1000 layers, distinct 64×64 textures, 40×25 grid, rotation + scale about centres, opacity 0.8, all change every frame"
         case (true, false): summary = "S1 frozen: nothing changes"
         case (true, true): summary = "S2 + a 256×256 layer at the centre redrawn with the 2D context (gradient, circle) and uploaded every frame"
@@ -137,6 +152,7 @@ final class SpinningTilesScene: BenchScene {
             tiles.append(l)
         }
         setPoses(frame: 0)
+        if isAnimated { addAnimations() }
         if drawnLayer {
             let g = GradientLayer()
             g.frame = drawnFrame
@@ -153,8 +169,28 @@ final class SpinningTilesScene: BenchScene {
         }
     }
 
+    /// Per tile: the angle by `transform.rotation.z` (linear: S1's angle grows linearly
+    /// with the frame), the scale by `transform.scale` keyframes at every frame's time
+    /// (exact there); both begin at the first commit.
+    private func addAnimations() {
+        let n = max(1, animatedFrames)
+        let duration = Double(n) / benchFrameRate
+        for (i, l) in tiles.enumerated() {
+            var turn = BasicAnimation(keyPath: "transform.rotation.z")
+            turn.fromValue = .number(pose(i, 0).angle)
+            turn.toValue = .number(pose(i, n).angle)
+            turn.duration = duration
+            turn.timingFunction = .linear
+            var grow = KeyframeAnimation(keyPath: "transform.scale")
+            grow.values = (0...n).map { .number(pose(i, $0).scale) }
+            grow.duration = duration
+            l.add(turn, forKey: "turn")
+            l.add(grow, forKey: "grow")
+        }
+    }
+
     func update(frame f: Int) {
-        if !frozen { setPoses(frame: f) }
+        if !frozen && !isAnimated { setPoses(frame: f) }
         drawn?.frameIndex = f
     }
 

@@ -300,7 +300,7 @@ public struct KeyframeAnimation: Animation {
         }
         return AnimationEffect(common, .keyframes(p, KeyframeData(
             kind: first, values: components, decomposed: decomposed, keyTimes: keyTimes, timingFunctions: timingFunctions,
-            mode: calculationMode, tension: tensionValues, continuity: continuityValues, bias: biasValues),
+            mode: calculationMode, tension: tensionValues, continuity: continuityValues, bias: biasValues).resolved(),
             additive: isAdditive, cumulative: isCumulative))
     }
 }
@@ -388,7 +388,10 @@ public final class AnimationEffect: Sendable {
         case .group(let members):
             for m in members { m.apply(at: s.time, to: &p) }
         case let .basic(property, from, to, by, spring, additive, cumulative):
-            let below = property.value(in: p)
+            // The value below is read only when it is needed (a transform component's
+            // costs a decomposition).
+            let needsBelow = additive || from == nil || (to == nil && by == nil) || (from == nil && to == nil)
+            let below = needsBelow ? property.value(in: p) : property.kind
             guard let (a, b) = Self.endPoints(from: from, to: to, by: by, below: below) else { return }
             let f: Double
             if let spring {
@@ -404,12 +407,11 @@ public final class AnimationEffect: Sendable {
             property.set(v, in: &p)
         case let .keyframes(property, data, additive, cumulative):
             guard !data.values.isEmpty else { return }
-            let below = property.value(in: p)
             var v = data.value(at: paced(s.time / d, duration: d))
             if cumulative && s.iteration > 0, let delta = data.delta {
                 v = AnimationValue.adding(v, AnimationValue.scaled(delta, by: s.iteration))
             }
-            if additive { v = AnimationValue.adding(below, v) }
+            if additive { v = AnimationValue.adding(property.value(in: p), v) }
             property.set(v, in: &p)
         }
     }
@@ -460,6 +462,19 @@ struct KeyframeData: Sendable {
     var timingFunctions: [TimingFunction]?
     var mode: CalculationMode
     var tension, continuity, bias: [Double]?
+
+    /// Works out the key times once (evaluated every frame with them: same values).
+    func resolved() -> KeyframeData {
+        guard let times = KeyframeMath.resolvedTimes(values: values, keyTimes: keyTimes, mode: mode) else { return self }
+        var r = self
+        r.keyTimes = times
+        switch mode {
+        case .paced: r.mode = .linear; r.timingFunctions = nil
+        case .cubicPaced: r.mode = .cubic; r.timingFunctions = nil
+        default: break
+        }
+        return r
+    }
 
     func value(at progress: Double) -> AnimationValue {
         if decomposed, mode == .linear || mode == .discrete {

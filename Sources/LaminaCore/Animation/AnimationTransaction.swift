@@ -112,6 +112,7 @@ extension Transaction {
 
     static func noteAnimationAdded(_ a: AddedAnimation, to layer: Layer) {
         animatingLayers[ObjectIdentifier(layer)] = Unmanaged.passUnretained(layer)
+        invalidateAnimationEvents()
         if frames.contains(where: { $0.id == a.transactionID }) {
             animationCounts[a.transactionID, default: 0] += 1
         }
@@ -146,10 +147,22 @@ extension Transaction {
     /// After a commit: reports animations that started or ended by now (removing ended
     /// ones that are removed on completion), runs due callbacks and completion blocks, and
     /// keeps `MainLoop.main` waking at the frame rate while any animation runs.
+    /// The media time of the next start or end of an animation (-∞: to be worked out
+    /// again), and whether any animation was running at the last look: until then,
+    /// nothing is reported and the frame clock keeps its state (no walk per frame).
+    private static var nextAnimationEvent = -Double.infinity
+    private static var runningAtLastLook = false
+
+    /// Animations, or the timing they run in, changed: the next commit looks again.
+    static func invalidateAnimationEvents() { nextAnimationEvent = -.infinity }
+
     static func updateAnimations() {
         var running = false
-        if !animatingLayers.isEmpty {
-            let now = MediaClock.now()
+        let now = animatingLayers.isEmpty ? 0 : MediaClock.now()
+        if !animatingLayers.isEmpty && now < nextAnimationEvent {
+            running = runningAtLastLook
+        } else if !animatingLayers.isEmpty {
+            var next = Double.infinity
             var started: [@MainActor @Sendable () -> Void] = []
             for (key, ref) in animatingLayers {
                 let layer = ref.takeUnretainedValue()
@@ -158,7 +171,15 @@ extension Transaction {
                 let frozen = layer.timeIsFrozen
                 var finishedAndRemoved: [UInt64] = []
                 for a in layer.addedAnimations {
-                    guard !a.beginsAtCommit else { running = true; continue }   // not committed yet
+                    guard !a.beginsAtCommit else { running = true; next = now; continue }   // not committed yet
+                    if !frozen {
+                        // When it starts and ends, in media time.
+                        let timing = a.effect.timing
+                        let start = layer.mediaTime(fromLocal: timing.beginTime)
+                        let end = timing.speed > 0 && timing.speed.isFinite
+                            ? layer.mediaTime(fromLocal: timing.beginTime + timing.activeDuration / timing.speed) : Double.infinity
+                        for e in [start, end] where e > now && e.isFinite { next = min(next, e) }
+                    }
                     if !startedSerials.contains(a.serial), a.effect.hasStarted(at: t) {
                         startedSerials.insert(a.serial)
                         if let s = a.animation.didStart { started.append(s) }
@@ -179,6 +200,8 @@ extension Transaction {
                 }
             }
             for s in started { s() }
+            nextAnimationEvent = next
+            runningAtLastLook = running
         }
         let due = completionsDue
         completionsDue = []

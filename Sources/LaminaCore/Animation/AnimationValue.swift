@@ -57,6 +57,18 @@ public enum AnimationValue: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Every component is finite.
+    var isFinite: Bool {
+        switch self {
+        case .number(let v): return v.isFinite
+        case .point(let p): return p.isFinite
+        case .size(let s): return s.isFinite
+        case .rect(let r): return r.isFinite
+        case .color(let c): return c?.isFinite ?? true
+        case .transform(let t): return t.isFinite
+        }
+    }
+
     /// Whether two values are of the same kind.
     func isSameKind(as other: AnimationValue) -> Bool {
         switch (self, other) {
@@ -240,10 +252,23 @@ public struct AnimatableProperty: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// A value of the property's kind (its value in default properties).
+    var kind: AnimationValue {
+        switch base {
+        case .position, .boundsOrigin, .anchorPoint: return .point(.zero)
+        case .positionX, .positionY, .zPosition, .boundsWidth, .boundsHeight, .anchorPointZ, .transformComponent,
+             .opacity, .borderWidth, .cornerRadius: return .number(0)
+        case .bounds, .contentsRect, .contentsCenter: return .rect(.zero)
+        case .boundsSize: return .size(.zero)
+        case .transform, .sublayerTransform: return .transform(.identity)
+        case .backgroundColor, .borderColor: return .color(nil)
+        }
+    }
+
     /// Sets the property in `p` to `v` (converted to the property's kind; a value that
     /// cannot be, or is not finite, is ignored: the property keeps what it had).
     func set(_ v: AnimationValue, in p: inout LayerProperties) {
-        guard let v = v.converted(like: value(in: p)), v.components.allSatisfy(\.isFinite) else { return }
+        guard let v = v.converted(like: kind), v.isFinite else { return }
         switch (base, v) {
         case (.position, .point(let x)): p.position = x
         case (.positionX, .number(let x)): p.position.x = x

@@ -45,7 +45,7 @@ public enum KeyframeMath {
                                 progress: Double) -> [Double] {
         guard let first = values.first else { return [] }
         let n = values.count
-        let dim = values.lazy.map(\.count).min() ?? 0
+        let dim = values.lazy.map { $0.count }.min() ?? 0
         let points = values.allSatisfy({ $0.count == dim }) ? values : values.map { Array($0.prefix(dim)) }
         if n == 1 { return first }
         let p = progress.isNaN ? 0 : progress
@@ -101,6 +101,23 @@ public enum KeyframeMath {
 
     /// `keyTimes` when its count is one of `counts`, its entries finite and nondecreasing,
     /// the first 0 and the last 1 (within 1e-9); otherwise nil.
+    /// The key times `evaluate` uses for `values` in a continuous mode (linear, cubic: the
+    /// given ones when valid, else even; paced modes: by distance); nil for discrete. An
+    /// animation evaluated every frame works them out once: `evaluate` with these times and
+    /// the mode `.linear` (for `.paced`) or `.cubic` (for `.cubicPaced`), without timing
+    /// functions for the paced modes, gives the same values.
+    static func resolvedTimes(values: [[Double]], keyTimes: [Double]?, mode: CalculationMode) -> [Double]? {
+        let n = values.count
+        guard n > 1 else { return nil }
+        switch mode {
+        case .discrete: return nil
+        case .linear, .cubic: return validKeyTimes(keyTimes, counts: [n]) ?? evenTimes(n)
+        case .paced, .cubicPaced:
+            let dim = values.lazy.map { $0.count }.min() ?? 0
+            return pacedTimes(values.map { Array($0.prefix(dim)) })
+        }
+    }
+
     static func validKeyTimes(_ keyTimes: [Double]?, counts: [Int]) -> [Double]? {
         guard let k = keyTimes, counts.contains(k.count), let f = k.first, let l = k.last,
               abs(f) <= 1e-9, abs(l - 1) <= 1e-9, k.allSatisfy(\.isFinite) else { return nil }

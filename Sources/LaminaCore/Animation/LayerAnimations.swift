@@ -68,6 +68,7 @@ extension Layer {
         guard let i = addedAnimations.firstIndex(where: { $0.key == key }) else { return }
         let a = addedAnimations.remove(at: i)
         Transaction.noteAnimationRemoved(a, finished: false)
+        Transaction.invalidateAnimationEvents()
         changed(.animations)
     }
 
@@ -77,6 +78,7 @@ extension Layer {
         let all = addedAnimations
         addedAnimations = []
         for a in all { Transaction.noteAnimationRemoved(a, finished: false) }
+        Transaction.invalidateAnimationEvents()
         changed(.animations)
     }
 
@@ -121,7 +123,7 @@ extension Layer {
 
     /// The media time at which this layer's local time is `t` (a layer whose time stands
     /// still maps every media time to one local time: its `beginTime` is returned).
-    private func mediaTime(fromLocal t: Double) -> Double {
+    func mediaTime(fromLocal t: Double) -> Double {
         var time = t
         var l: Layer? = self
         while let c = l {
@@ -135,18 +137,18 @@ extension Layer {
     /// When the layer's time starts, in its superlayer's time (`CAMediaTiming.beginTime`).
     public var beginTime: Double {
         get { properties.timing.beginTime }
-        set { if accepts(newValue.isFinite, "beginTime", newValue), newValue != properties.timing.beginTime { properties.timing.beginTime = newValue; changed(.timing) } }
+        set { if accepts(newValue.isFinite, "beginTime", newValue), newValue != properties.timing.beginTime { properties.timing.beginTime = newValue; changed(.timing); Transaction.invalidateAnimationEvents() } }
     }
     /// How fast the layer's time (and its sublayers' and animations') runs against its
     /// superlayer's; 0 pauses them.
     public var speed: Double {
         get { properties.timing.speed }
-        set { if accepts(newValue.isFinite, "speed", newValue), newValue != properties.timing.speed { properties.timing.speed = newValue; changed(.timing) } }
+        set { if accepts(newValue.isFinite, "speed", newValue), newValue != properties.timing.speed { properties.timing.speed = newValue; changed(.timing); Transaction.invalidateAnimationEvents() } }
     }
     /// Added to the layer's local time (with `speed` 0: the time shown).
     public var timeOffset: Double {
         get { properties.timing.timeOffset }
-        set { if accepts(newValue.isFinite, "timeOffset", newValue), newValue != properties.timing.timeOffset { properties.timing.timeOffset = newValue; changed(.timing) } }
+        set { if accepts(newValue.isFinite, "timeOffset", newValue), newValue != properties.timing.timeOffset { properties.timing.timeOffset = newValue; changed(.timing); Transaction.invalidateAnimationEvents() } }
     }
 
     // MARK: Presentation
