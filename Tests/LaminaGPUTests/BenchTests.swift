@@ -126,6 +126,26 @@ struct BenchTests {
         #expect(strict.output.contains("MISMATCH"))
     }
 
+    @Test("S1 and S1A (S1 driven by animations) on a render thread: each last frame equals the ceiling's; S1A's frames draw no layer and upload nothing; the main thread does a fraction of the work")
+    func renderThreadAndAnimatedScene() throws {
+        let run = try bench(["--frames", "4", "--warmup", "1", "--size", "320x180", "--scene", "S1,S1A", "--render-thread"])
+        #expect(run.status == 0, "\(run.output)")
+        let report = try #require(run.report, "\(run.output)")
+        let scenes = try #require(report["scenes"] as? [[String: Any]])
+        #expect(scenes.compactMap { $0["id"] as? String } == ["S1", "S1A"])
+        for scene in scenes {
+            let id = scene["id"] as? String ?? "?"
+            let check = try #require(scene["pixelCheck"] as? [String: Any], "\(id)")
+            #expect(check["checked"] as? Bool == true && check["passed"] as? Bool == true, "\(id): \(check)")
+            #expect(number(scene, "laminaFrame.compositedFrames") == 4, "\(id)")
+            #expect(number(scene, "laminaFrame.quadsDrawn") == 1000, "\(id)")
+        }
+        let animated = scenes[1]
+        #expect(number(animated, "laminaFrame.uploadedBytes") == 0 && number(animated, "laminaFrame.layersDrawn") == 0)
+        // The render thread does the compositing: the main thread's CPU is far below the process's.
+        #expect(number(animated, "lamina.threadMs.median")! < number(animated, "lamina.cpuMs.median")! / 4, "\(animated)")
+    }
+
     @Test("unknown scenes and bad frame counts are refused")
     func badOptions() throws {
         let scene = try runLamina(["bench", "--scene", "S1,S9"])
