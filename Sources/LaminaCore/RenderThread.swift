@@ -196,17 +196,19 @@ public final class RenderThread: @unchecked Sendable {
 
     func setTarget(_ target: RenderTarget) { send(.setTarget(target)) }
 
-    /// Frees the compositor's GPU objects on the thread and stops it (joins it).
+    /// Frees the compositor's GPU objects on the thread and stops it (joins it; with
+    /// `.external`, waits for the host's next `serviceFrame()`, which does the freeing).
     func stop() {
         send(.release)
         lock()
         stopping = true
         pthread_cond_broadcast(condition)
-        if driver == .ownThread {
-            while !exited { pthread_cond_wait(condition, mutex) }
-        }
+        while !exited { pthread_cond_wait(condition, mutex) }
         unlock()
     }
+
+    /// Whether the thread has stopped (`.external`: the host may stop calling `serviceFrame()`).
+    public var hasStopped: Bool { lock(); defer { unlock() }; return exited }
 
     // MARK: The render thread's side
 
@@ -221,7 +223,10 @@ public final class RenderThread: @unchecked Sendable {
         unlock()
         let rendered = execute(batch)
         if !rendered, isAnimating, MainLoop.now() >= nextTick { animationFrame() }
-        if stopping {
+        lock()
+        let stop = stopping && commands.isEmpty
+        unlock()
+        if stop {
             lock()
             exited = true
             pthread_cond_broadcast(condition)

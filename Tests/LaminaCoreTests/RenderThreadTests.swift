@@ -124,6 +124,66 @@ struct RenderThreadTests {
         #expect(thread.framesRendered == frames, "idle frames after the end")
     }
 
+    @Test("a host's own render thread drives it (renderDriver .external): the device and target made there, serviceFrame() once per frame applies the commits and composites; flush() waits for it")
+    func externalDriver() throws {
+        // The host program's render thread: its GL device and target, and its frame loop.
+        final class HostRenderThread: @unchecked Sendable {
+            let ready = DispatchSemaphore(value: 0)
+            let done = DispatchSemaphore(value: 0)
+            let state = Locked<(device: GPUDevice?, target: OffscreenTarget?, lamina: RenderThread?, running: Bool, frames: Int)>(
+                (nil, nil, nil, true, 0))
+            func start() {
+                Thread { [self] in
+                    do {
+                        let device = try GPUDevice()
+                        let target = try OffscreenTarget(device: device, size: Size(width: 100, height: 100))
+                        state.withLock { $0.device = device; $0.target = target }
+                    } catch {}
+                    ready.signal()
+                    while true {
+                        let (lamina, running) = state.withLock { ($0.lamina, $0.running) }
+                        guard running || (lamina.map { !$0.hasStopped } ?? false) else { break }
+                        lamina?.serviceFrame()      // the host's frame: Lamina's part of it
+                        state.withLock { $0.frames += 1 }
+                        usleep(1000)
+                    }
+                    let (device, target) = state.withLock { ($0.device, $0.target) }
+                    target?.release()
+                    device?.close()
+                    done.signal()
+                }.start()
+            }
+        }
+        let hostThread = HostRenderThread()
+        hostThread.start()
+        hostThread.ready.wait()
+        let (device, target) = hostThread.state.withLock { ($0.device, $0.target) }
+        let target_ = try #require(target)
+        _ = try #require(device)
+        try Transaction.$taskDisablesActions.withValue(true) {
+            let root = rootLayer(width: 100, height: 100)
+            let l = solid(Rect(x: 10, y: 10, width: 30, height: 30), .red)
+            root.addSublayer(l)
+            let host = LayerTreeHost(rootLayer: root, target: target_, background: .white, rendersOnThread: true,
+                                     renderDriver: .external)
+            let lamina = try #require(host.renderThread)
+            hostThread.state.withLock { $0.lamina = lamina }
+            try Transaction.flush()
+            var image = try lamina.perform { try target_.readPixels() }
+            #expect(image[20, 20] == red && image[60, 60] == white)
+            l.position = Point(x: 70, y: 70)
+            l.backgroundColor = .blue
+            try Transaction.flush()
+            image = try lamina.perform { try target_.readPixels() }
+            #expect(image[20, 20] == white && image[70, 70] == blue)
+            #expect(hostThread.state.withLock { $0.frames } > 0)
+            host.detach()
+            #expect(lamina.hasStopped)
+        }
+        hostThread.state.withLock { $0.running = false }
+        hostThread.done.wait()
+    }
+
     @Test("detaching stops the thread and frees every GL object it made")
     func detachFrees() throws {
         let device = try GPUDevice()
