@@ -1,11 +1,13 @@
 import Foundation
+import LaminaCore
 import LaminaGeometry
 import LaminaGPU
 import LaminaGraphics
 
-/// A reftest manifest: lines of `[fuzzy(maxDiff,count)] == test.json ref.json|ref.png`
-/// or `[fuzzy(…)] != a.json b.json`; `#` starts a comment. Paths are relative to the
-/// manifest. `include other.list` reads another manifest.
+/// A reftest manifest: lines of `[fuzzy(maxDiff,count)] [time(T)] == test.json ref.json|ref.png`
+/// or `[fuzzy(…)] [time(T)] != a.json b.json`; `#` starts a comment. Paths are relative to
+/// the manifest. `include other.list` reads another manifest. `time(T)` renders the scenes
+/// (both sides, when the reference is a scene) at T seconds after their start.
 public struct ReftestManifest {
     public enum Relation: String, Sendable { case equal = "==", notEqual = "!=" }
 
@@ -16,6 +18,9 @@ public struct ReftestManifest {
         /// Largest allowed channel difference, and how many pixels may differ by up to it.
         public var maxDifference: Int
         public var maxDifferingPixels: Int
+        /// The time the scenes are rendered at, in seconds after their start (`time(T)`; 0
+        /// without it).
+        public var time: Double = 0
         /// "file:line", for messages.
         public var location: String
     }
@@ -48,21 +53,36 @@ public struct ReftestManifest {
                 continue
             }
             var maxDiff = 0, count = 0
-            if words[0].hasPrefix("fuzzy(") {
-                let inside = words[0].dropFirst(6).dropLast()
-                let parts = inside.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
-                guard words[0].hasSuffix(")"), parts.count == 2, let m = parts[0], let c = parts[1], m >= 0, c >= 0 else {
-                    throw fail("'\(words[0])' is not fuzzy(maxDiff,count) with two non-negative integers")
+            var time: Double?
+            var fuzzy = false
+            // Annotations, in any order, each at most once.
+            while let word = words.first, word.hasPrefix("fuzzy(") || word.hasPrefix("time(") {
+                if word.hasPrefix("fuzzy(") {
+                    guard !fuzzy else { throw fail("'fuzzy(…)' is given twice") }
+                    let inside = word.dropFirst(6).dropLast()
+                    let parts = inside.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+                    guard word.hasSuffix(")"), parts.count == 2, let m = parts[0], let c = parts[1], m >= 0, c >= 0 else {
+                        throw fail("'\(word)' is not fuzzy(maxDiff,count) with two non-negative integers")
+                    }
+                    (maxDiff, count) = (m, c)
+                    fuzzy = true
+                } else {
+                    guard time == nil else { throw fail("'time(…)' is given twice") }
+                    let inside = String(word.dropFirst(5).dropLast())
+                    guard word.hasSuffix(")"), !inside.isEmpty, inside.allSatisfy({ "0123456789.eE+-".contains($0) }),
+                          let t = Double(inside), t.isFinite, t >= 0, t <= SceneLimits.maximumTime else {
+                        throw fail("'\(word)' is not time(seconds) with a finite number of seconds ≥ 0 (at most \(SceneLimits.format(SceneLimits.maximumTime)))")
+                    }
+                    time = t
                 }
-                (maxDiff, count) = (m, c)
                 words.removeFirst()
             }
             guard words.count == 3, let relation = Relation(rawValue: words[0]) else {
-                throw fail("expected '== test ref' or '!= a b' (optionally after fuzzy(maxDiff,count)), found '\(line.trimmingCharacters(in: .whitespaces))'")
+                throw fail("expected '== test ref' or '!= a b' (optionally after fuzzy(maxDiff,count) and time(seconds)), found '\(line.trimmingCharacters(in: .whitespaces))'")
             }
             func resolve(_ p: String) -> String { p.hasPrefix("/") ? p : base.appendingPathComponent(p).path }
             entries.append(Entry(relation: relation, test: resolve(words[1]), reference: resolve(words[2]),
-                                 maxDifference: maxDiff, maxDifferingPixels: count, location: location))
+                                 maxDifference: maxDiff, maxDifferingPixels: count, time: time ?? 0, location: location))
         }
     }
 }
@@ -102,8 +122,8 @@ public struct ReftestRunner {
     public func run(_ entry: ReftestManifest.Entry) -> ReftestResult {
         var result = ReftestResult(entry: entry, passed: false, differingPixels: 0, maxDifference: 0, message: "", images: [])
         do {
-            let actual = try image(of: entry.test)
-            let expected = try image(of: entry.reference)
+            let actual = try image(of: entry.test, at: entry.time)
+            let expected = try image(of: entry.reference, at: entry.time)
             guard actual.width == expected.width, actual.height == expected.height else {
                 result.message = "sizes differ: \(actual.width)×\(actual.height) px vs \(expected.width)×\(expected.height) px"
                 result.images = try writeImages(entry, actual: actual, expected: expected)
@@ -126,9 +146,14 @@ public struct ReftestRunner {
         return result
     }
 
-    private func image(of path: String) throws -> RGBAImage {
+    /// A PNG's pixels, or a scene's frame at `time` seconds after its start (read with the
+    /// media clock fixed at 0, as `lamina render` reads it; the clock is put back after).
+    private func image(of path: String, at time: Double) throws -> RGBAImage {
         if path.hasSuffix(".png") { return try RGBAImage(contentsOfPNG: path) }
-        return try Scene.load(contentsOf: path).render(device: device).image
+        let savedClock: Double? = MediaClock.isFixed ? MediaClock.now() : nil
+        MediaClock.set(0)
+        defer { MediaClock.set(savedClock) }
+        return try Scene.load(contentsOf: path).render(device: device, time: time).image
     }
 
     private func writeImages(_ entry: ReftestManifest.Entry, actual: RGBAImage, expected: RGBAImage) throws -> [String] {

@@ -53,6 +53,27 @@ public enum SceneLimits {
     /// The most backing-store pixels all drawn layers of a scene may need together when
     /// rendered (2²⁸ px = 1 GiB); each side is also limited by the GPU's texture size.
     public static let maximumBackingStorePixels = 1 << 28
+    /// Most animations in one scene, group members (at every level) included.
+    public static let maximumAnimations = 10_000
+    /// Most values in one keyframe animation (`values`; `keyTimes` and the other per-value
+    /// lists have as many), and in all of a scene's keyframe animations together.
+    public static let maximumKeyframes = 10_000
+    public static let maximumSceneKeyframes = 1_000_000
+    /// Deepest nesting of animation groups (a group in a group in a layer's `animations`: 2).
+    public static let maximumGroupDepth = 16
+    /// Largest magnitude of a time (`beginTime`, `timeOffset`, `duration`, `repeatDuration`),
+    /// in seconds, and of a `repeatCount`.
+    public static let maximumTime = 1e9
+    /// Largest magnitude of a `speed` (an animation's or a layer's).
+    public static let maximumSpeed = 1e6
+    /// Largest spring `mass`, `stiffness`, `damping` and `initialVelocity` magnitude; the
+    /// smallest `mass` and `stiffness`.
+    public static let maximumSpringParameter = 1e6
+    public static let minimumSpringParameter = 1e-6
+    /// Most repetitions of a cumulative animation of a whole transform (`transform`,
+    /// `sublayerTransform`): each finished repetition costs the renderer a matrix product
+    /// per frame, so such an animation repeats a bounded number of times (no "infinity").
+    public static let maximumCumulativeTransformRepeats = 1000.0
 
     static func format(_ v: Double) -> String {
         v == v.rounded() && abs(v) < 1e15 ? String(Int(v)) : "\(v)"
@@ -71,6 +92,11 @@ public struct Scene {
     public var scale: Double
     public var background: Color
     public var root: Layer
+    /// The media time (`MediaClock.now()`) at which the scene's time is 0: when it was read.
+    /// A scene with animations shifts its root layer's `beginTime` by it, so that every
+    /// layer's time counts from the scene's start. `lamina render` fixes the clock at 0
+    /// while reading, so this is 0 there.
+    public var startTime = 0.0
     /// Where each layer was described (for render-time messages).
     var origins: [ObjectIdentifier: LayerOrigin] = [:]
 
@@ -120,6 +146,10 @@ public struct Scene {
         let (root, origins) = builder.instantiate(specs)
         var scene = Scene(file: file, size: size, scale: scale, background: background, root: root)
         scene.origins = origins
+        scene.startTime = MediaClock.now()
+        if specs.contains(where: \.animates), scene.startTime != 0 {
+            root.beginTime += scene.startTime
+        }
         return scene
     }
 }
@@ -141,6 +171,7 @@ struct LayerBuilder {
         "hidden", "borderWidth", "borderColor", "cornerRadius", "masksToBounds", "opaque",
         "contents", "contentsRect", "contentsCenter", "contentsGravity", "contentsScale", "minificationFilter", "magnificationFilter",
         "sublayers", "drawing", "needsDisplayOnBoundsChange", "contentMode", "contentStretch",
+        "animations", "beginTime", "speed", "timeOffset",
     ]
 
     enum LayerType: String, CaseIterable { case layer, transformLayer }
@@ -153,6 +184,8 @@ struct LayerBuilder {
         var parent: Int
         var make: @MainActor () -> Layer
         var settings: [@MainActor (Layer) -> Void] = []
+        /// It has animations.
+        var animates = false
     }
 
     /// Reads the layer tree under `root` depth-first without recursion; specs are in
@@ -160,11 +193,12 @@ struct LayerBuilder {
     func layers(_ root: JSONNode) throws -> [LayerSpec] {
         var specs: [LayerSpec] = []
         var pending: [(node: JSONNode, parent: Int)] = [(root, -1)]
+        var budget = AnimationBudget()
         while let (node, parent) = pending.popLast() {
             guard specs.count < SceneLimits.maximumLayers else {
                 throw node.error("more than \(SceneLimits.maximumLayers) layers (the scene limit)")
             }
-            let (spec, children) = try layer(node, parent: parent)
+            let (spec, children) = try layer(node, parent: parent, budget: &budget)
             specs.append(spec)
             let index = specs.count - 1
             for child in children.reversed() { pending.append((child, index)) }
@@ -204,18 +238,19 @@ struct LayerBuilder {
     }
 
     /// One layer's spec and its sublayer nodes; errors name the layer.
-    private func layer(_ node: JSONNode, parent: Int) throws -> (LayerSpec, [JSONNode]) {
+    private func layer(_ node: JSONNode, parent: Int, budget: inout AnimationBudget) throws -> (LayerSpec, [JSONNode]) {
         let f = try node.object(allowed: LayerBuilder.layerKeys)
         let name = try f["name"]?.string()
         do {
-            return try layer(node, f, name: name, parent: parent)
+            return try layer(node, f, name: name, parent: parent, budget: &budget)
         } catch var e as SceneError {
             if e.layer == nil { e.layer = name }
             throw e
         }
     }
 
-    private func layer(_ node: JSONNode, _ f: [String: JSONNode], name: String?, parent: Int) throws -> (LayerSpec, [JSONNode]) {
+    private func layer(_ node: JSONNode, _ f: [String: JSONNode], name: String?, parent: Int,
+                       budget: inout AnimationBudget) throws -> (LayerSpec, [JSONNode]) {
         let type = try f["type"]?.oneOf(LayerType.self) ?? .layer
         var spec: LayerSpec
         if let d = f["drawing"] {
@@ -302,6 +337,28 @@ struct LayerBuilder {
         }
         if let v = f["minificationFilter"] { let m = try v.oneOf(TextureFilter.self); set { $0.minificationFilter = m } }
         if let v = f["magnificationFilter"] { let m = try v.oneOf(TextureFilter.self); set { $0.magnificationFilter = m } }
+        // Layer timing, then the animations (docs/scene-format.md#animations).
+        let timing = try layerTiming(f)
+        if let b = timing.beginTime { set { $0.beginTime = b } }
+        if let s = timing.speed { set { $0.speed = s } }
+        if let o = timing.timeOffset { set { $0.timeOffset = o } }
+        if let v = f["animations"] {
+            let list = try animations(v, budget: &budget).map { entry in
+                // Begin times are the layer's local times, 0 being the scene's start (the
+                // root's time is shifted to it: Scene.parse), never "when committed":
+                // a layer's own timing applies to its animations whenever the scene is
+                // committed (a paused layer shows its animations at its timeOffset). A
+                // beginTime of exactly 0 would mean "at the commit", so 0 is the time just
+                // before it (which evaluates as 0).
+                var a = entry.animation
+                if a.beginTime == 0 { a.beginTime = -Double.leastNonzeroMagnitude }
+                return (entry.key, a)
+            }
+            if !list.isEmpty {
+                spec.animates = true
+                set { l in for (key, a) in list { l.add(a, forKey: key) } }
+            }
+        }
         let children = try f["sublayers"]?.array() ?? []
         return (spec, children)
     }
@@ -411,11 +468,19 @@ struct LayerBuilder {
 extension Scene {
     /// Renders the scene offscreen: `size`/`scale` override the file's. One commit runs:
     /// layout, display (drawn layers draw at the target's scale), composite. Returns the pixels.
+    /// The frame is the one at `time` seconds after the scene's start (`startTime`): the
+    /// media clock is fixed at `startTime + time` while rendering (and put back after), so
+    /// the animations show what they show then. (Every animation of a scene file has a
+    /// begin time of its own — none waits for a commit — so committing once at that time
+    /// gives the frame that committing at the start and rendering at `time` would.)
     /// Before anything is drawn, the target and every drawn layer's backing store are
     /// checked against the device's limits and `maximumBackingStorePixels`; errors name
     /// the scene file, and the layer (its JSON path and name) when one is at fault.
-    public func render(device: GPUDevice, size: Size? = nil, scale: Double? = nil,
+    public func render(device: GPUDevice, size: Size? = nil, scale: Double? = nil, time: Double = 0,
                        maximumBackingStorePixels: Int = SceneLimits.maximumBackingStorePixels) throws -> (image: RGBAImage, stats: FrameStatistics) {
+        guard time.isFinite, (startTime + time).isFinite else {
+            throw SceneError(file: file, path: "$", problem: "cannot render at time \(time): the time must be a finite number of seconds")
+        }
         let scale = scale ?? self.scale
         let size = size ?? self.size
         let maximumTarget = device.capabilities.maxRenderTargetSize
@@ -430,6 +495,9 @@ extension Scene {
         try checkBackingStores(scale: scale, maximumSide: min(device.capabilities.maxTextureSize, Bitmap.maximumSide),
                                maximumPixels: maximumBackingStorePixels)
         setContentsScale(scale)
+        let savedClock: Double? = MediaClock.isFixed ? MediaClock.now() : nil
+        MediaClock.set(startTime + time)
+        defer { MediaClock.set(savedClock) }
         do {
             let target = try OffscreenTarget(device: device, size: size, scale: scale)
             defer { target.release() }

@@ -51,6 +51,10 @@ struct SceneMutator {
         "[{\"linearGradient\": {\"start\": [0, 0], \"end\": [0, 0], \"colors\": [\"red\", \"blue\"]}, \"rect\": [0, 0, 8, 8]}]",
         "[{\"radialGradient\": {\"center\": [0, 0], \"radius\": 0, \"colors\": [\"red\", \"blue\"]}, \"rect\": [0, 0, 8, 8]}]",
         "{\"pixels\": [[\"red\"]]}", "{\"image\": \"quadrants.png\"}",
+        // Animation values: a repeat count, timing functions, key times, a group.
+        "\"infinity\"", "\"easeIn\"", "[0, 1e3, 1, -1e3]", "[0, 0.5, 1]", "[0, 1]", "[\"linear\", \"default\"]",
+        "[{\"keyPath\": \"position\", \"to\": [1e6, -1e6], \"duration\": 1e-300}]",
+        "[{\"kind\": \"group\", \"animations\": [{\"kind\": \"group\", \"animations\": []}]}]",
     ]
     /// Values within the scene limits but extreme for the renderer, by layer key.
     static let layerValues: [(key: String, values: [String])] = [
@@ -73,6 +77,25 @@ struct SceneMutator {
                   "\"scaled\", \"bounds\": [0, 0, 1500, 1500], \"contentsScale\": 16, \"drawing\": [{\"ellipse\": [0, 0, 1500, 1500], \"fill\": \"red\"}]",
                   "\"thin\", \"bounds\": [0, 0, 1e-300, 1e6], \"drawing\": [{\"rect\": [0, 0, 10, 10], \"fill\": \"red\"}]"]),
         ("opacity", ["0", "1e-300"]), ("masksToBounds", ["true"]), ("doubleSided", ["false"]),
+        ("speed", ["0", "1e6", "-1e6", "1e-300"]), ("timeOffset", ["1e9", "-1e9", "0.5"]), ("beginTime", ["1e9", "-1e9", "2"]),
+        // Animations within the limits but extreme for the renderer: values that overshoot
+        // (cubic keyframes, springs), degenerate transforms, tiny durations repeated
+        // forever, extreme speeds and offsets.
+        ("animations", [
+            "[{\"keyPath\": \"transform\", \"to\": [{\"scale\": 1e6}], \"duration\": 0.001, \"repeatCount\": \"infinity\", \"autoreverses\": true}]",
+            "[{\"kind\": \"keyframe\", \"keyPath\": \"bounds\", \"values\": [[0, 0, 1e6, 1e6], [0, 0, 0, 0], [-1e6, 1e6, 1e6, 0]], \"calculationMode\": \"cubic\", \"tensionValues\": [1000, -1000, 1000]}]",
+            "[{\"kind\": \"spring\", \"keyPath\": \"bounds.size\", \"from\": [0, 0], \"to\": [1e6, 1e6], \"damping\": 0, \"stiffness\": 1e6, \"mass\": 1e-6}]",
+            "[{\"kind\": \"spring\", \"keyPath\": \"transform.scale\", \"from\": 0, \"to\": 1e6, \"initialVelocity\": -1e6}]",
+            "[{\"keyPath\": \"sublayerTransform\", \"from\": [{\"perspective\": 0.001}], \"to\": [{\"rotateY\": 90}], \"duration\": 1}]",
+            "[{\"keyPath\": \"transform.scale\", \"by\": 1e6, \"cumulative\": true, \"repeatCount\": 1e9, \"duration\": 1e-9}]",
+            "[{\"keyPath\": \"transform.rotation.y\", \"by\": 1e6, \"cumulative\": true, \"repeatCount\": \"infinity\", \"duration\": 1e-9}]",
+            "[{\"kind\": \"group\", \"duration\": 1e-9, \"repeatCount\": \"infinity\", \"animations\": [{\"keyPath\": \"opacity\", \"from\": 0, \"to\": 1, \"speed\": 1e6, \"timeOffset\": -1e9}]}]",
+            "[{\"keyPath\": \"cornerRadius\", \"to\": 1e6}, {\"keyPath\": \"borderWidth\", \"to\": 1e6, \"additive\": true}]",
+            "[{\"kind\": \"keyframe\", \"keyPath\": \"transform\", \"values\": [[{\"rotate\": 1e6}], [{\"scale\": 0}], [0,0,0,0, 0,0,0,0, 0,0,0,0, 0,0,0,0]], \"calculationMode\": \"paced\", \"cumulative\": true, \"repeatCount\": 1000}]",
+            "[{\"kind\": \"keyframe\", \"keyPath\": \"contentsRect\", \"values\": [[0, 0, 1000, 1000], [-1000, -1000, 0, 0]], \"calculationMode\": \"cubicPaced\", \"additive\": true}]",
+            "[{\"keyPath\": \"zPosition\", \"from\": -1e6, \"to\": 1e6, \"fillMode\": \"both\", \"beginTime\": 1e9}]",
+            "[{\"keyPath\": \"anchorPoint\", \"from\": [1000, -1000], \"to\": [-1000, 1000], \"speed\": -1e6, \"fillMode\": \"both\"}]",
+        ]),
         ("drawing", ["[{\"ellipse\": [0, 0, 1e-300, 1e6], \"fill\": \"red\"}]",
                      "[{\"ellipse\": [-1e6, -1e6, 1e6, 1e6], \"stroke\": \"red\", \"lineWidth\": 1e6}]",
                      "[{\"roundedRect\": [0, 0, 1e6, 1e6], \"radius\": 1e6, \"stroke\": \"red\", \"dash\": [0.1], \"lineWidth\": 2}]",
@@ -85,7 +108,8 @@ struct SceneMutator {
                      "[{\"radialGradient\": {\"center\": [0, 0], \"radius\": 1e6, \"colors\": [\"red\", \"blue\"]}, \"ellipse\": [0, 0, 8, 8]}]",
                      "[{\"image\": \"quadrants.png\", \"in\": [0, 0, 1e6, 1e-300], \"interpolation\": \"none\"}]"]),
     ]
-    static let keys = LayerBuilder.layerKeys + LayerBuilder.drawingKeys + ["version", "size", "scale", "root", "pixels", "image", "colors"]
+    static let keys = LayerBuilder.layerKeys + LayerBuilder.drawingKeys + LayerBuilder.animationKeys
+        + ["version", "size", "scale", "root", "pixels", "image", "colors"]
 
     var random: FuzzRandom
 
@@ -243,6 +267,8 @@ struct SceneFuzzTests {
     /// Inputs fuzzed per run (each parsed, and rendered at 32×32 pt if it parses).
     static let inputs = 10_000
     static let baseSeed: UInt64 = 0x5CE1_1000
+    /// The times inputs are rendered at, by seed.
+    static let times = [0, 0.3, 2.5, 1e6]
 
     @Test("10 000 seeded mutations of the corpus: each parses to a scene or a SceneError, and renders or fails with a SceneError; no crash, no hang")
     func fuzz() throws {
@@ -288,7 +314,11 @@ struct SceneFuzzTests {
                 continue
             }
             do {
-                _ = try scene.render(device: device, size: Size(width: 32, height: 32), scale: 1, maximumBackingStorePixels: 1 << 22)
+                // At one of a few times (the animations of the corpus and of the mutations
+                // at their start, part-way, and long after).
+                let time = SceneFuzzTests.times[Int(seed % UInt64(SceneFuzzTests.times.count))]
+                _ = try scene.render(device: device, size: Size(width: 32, height: 32), scale: 1, time: time,
+                                     maximumBackingStorePixels: 1 << 22)
                 rendered += 1
             } catch let e as SceneError {
                 renderErrors += 1

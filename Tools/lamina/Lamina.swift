@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LaminaCore
 import LaminaGeometry
 import LaminaGPU
 import LaminaGraphics
@@ -109,12 +110,17 @@ struct Render: ParsableCommand {
     @Option(help: "Size in points, WIDTHxHEIGHT (default: the scene's).") var size: SizeArgument?
     @Option(help: "Pixels per point (default: the scene's).") var scale: Double?
     @Flag(help: "Print the frame's statistics.") var stats = false
+    @Option(help: "Render the frame at this many seconds after the scene starts (its animations' time 0; default 0).")
+    var time: Double?
     @Option(name: .customLong("time-budget"),
             help: "Stop with an error (exit status 4) when loading, rendering and writing take longer than this many seconds; 0: no limit.")
     var timeBudget: Double = 60
 
     func validate() throws {
         guard timeBudget.isFinite, timeBudget >= 0 else { throw ValidationError("--time-budget must be a number of seconds ≥ 0 (got \(timeBudget))") }
+        if let time, !(time.isFinite && time >= 0) {
+            throw ValidationError("--time must be a finite number of seconds ≥ 0 (got \(time))")
+        }
         if let scale, !(scale.isFinite && scale > 0 && scale <= SceneLimits.maximumScale) {
             throw ValidationError("--scale must be above 0 and at most \(Int(SceneLimits.maximumScale)) (got \(scale))")
         }
@@ -139,10 +145,14 @@ struct Render: ParsableCommand {
     func run() throws {
         Render.startWatchdog(seconds: timeBudget, scene: scene)
         try MainActor.assumeIsolated {
+            // Deterministic time: the clock is fixed at 0 while the scene is read (its time
+            // 0), and at --time (default 0) for the frame.
+            MediaClock.set(0)
+            defer { MediaClock.set(nil) }
             let s = try Scene.load(contentsOf: scene)
             let d = try device.open()
             defer { d.close() }
-            let (image, frame) = try s.render(device: d, size: size?.size, scale: scale)
+            let (image, frame) = try s.render(device: d, size: size?.size, scale: scale, time: time ?? 0)
             // Written beside and renamed: a budget that runs out mid-write leaves no partial PNG.
             let partial = output + ".partial-\(getpid())"
             do {
@@ -164,7 +174,7 @@ struct RefTest: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "reftest",
         abstract: "Run a reftest manifest: render both sides of each line and compare pixels.",
-        discussion: "Manifest lines: [fuzzy(maxDiff,count)] == test.json ref.json|ref.png, or != a.json b.json. Failures print one line each and write actual/expected/diff PNGs.")
+        discussion: "Manifest lines: [fuzzy(maxDiff,count)] [time(seconds)] == test.json ref.json|ref.png, or != a.json b.json. Failures print one line each and write actual/expected/diff PNGs.")
     @OptionGroup var device: DeviceOptions
     @Argument(help: "The manifest file.") var manifest: String
     @Option(name: .shortAndLong, help: "Folder for actual/expected/diff images of failures.") var output: String = "out/reftest"
