@@ -136,6 +136,7 @@ open class Layer {
     public func removeFromSuperlayer() {
         guard let parent = superlayer else { return }
         superlayer = nil
+        if !addedAnimations.isEmpty || sublayerCount > 0 { Transaction.invalidateAnimationEvents() }
         if slot == parent.sublayerSlots.count - 1 {
             parent.sublayerSlots.removeLast()
             // Placeholders left at the end go too.

@@ -56,6 +56,8 @@ public enum Transaction {
     static func unregister(_ renderer: any RenderUpdateReceiver) {
         renderers.removeAll { $0.renderer == nil || $0.renderer === renderer }
     }
+    /// The roots of the trees the renderers composite.
+    static var deliveryRoots: [LayerID] { renderers.compactMap { $0.renderer?.deliveryRootID } }
 
     /// Observes each phase of each commit as it starts (for tests and tracing).
     public static var phaseObserver: ((CommitPhase) -> Void)?

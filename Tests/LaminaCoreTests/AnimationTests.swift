@@ -375,6 +375,59 @@ struct AnimationTests {
         #expect(l.animation(forKey: "s")?.duration == 0, "the animation as added")
     }
 
+    @Test("review cases: a cumulative transform in its millionth repetition is cheap; a group's member holds its end by its fill mode; layers outside rendered trees neither start nor keep the frame clock running")
+    func reviewCases() throws {
+        let s = try Stage()
+        defer { s.close() }
+        let l = solid(Rect(x: 0, y: 0, width: 10, height: 10), .red)
+        s.root.addSublayer(l)
+        try s.frame(at: 0)
+        var spin = BasicAnimation(keyPath: "transform")
+        spin.byValue = .transform(Transform3D(rotationAngle: Double.pi / 2, x: 0, y: 0, z: 1))
+        spin.isCumulative = true
+        spin.duration = 1e-6
+        spin.repeatCount = .infinity
+        spin.beginTime = s.t0
+        l.add(spin, forKey: "spin")
+        MediaClock.set(s.t0 + 1.000_000_25)   // 1 000 000 whole repetitions (a multiple of 4 quarter turns) + a quarter
+        let started = ContinuousClock.now
+        let shown = l.presentation().transform
+        #expect(ContinuousClock.now - started < .milliseconds(50))
+        #expect(abs(atan2(shown.m12, shown.m11) - Double.pi / 8) < 1e-3, "\(shown)")
+        l.removeAllAnimations()
+
+        var member = BasicAnimation(keyPath: "position.x")
+        member.fromValue = .number(0)
+        member.toValue = .number(100)
+        member.duration = 0.5
+        member.fillMode = .forwards          // its isRemovedOnCompletion stays true: the group decides
+        var group = AnimationGroup([member])
+        group.duration = 1
+        group.beginTime = s.t0
+        l.add(group, forKey: "g")
+        MediaClock.set(s.t0 + 0.75)
+        #expect(l.presentation().position.x == 100)
+        l.removeAllAnimations()
+
+        // Outside every rendered tree: no start, and no frame clock for it.
+        let loose = Layer()
+        var a = BasicAnimation(keyPath: "opacity")
+        a.toValue = .number(0)
+        a.duration = 10
+        final class Flag { var started = false }
+        let flag = Flag()
+        a.didStart = { flag.started = true }
+        loose.add(a, forKey: "o")
+        try s.frame(at: 1)
+        #expect(!flag.started && !Transaction.animationsInFlight)
+        s.root.addSublayer(loose)
+        try s.frame(at: 1.1)
+        #expect(flag.started && Transaction.animationsInFlight)
+        loose.removeFromSuperlayer()
+        try s.frame(at: 1.2)
+        #expect(!Transaction.animationsInFlight)
+    }
+
     @Test("an animation of a key path that cannot animate is refused with a warning")
     func unknownKeyPath() throws {
         let l = Layer()

@@ -380,13 +380,15 @@ public final class AnimationEffect: Sendable {
 
     /// Applies the animation at `parentTime` (its layer's time, or its group's) to `p`,
     /// which holds the values below it (the model's, then earlier animations').
-    func apply(at parentTime: Double, to p: inout LayerProperties) {
+    func apply(at parentTime: Double, to p: inout LayerProperties, inGroup: Bool = false) {
         let s = timing.evaluate(parentTime: parentTime)
-        guard s.contributes(fill: timing.fillMode, removedOnCompletion: isRemovedOnCompletion) else { return }
+        // A group's member is never removed by itself (the group is): its fill mode alone
+        // says what it shows outside its own active time.
+        guard s.contributes(fill: timing.fillMode, removedOnCompletion: isRemovedOnCompletion && !inGroup) else { return }
         let d = s.duration
         switch kind {
         case .group(let members):
-            for m in members { m.apply(at: s.time, to: &p) }
+            for m in members { m.apply(at: s.time, to: &p, inGroup: true) }
         case let .basic(property, from, to, by, spring, additive, cumulative):
             // The value below is read only when it is needed (a transform component's
             // costs a decomposition).

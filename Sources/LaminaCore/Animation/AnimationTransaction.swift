@@ -163,10 +163,14 @@ extension Transaction {
             running = runningAtLastLook
         } else if !animatingLayers.isEmpty {
             var next = Double.infinity
+            // Only layers of rendered trees animate (a layer outside every hosted tree
+            // has not begun: it is looked at again when it joins one).
+            let hostedRoots = Set(hosts.compactMap { $0.host?.rootLayer.id } + deliveryRoots)
             var started: [@MainActor @Sendable () -> Void] = []
             for (key, ref) in animatingLayers {
                 let layer = ref.takeUnretainedValue()
                 if layer.addedAnimations.isEmpty { animatingLayers[key] = nil; continue }
+                guard hostedRoots.contains(layer.rootLayer.id) else { continue }
                 let t = layer.localTime(at: now)
                 let frozen = layer.timeIsFrozen
                 var finishedAndRemoved: [UInt64] = []

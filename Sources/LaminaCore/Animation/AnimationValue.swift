@@ -134,8 +134,14 @@ public enum AnimationValue: Sendable, Hashable, CustomStringConvertible {
     /// iteration); a transform is concatenated with itself `n` times.
     static func scaled(_ a: AnimationValue, by n: Int) -> AnimationValue {
         if case .transform(let t) = a {
-            var out = Transform3D.identity
-            for _ in 0..<max(0, n) { out = out.concatenating(t) }
+            // tⁿ by squaring: O(log n) products (a cumulative animation may be in its
+            // billionth repetition).
+            var out = Transform3D.identity, base = t, k = max(0, n)
+            while k > 0 {
+                if k & 1 == 1 { out = out.concatenating(base) }
+                base = base.concatenating(base)
+                k >>= 1
+            }
             return .transform(out)
         }
         return like(a, a.components.map { $0 * Double(n) })
