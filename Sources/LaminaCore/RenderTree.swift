@@ -375,8 +375,10 @@ public final class RenderTree {
     private func noteAnimations(of node: Node, model: LayerState) {
         if model.animations.isEmpty {
             if animated.removeValue(forKey: model.id) != nil, let shown = node.lastPresented, shown != model.properties {
+                // Back to the model's values: planned again (damage: the presented box and the model's).
                 node.changes.formUnion(Self.changes(from: shown, to: model.properties))
                 if shown.zPosition != model.properties.zPosition { node.parentNode?.ordered = nil }
+                pendingNodes.append(node)
             }
             node.model = nil
             node.lastPresented = nil
