@@ -121,6 +121,8 @@ public struct AnimationCommon: Sendable {
     /// transaction's (`Transaction.setAnimationTimingFunction`, default `.default`).
     public var timingFunction: TimingFunction?
     /// Removed from the layer when it finishes (then its fill mode no longer shows).
+    /// Ignored for a group's members, as by Core Animation: they fill per their fill mode
+    /// until the group ends.
     public var isRemovedOnCompletion = true
     /// Called on the main actor when the animation starts (`animationDidStart`).
     public var didStart: (@MainActor @Sendable () -> Void)?
@@ -379,14 +381,16 @@ public final class AnimationEffect: Sendable {
     func beginning(at beginTime: Double) -> AnimationEffect { AnimationEffect(copying: self, beginTime: beginTime) }
 
     /// Applies the animation at `parentTime` (its layer's time, or its group's) to `p`,
-    /// which holds the values below it (the model's, then earlier animations').
-    func apply(at parentTime: Double, to p: inout LayerProperties) {
+    /// which holds the values below it (the model's, then earlier animations'). A group's
+    /// members (`isMember`) fill per their fill mode whatever their `isRemovedOnCompletion`
+    /// (Core Animation ignores it for them: only a layer removes animations).
+    func apply(at parentTime: Double, to p: inout LayerProperties, isMember: Bool = false) {
         let s = timing.evaluate(parentTime: parentTime)
-        guard s.contributes(fill: timing.fillMode, removedOnCompletion: isRemovedOnCompletion) else { return }
+        guard s.contributes(fill: timing.fillMode, removedOnCompletion: isRemovedOnCompletion && !isMember) else { return }
         let d = s.duration
         switch kind {
         case .group(let members):
-            for m in members { m.apply(at: s.time, to: &p) }
+            for m in members { m.apply(at: s.time, to: &p, isMember: true) }
         case let .basic(property, from, to, by, spring, additive, cumulative):
             let below = property.value(in: p)
             guard let (a, b) = Self.endPoints(from: from, to: to, by: by, below: below) else { return }
