@@ -83,9 +83,11 @@ final class ViewAnimationBlock {
         running += 1
         let blocksInteraction = !options.contains(.allowUserInteraction)
         if blocksInteraction { view.animationsBlockingInteraction += 1 }
-        animation.didStop = { [weak self, weak view] finished in
+        // The animations keep their block (nothing else does once `animate` returns) until
+        // the last one stops and the completion has run.
+        animation.didStop = { [self, weak view] finished in
             if blocksInteraction { view?.animationsBlockingInteraction -= 1 }
-            self?.stopped(finished: finished)
+            stopped(finished: finished)
         }
         layer.add(animation, forKey: key)
     }

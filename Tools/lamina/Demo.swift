@@ -10,17 +10,23 @@ import LaminaUI
 /// touches; every turn's frame is written as a PNG with what it cost, then a contact sheet.
 struct Demo: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Build a small interface (stretchable button, label, custom-drawn view, tiled scroll view), replay scripted touches, write each frame as a PNG and a contact sheet.")
+        abstract: "Build a small interface (stretchable button, label, custom-drawn view, tiled scroll view), replay scripted touches and animations, write each frame as a PNG and a contact sheet.",
+        discussion: "The media clock is fixed for every frame (MediaClock.set), so the animation frames, and the PNGs, are the same on every run.")
     @OptionGroup var device: DeviceOptions
     @Option(name: .shortAndLong, help: "Output folder.") var output: String = "out/demo"
     @Option(help: "Pixels per point.") var scale: Double = 2
+    @Option(help: "Also write a filmstrip of one animation (frames at fixed times side by side) to this PNG.")
+    var filmstrip: String?
 
     func run() throws {
         try MainActor.assumeIsolated {
             let d = try device.open()
             defer { d.close() }
             try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
-            try DemoApp(device: d, scale: scale, output: output).run()
+            defer { MediaClock.set(nil) }
+            let app = DemoApp(device: d, scale: scale, output: output)
+            try app.run()
+            if let filmstrip { try app.writeFilmstrip(to: filmstrip) }
         }
     }
 }
@@ -160,25 +166,84 @@ struct DemoApp {
         tiles.layer.borderWidth = 1
         tiles.layer.borderColor = Color(red: 0, green: 0, blue: 0, alpha: 0.2)
         for v in [title, counter, button, chart, tiles] as [View] { window.addSubview(v) }
+        // A standalone layer (no view): Core Animation's implicit animations once rendered.
+        let badge = Layer()
+        badge.name = "badge"
+        badge.frame = Rect(x: 244, y: 22, width: 28, height: 28)
+        badge.backgroundColor = Color(r8: 244, g8: 160, b8: 66)
+        badge.cornerRadius = 6
+        window.layer.addSublayer(badge)
 
-        // The script: one run-loop turn per step.
+        // The script: one run-loop turn per step, each at a fixed media time (`dt` after the
+        // previous step's), so that animation frames are the same on every run.
         let loop = try MainLoop()
-        typealias Step = (String, [TouchInput])
+        struct Step {
+            var name: String
+            var touches: [TouchInput] = []
+            var action: (() -> Void)?
+            var dt = 0.1
+            /// Part of an animation: expected to draw and upload nothing.
+            var animating = false
+        }
         func tap(_ p: Point) -> [[TouchInput]] { [[TouchInput(phase: .began, location: p)], [TouchInput(phase: .ended, location: p)]] }
-        var steps: [Step] = [("first frame", [])]
-        steps += zip(["press the button", "release: taps 1, button wider"], tap(Point(x: 60, y: 90))).map { ($0, $1) }
-        steps += zip(["press the button again", "release: taps 2, wider again"], tap(Point(x: 60, y: 90))).map { ($0, $1) }
-        steps += zip(["touch bar 4", "release: bar 4 grows (partial redraw)"], tap(Point(x: 16 + 3.5 * 200 / 6, y: 250))).map { ($0, $1) }
-        steps.append(("drag the tiles up by one row", [TouchInput(phase: .began, location: Point(x: 288, y: 200))]))
-        steps.append(("…", [TouchInput(phase: .moved, location: Point(x: 288, y: 150))]))
-        steps.append(("…and three more rows", [TouchInput(phase: .moved, location: Point(x: 288, y: 0))]))
-        steps.append(("release", [TouchInput(phase: .ended, location: Point(x: 288, y: 0))]))
-        steps.append(("idle frame: nothing changes", []))
+        func frames(_ n: Int, every dt: Double) -> [Step] { (0..<n).map { _ in Step(name: "…", dt: dt, animating: true) } }
+        var steps: [Step] = [Step(name: "first frame")]
+        steps += zip(["press the button", "release: taps 1, button wider"], tap(Point(x: 60, y: 90))).map { Step(name: $0, touches: $1) }
+        steps += zip(["press the button again", "release: taps 2, wider again"], tap(Point(x: 60, y: 90))).map { Step(name: $0, touches: $1) }
+        steps += zip(["touch bar 4", "release: bar 4 grows (partial redraw)"], tap(Point(x: 16 + 3.5 * 200 / 6, y: 250))).map { Step(name: $0, touches: $1) }
+        steps.append(Step(name: "drag the tiles up by one row", touches: [TouchInput(phase: .began, location: Point(x: 288, y: 200))]))
+        steps.append(Step(name: "…", touches: [TouchInput(phase: .moved, location: Point(x: 288, y: 150))]))
+        steps.append(Step(name: "…and three more rows", touches: [TouchInput(phase: .moved, location: Point(x: 288, y: 0))]))
+        steps.append(Step(name: "release", touches: [TouchInput(phase: .ended, location: Point(x: 288, y: 0))]))
+        // Implicit animations of the standalone layer: the transaction's duration, the
+        // default timing function.
+        steps.append(Step(name: "implicit animations: the badge slides, turns, rounds and goes green (0.6 s)", action: {
+            Transaction.setAnimationDuration(0.6)
+            badge.position = Point(x: 322, y: 36)
+            badge.transform = Transform3D(rotationAngle: .pi / 2, x: 0, y: 0, z: 1)
+            badge.cornerRadius = 14
+            badge.backgroundColor = Color(r8: 52, g8: 168, b8: 83)
+        }, animating: true))
+        steps += frames(4, every: 0.15)
+        // Explicit animations: a keyframe path (a Catmull-Rom loop) and a spring.
+        steps.append(Step(name: "explicit: the badge loops along a keyframe path, the button springs (scale 0.7 → 1)", action: {
+            var path = KeyframeAnimation(keyPath: "position")
+            path.values = [Point(x: 322, y: 36), Point(x: 292, y: 56), Point(x: 256, y: 36), Point(x: 292, y: 16), Point(x: 322, y: 36)].map { .point($0) }
+            path.calculationMode = .cubicPaced
+            path.duration = 1.2
+            badge.add(path, forKey: "loop")
+            var spring = SpringAnimation(keyPath: "transform.scale")
+            spring.fromValue = .number(0.7)
+            spring.toValue = .number(1)
+            spring.stiffness = 300
+            spring.damping = 14
+            button.layer.add(spring, forKey: "bounce")
+        }, animating: true))
+        steps += frames(6, every: 0.2)
+        // A view animation block: the views' model values change at once.
+        var completion = ""
+        steps.append(Step(name: "View.animate: the chart fades and shrinks, the counter slides (0.5 s, ease in-out)", action: {
+            View.animate(withDuration: 0.5, animations: {
+                chart.alpha = 0.55
+                chart.transform = Transform2D(scaleX: 0.9, y: 0.9)
+                counter.center = Point(x: counter.center.x + 70, y: counter.center.y)
+            }, completion: { completion = "completion(\($0))" })
+        }, animating: true))
+        steps += frames(4, every: 0.125)
+        steps.append(Step(name: "idle frame: nothing changes"))
 
-        var frames: [RGBAImage] = []
+        var images: [RGBAImage] = []
+        var clock = 1000.0
+        var animationFrames = 0, animationDraws = 0, animationBytes = 0
         for (i, step) in steps.enumerated() {
-            loop.perform { if !step.1.isEmpty { window.send(step.1) } }
+            clock += step.dt
+            MediaClock.set(clock)
+            loop.perform {
+                if !step.touches.isEmpty { window.send(step.touches) }
+                step.action?()
+            }
             let before = window.host.frameCount
+            completion = ""
             try loop.runFrame()
             let f = window.lastFrame
             let composited = window.host.frameCount > before
@@ -186,16 +251,122 @@ struct DemoApp {
             let path = (output as NSString).appendingPathComponent(String(format: "frame-%02d.png", i + 1))
             let image = try target.readPixels()
             try image.writePNG(to: path)
-            frames.append(image)
+            images.append(image)
+            let time = String(format: "t = %.2f s", clock - 1000)
+            let running = window.host.compositor.hasRunningAnimations ? ", animations running" : ""
             if composited {
-                print("frame \(i + 1) — \(step.0): laid out \(f.layoutPasses), drew \(f.layersDrawn)\(drawn.isEmpty ? "" : " [\(drawn.joined(separator: "; "))]"), uploaded \(f.textureBytesUploaded) B, \(f.drawCalls) draw calls")
+                print("frame \(i + 1) (\(time)) — \(step.name): laid out \(f.layoutPasses), drew \(f.layersDrawn)\(drawn.isEmpty ? "" : " [\(drawn.joined(separator: "; "))]"), uploaded \(f.textureBytesUploaded) B, \(f.drawCalls) draw calls\(running)\(completion.isEmpty ? "" : "; \(completion)")")
             } else {
-                print("frame \(i + 1) — \(step.0): nothing changed — no layout, no draw, no upload, no draw call")
+                print("frame \(i + 1) (\(time)) — \(step.name): nothing changed — no layout, no draw, no upload, no draw call")
+            }
+            if step.animating {
+                animationFrames += 1
+                animationDraws += f.layersDrawn
+                animationBytes += f.textureBytesUploaded
             }
         }
         let sheet = (output as NSString).appendingPathComponent("contact-sheet.png")
-        try contactSheet(frames, columns: 4).writePNG(to: sheet)
-        print("wrote \(frames.count) frames and \(sheet); tiles drawn: \(tiles.tileDraws) (of \(tiles.tiles.count) recycled tile views)")
+        try contactSheet(images, columns: 6).writePNG(to: sheet)
+        print("animation frames: \(animationFrames), layers drawn in them: \(animationDraws), bytes uploaded: \(animationBytes)")
+        print("wrote \(images.count) frames and \(sheet); tiles drawn: \(tiles.tileDraws) (of \(tiles.tiles.count) recycled tile views)")
+    }
+
+    /// One animation at fixed media times, side by side, each frame rendered by Lamina (a
+    /// host on an offscreen target, the clock fixed per frame) and the strip composited by
+    /// Lamina too: a card springs along a track (overshooting), turns and changes colour.
+    func writeFilmstrip(to path: String) throws {
+        let times = [0.0, 0.1, 0.2, 0.3, 0.45, 0.6, 0.8, 1.2]
+        let scene = Size(width: 190, height: 96)
+        let target = try OffscreenTarget(device: device, size: scene, scale: 1)
+        defer { target.release() }
+        let root = Layer()
+        root.frame = Rect(origin: .zero, size: scene)
+        root.backgroundColor = Color(r8: 248, g8: 249, b8: 252)
+        let host = LayerTreeHost(rootLayer: root, target: target, background: .white)
+        defer { host.detach() }
+        let track = Layer()
+        track.frame = Rect(x: 10, y: 47, width: 170, height: 2)
+        track.backgroundColor = Color(r8: 200, g8: 205, b8: 215)
+        let goal = Layer()     // where the card comes to rest (its model position)
+        goal.frame = Rect(x: 96, y: 24, width: 48, height: 48)
+        goal.cornerRadius = 11
+        goal.borderWidth = 1.5
+        goal.borderColor = Color(r8: 150, g8: 160, b8: 175)
+        let card = Layer()
+        card.name = "card"
+        card.bounds = Rect(x: 0, y: 0, width: 44, height: 44)
+        card.position = Point(x: 120, y: 48)
+        card.cornerRadius = 10
+        card.backgroundColor = Color(r8: 230, g8: 120, b8: 40)
+        let dot = Layer()      // shows the turn
+        dot.frame = Rect(x: 28, y: 6, width: 10, height: 10)
+        dot.cornerRadius = 5
+        dot.backgroundColor = .white
+        card.addSublayer(dot)
+        for l in [track, goal, card] { root.addSublayer(l) }
+        let start = 2000.0
+        MediaClock.set(start)
+        try Transaction.flush()
+
+        var slide = SpringAnimation(keyPath: "position.x")
+        slide.fromValue = .number(32)
+        slide.stiffness = 120
+        slide.damping = 9
+        var turn = BasicAnimation(keyPath: "transform.rotation.z")
+        turn.fromValue = .number(-Double.pi / 2)
+        turn.toValue = .number(0)
+        turn.duration = 0.8
+        turn.timingFunction = .easeInEaseOut
+        var tint = BasicAnimation(keyPath: "backgroundColor")
+        tint.fromValue = .color(Color(r8: 66, g8: 133, b8: 244))
+        tint.duration = 0.8
+        card.add(slide, forKey: "slide")
+        card.add(turn, forKey: "turn")
+        card.add(tint, forKey: "tint")
+
+        var frames: [(RGBAImage, String)] = []
+        for t in times {
+            MediaClock.set(start + t)
+            try Transaction.flush()
+            let f = host.lastFrame
+            print(String(format: "filmstrip t = %.2f s: card at x %.1f, drew %d, uploaded %d B", t, card.presentation().position.x, f.layersDrawn, f.textureBytesUploaded))
+            frames.append((try target.readPixels(), String(format: "t = %.2f s", t)))
+        }
+        try strip(frames, cell: scene).writePNG(to: path)
+        print("wrote \(path): \(times.count) frames of a spring (stiffness 120, damping 9), a turn and a tint")
+    }
+
+    /// Frames side by side with a caption under each, composited by Lamina.
+    private func strip(_ frames: [(RGBAImage, String)], cell: Size) throws -> RGBAImage {
+        let gap = 6.0, caption = 18.0
+        let size = Size(width: Double(frames.count) * (cell.width + gap) + gap, height: cell.height + caption + 2 * gap)
+        let target = try OffscreenTarget(device: device, size: size, scale: 1)
+        defer { target.release() }
+        let root = Layer()
+        root.frame = Rect(origin: .zero, size: size)
+        let font = Font(family: "DejaVu Sans", size: 11)
+        for (i, (image, text)) in frames.enumerated() {
+            let x = gap + Double(i) * (cell.width + gap)
+            let l = Layer()
+            l.frame = Rect(x: x, y: gap, width: cell.width, height: cell.height)
+            l.contents = .image(ContentImage(image))
+            l.borderWidth = 1
+            l.borderColor = Color(red: 0, green: 0, blue: 0, alpha: 0.15)
+            root.addSublayer(l)
+            let label = Layer()
+            let measured = GraphicsContext.measure(text, font: font)
+            let bitmap = try Bitmap(pixelSize: PixelSize(covering: measured, scale: 1))
+            let c = GraphicsContext(bitmap: bitmap, scale: 1)
+            _ = c.draw(text, at: .zero, font: font, color: Color(r8: 60, g8: 64, b8: 72))
+            c.invalidate()
+            label.contents = .image(ContentImage(bitmap.rgbaImage()))
+            label.frame = Rect(x: x + (cell.width - measured.width) / 2, y: gap + cell.height + 3, width: measured.width, height: measured.height)
+            root.addSublayer(label)
+        }
+        let compositor = Compositor(device: device)
+        defer { compositor.release() }
+        try compositor.render(root, to: target, background: Color(r8: 232, g8: 235, b8: 240))
+        return try target.readPixels()
     }
 
     /// The frames side by side, composited by Lamina itself (each frame a layer's contents).

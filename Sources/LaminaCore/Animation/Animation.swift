@@ -121,6 +121,8 @@ public struct AnimationCommon: Sendable {
     /// transaction's (`Transaction.setAnimationTimingFunction`, default `.default`).
     public var timingFunction: TimingFunction?
     /// Removed from the layer when it finishes (then its fill mode no longer shows).
+    /// Ignored for a group's members, as by Core Animation: they fill per their fill mode
+    /// until the group ends.
     public var isRemovedOnCompletion = true
     /// Called on the main actor when the animation starts (`animationDidStart`).
     public var didStart: (@MainActor @Sendable () -> Void)?
