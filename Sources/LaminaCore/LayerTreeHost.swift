@@ -145,7 +145,7 @@ public final class LayerTreeHost {
             stats.layoutPasses = layouts
             stats.timings.layout = timings.layout
             stats.timings.display = timings.display
-            stats.timings.commit = timings.commit
+            stats.timings.commit += timings.commit   // describing (main thread) + applying (render thread)
             stats.displays = displays
             if !stats.skipped { frameCount += 1 }
             lastFrame = stats

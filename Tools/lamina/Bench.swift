@@ -145,6 +145,8 @@ struct BenchReport: Codable {
     var finishOverhead: Timings
     var pixelTolerance: PixelTolerance
     var perturbed: Bool
+    /// Lamina composited on a render thread (`--render-thread`).
+    var renderThread: Bool
     var scenes: [SceneResult]
 
     func table() -> String {
@@ -156,7 +158,11 @@ struct BenchReport: Codable {
         }
         out.append("lamina bench: \(target.width)×\(target.height) pt at scale \(f(target.scale, 0)), \(frames) frames per scene after \(warmup) warm-up")
         out.append("Lamina on \(backend) (\(backendDetail)); ceiling on EGL \(ceilingPlatform); \(renderer)")
-        out.append("Lamina's frame: the scene's changes + MainLoop.main.runFrame() + glFinish; the ceiling's: CPU quads + 1 upload + 1 draw call + glFinish.")
+        if renderThread {
+            out.append("Lamina's frame: the scene's changes + Transaction.flush() (waits for the render thread's frame) + glFinish on the render thread; the ceiling's: CPU quads + 1 upload + 1 draw call + glFinish.")
+        } else {
+            out.append("Lamina's frame: the scene's changes + MainLoop.main.runFrame() + glFinish; the ceiling's: CPU quads + 1 upload + 1 draw call + glFinish.")
+        }
         out.append("Per frame, medians in ms (wall / process CPU / main-thread CPU); ratio = Lamina ÷ ceiling.")
         out.append("")
         out.append([pad("scene", 6, left: true), pad("layers", 7), pad("Lamina wall", 12), pad("cpu", 8), pad("thread", 8),
@@ -187,7 +193,9 @@ struct BenchReport: Codable {
                         pad("\(l.uploadedBytes)", 12), pad("\(s.ceilingFrame.quads)", 14), "  " + s.pixelCheck.summary].joined())
         }
         out.append("")
-        out.append("Lamina's main-thread CPU per phase (medians in µs; GPU: timer queries, which on llvmpipe miss most of the rasterizing):")
+        out.append(renderThread
+            ? "Lamina's CPU per phase (medians in µs; changes, layout and display on the main thread, build and execute on the render thread, commit on both (describing, applying); GPU: timer queries, which on llvmpipe miss most of the rasterizing):"
+            : "Lamina's main-thread CPU per phase (medians in µs; GPU: timer queries, which on llvmpipe miss most of the rasterizing):")
         out.append([pad("scene", 6, left: true), pad("changes", 9), pad("layout", 9), pad("display", 9), pad("commit", 9),
                     pad("build", 9), pad("execute", 9), pad("GPU", 9)].joined())
         for s in scenes {
@@ -377,7 +385,7 @@ final class BenchRunner {
                            frames: options.frames, warmup: options.warmup,
                            backend: "\(device.backend)", backendDetail: device.backendDetail, renderer: c.glRenderer,
                            ceilingPlatform: ceiling.platform, finishOverhead: overhead, pixelTolerance: tolerance,
-                           perturbed: options.perturb, scenes: results)
+                           perturbed: options.perturb, renderThread: options.renderThread, scenes: results)
     }
 
     /// Lamina's end-of-frame wait with nothing to wait for.
