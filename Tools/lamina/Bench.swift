@@ -428,9 +428,7 @@ final class BenchRunner {
         func commitFrame() throws {
             if threaded { try Transaction.flush() } else { try MainLoop.main.runFrame() }
         }
-        func statistics() -> FrameStatistics? {
-            host.renderThread.map { $0.latestStatistics } ?? box.stats
-        }
+        func statistics() -> FrameStatistics? { box.stats }   // (didComposite: a threaded host's too, after the wait)
         let box = StatsBox()
         host.didComposite = { box.stats = $0 }
         defer {
