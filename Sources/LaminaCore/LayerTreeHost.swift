@@ -127,8 +127,9 @@ public final class LayerTreeHost {
             }
         }
         if let thread = renderThread {
-            if !renderThreadAttached {
-                // The thread's first snapshot; later commits reach it as updates.
+            if !renderThreadAttached || thread.needsSnapshot {
+                // The thread's first snapshot (later commits reach it as updates), or a new
+                // one after its copy of the tree went with a lost context.
                 thread.attach(rootLayer)
                 Transaction.register(thread)
                 renderThreadAttached = true

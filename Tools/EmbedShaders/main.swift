@@ -55,9 +55,11 @@ source += "    ]\n}\n"
 
 do {
     let data = Data(source.utf8)
-    // Leave the file untouched when nothing changed, so dependants are not rebuilt.
-    if let old = try? Data(contentsOf: URL(fileURLWithPath: output)), old == data { exit(0) }
-    try data.write(to: URL(fileURLWithPath: output), options: .atomic)
+    // Leave the file untouched when nothing changed, so dependants are not rebuilt. (No
+    // `exit` here: it would leave `data` unreleased, which LeakSanitizer reports when the
+    // tool runs in a sanitizer build, failing that build.)
+    let old = try? Data(contentsOf: URL(fileURLWithPath: output))
+    if old != data { try data.write(to: URL(fileURLWithPath: output), options: .atomic) }
 } catch {
     FileHandle.standardError.write(Data("EmbedShaders: cannot write \(output): \(error)\n".utf8))
     exit(1)
