@@ -143,6 +143,15 @@ public final class LayerTreeHost {
             let request = RenderThread.FrameRequest(background: background, always: compositesEveryFrame, overlays: overlays)
             flashVisible = !overlays.isEmpty
             guard var stats = try thread.requestFrame(request, wait: Transaction.waitsForFrames) else { return }
+            if thread.needsSnapshot {
+                // The frame found the context lost: the thread recovered it but its copy of
+                // the tree went with it. A new snapshot, and the frame again.
+                thread.attach(rootLayer)
+                if let again = try thread.requestFrame(request, wait: true) {
+                    stats = again
+                    stats.recoveredFromContextLoss = true
+                }
+            }
             stats.layoutPasses = layouts
             stats.timings.layout = timings.layout
             stats.timings.display = timings.display

@@ -184,6 +184,30 @@ struct RenderThreadTests {
         hostThread.done.wait()
     }
 
+    @Test("a context lost under the render thread: the frame that finds it recovers (a new context, a new snapshot, every content uploaded again) and shows the tree as it is")
+    func contextLoss() throws {
+        try Transaction.$taskDisablesActions.withValue(true) {
+            let device = try GPUDevice()
+            let target = try OffscreenTarget(device: device, size: Size(width: 64, height: 64))
+            let root = rootLayer(width: 64, height: 64)
+            let l = solid(Rect(x: 0, y: 0, width: 30, height: 30), .red)
+            l.contents = .image(ContentImage(RGBAImage(width: 8, height: 8, fill: RGBAPixel(r: 0, g: 0, b: 255, a: 255))))
+            let m = solid(Rect(x: 40, y: 40, width: 10, height: 10), .red)
+            root.addSublayer(l)
+            root.addSublayer(m)
+            let host = LayerTreeHost(rootLayer: root, target: target, background: .white, rendersOnThread: true)
+            defer { host.detach() }
+            let thread = try #require(host.renderThread)
+            try Transaction.flush()
+            try thread.perform { device.simulateContextLoss() }
+            m.backgroundColor = .green
+            try Transaction.flush()
+            #expect(host.lastFrame.recoveredFromContextLoss)
+            let image = try thread.perform { try target.readPixels() }
+            #expect(image[10, 10] == blue && image[45, 45] == green && image[60, 5] == white)
+        }
+    }
+
     @Test("detaching stops the thread and frees every GL object it made")
     func detachFrees() throws {
         let device = try GPUDevice()
