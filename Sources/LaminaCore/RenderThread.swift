@@ -131,9 +131,24 @@ public final class RenderThread: @unchecked Sendable {
 
     /// The latest frame's statistics.
     public var latestStatistics: FrameStatistics { lock(); defer { unlock() }; return latest }
+    /// The statistics of the latest frame that drew (not skipped): with animations, the
+    /// thread may have drawn a frame by itself just before one a commit asked for, which
+    /// then finds nothing new.
+    public var lastDrawnStatistics: FrameStatistics? { lock(); defer { unlock() }; return lastDrawn }
+    private var lastDrawn: FrameStatistics?
 
     /// Whether the thread is compositing animation frames by itself.
-    public var isAnimating: Bool { lock(); defer { unlock() }; return animating }
+    public var isAnimating: Bool { lock(); defer { unlock() }; return animating && ticks }
+
+    /// Whether the thread composites animation frames by itself at `framesPerSecond`
+    /// (default). Off, it composites only the frames commits ask for: for a program that
+    /// paces every frame itself (a benchmark, a host with its own vsync that commits each
+    /// frame).
+    public var drawsAnimationFramesByItself: Bool {
+        get { lock(); defer { unlock() }; return ticks }
+        set { lock(); ticks = newValue; pthread_cond_broadcast(condition); unlock() }
+    }
+    private var ticks = true
 
     /// Called on the render thread after every frame (tests and tools: read the target's
     /// pixels there, count frames).
@@ -239,7 +254,7 @@ public final class RenderThread: @unchecked Sendable {
         while true {
             if commands.isEmpty {
                 if stopping { break }
-                if animating {
+                if animating && ticks {
                     let now = MainLoop.now()
                     if now >= nextTick {
                         unlock()
@@ -329,7 +344,7 @@ public final class RenderThread: @unchecked Sendable {
         if !animating && running { nextTick = MainLoop.now() + 1 / framesPerSecond }
         animating = running
         if !stats.skipped || requested { latest = stats }
-        if !stats.skipped { frames += 1 }
+        if !stats.skipped { frames += 1; lastDrawn = stats }
         if let error { failure = error }
         let observe = observer
         unlock()

@@ -414,6 +414,9 @@ final class BenchRunner {
         // first commit, frame 0).
         let base = 1000.0
         if scene.isAnimated { MediaClock.set(base) }
+        // Every frame is one the bench asks for (none drawn by the thread between them,
+        // which would land in the ceiling's time).
+        host.renderThread?.drawsAnimationFramesByItself = false
         defer { if scene.isAnimated { MediaClock.set(nil) } }
         /// Waits until the GPU finished the frame (on the render thread when there is one).
         func finish() throws {
@@ -428,7 +431,8 @@ final class BenchRunner {
         func commitFrame() throws {
             if threaded { try Transaction.flush() } else { try MainLoop.main.runFrame() }
         }
-        func statistics() -> FrameStatistics? { box.stats }   // (didComposite: a threaded host's too, after the wait)
+        /// The frame's statistics (didComposite: a threaded host's too, after the wait).
+        func statistics() -> FrameStatistics? { box.stats }
         let box = StatsBox()
         host.didComposite = { box.stats = $0 }
         defer {
