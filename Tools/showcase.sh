@@ -14,4 +14,6 @@ set -e
 mkdir -p out
 .build/debug/lamina info
 .build/debug/lamina render Examples/showcase.json -o out/showcase.png --stats "$@"
+# The animated example at 0.4 s (its animations evaluated at that media time).
+.build/debug/lamina render Examples/animated.json --time 0.4 -o out/animated.png --stats "$@"
 .build/debug/lamina demo -o out/demo

@@ -147,8 +147,16 @@ public enum KeyframeMath {
 
     /// The largest index j ≤ `upTo` with times[j] ≤ p; 0 when there is none.
     static func lastIndex(in times: [Double], atOrBefore p: Double, upTo limit: Int) -> Int {
-        var j = min(limit, times.count - 1)
-        while j > 0 && times[j] > p { j -= 1 }
-        return j
+        // Binary search (the times never decrease): a keyframe animation of many values is
+        // evaluated every frame.
+        let top = min(limit, times.count - 1)
+        guard top > 0, !p.isNaN, !(times[top] <= p) else { return max(top, 0) }
+        guard times[0] <= p else { return 0 }
+        var lo = 0, hi = top   // times[lo] ≤ p < times[hi]
+        while hi - lo > 1 {
+            let m = (lo + hi) / 2
+            if times[m] <= p { lo = m } else { hi = m }
+        }
+        return lo
     }
 }
