@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The main job: builds Lamina, renders the showcase scene (Examples/showcase.json) to
-# out/showcase.png with the frame's statistics, then runs the interactive demo (views,
+# out/showcase.png with the frame's statistics and the animated example at 0.4 s to
+# out/animated.png, then runs the interactive demo (views, animations,
 # scripted touches) into out/demo/ (one PNG per frame and a contact sheet).
 # Extra arguments go to `lamina render` (e.g. --backend surfaceless --scale 2).
 set -euo pipefail
