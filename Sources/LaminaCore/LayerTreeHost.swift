@@ -93,6 +93,12 @@ public final class LayerTreeHost {
         renderThreadAttached = false
     }
 
+    /// A host dropped without `detach()` stops its render thread (which would otherwise
+    /// wait for work forever) and frees the thread's GPU objects.
+    isolated deinit {
+        if renderThread != nil { stopRenderThread() }
+    }
+
     private func stopRenderThread() {
         guard let thread = renderThread else { return }
         Transaction.unregister(thread)

@@ -208,6 +208,30 @@ struct RenderThreadTests {
         }
     }
 
+    @Test("a host dropped without detach() stops its render thread and frees what it made")
+    func droppedHostStopsThread() throws {
+        let device = try GPUDevice()
+        let target = try OffscreenTarget(device: device, size: Size(width: 32, height: 32))
+        let baseline = device.liveObjectCounts.total
+        weak var weakThread: RenderThread?
+        do {
+            let root = rootLayer(width: 32, height: 32)
+            let l = solid(Rect(x: 0, y: 0, width: 10, height: 10), .red)
+            l.contents = .image(ContentImage(RGBAImage(width: 4, height: 4, fill: RGBAPixel(r: 0, g: 0, b: 255, a: 255))))
+            root.addSublayer(l)
+            let host = LayerTreeHost(rootLayer: root, target: target, background: .white, rendersOnThread: true)
+            try Transaction.flush()
+            weakThread = host.renderThread
+            #expect(weakThread != nil)
+        }
+        // The thread has stopped (its GPU objects freed) when the host's deinit returns; its
+        // last reference goes when the finished thread drops its closure, a moment later.
+        for _ in 0..<200 where weakThread != nil { usleep(10_000) }
+        #expect(weakThread == nil, "the thread stopped and was freed with its host")
+        device.purgeCaches()
+        #expect(device.liveObjectCounts.total == baseline, "\(device.liveObjectCounts)")
+    }
+
     @Test("detaching stops the thread and frees every GL object it made")
     func detachFrees() throws {
         let device = try GPUDevice()
