@@ -180,9 +180,9 @@ public final class RenderThread: @unchecked Sendable {
         let serial = requested
         commands.append(.frame(serial: serial, request))
         pthread_cond_broadcast(condition)
-        guard wait else { unlock(); return nil }
-        try waitLocked(for: serial)
         defer { unlock() }
+        guard wait else { return nil }
+        try waitLocked(for: serial)
         if let error = failure { failure = nil; throw error }
         return latest
     }
@@ -204,8 +204,10 @@ public final class RenderThread: @unchecked Sendable {
         let serial = requested
         commands.append(.perform(serial: serial) { result = Result { try body() } })
         pthread_cond_broadcast(condition)
-        try waitLocked(for: serial)
-        unlock()
+        do {
+            defer { unlock() }
+            try waitLocked(for: serial)
+        }
         return try result!.get()
     }
 
@@ -282,11 +284,18 @@ public final class RenderThread: @unchecked Sendable {
         unlock()
     }
 
-    /// Runs commands in order; returns whether a frame was composited.
+    /// Runs commands in order; returns whether a frame was composited. Frames asked for
+    /// one after another are composited once, at the last one's place — never past a
+    /// `perform`, which sees every frame asked for before it — and each counts as done
+    /// only once that frame is on the target.
     private func execute(_ batch: [Command]) -> Bool {
         var rendered = false
-        // Frames asked for in one batch: composited once, at the last one's place.
-        let lastFrame = batch.lastIndex { if case .frame = $0 { return true }; return false }
+        func complete(_ serial: Int) {
+            lock()
+            completed = max(completed, serial)
+            pthread_cond_broadcast(condition)
+            unlock()
+        }
         for (i, command) in batch.enumerated() {
             switch command {
             case .update(let u): compositor.apply(u)
@@ -294,21 +303,20 @@ public final class RenderThread: @unchecked Sendable {
             case .setTarget(let t): target = t
             case .perform(let serial, let body):
                 body()
-                lock()
-                completed = max(completed, serial)
-                pthread_cond_broadcast(condition)
-                unlock()
+                complete(serial)
             case .release: compositor.releaseResources()
             case .frame(let serial, let request):
-                if i == lastFrame {
-                    lastRequest = request
-                    composite(requested: true)
-                    rendered = true
+                // Another frame before the next `perform` (or the end) takes this one's place.
+                var later = false
+                for next in batch[(i + 1)...] {
+                    if case .frame = next { later = true; break }
+                    if case .perform = next { break }
                 }
-                lock()
-                completed = max(completed, serial)
-                pthread_cond_broadcast(condition)
-                unlock()
+                guard !later else { continue }
+                lastRequest = request
+                composite(requested: true)
+                rendered = true
+                complete(serial)   // (with the frames it stands for: serials only grow)
             }
         }
         return rendered
