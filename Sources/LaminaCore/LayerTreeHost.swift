@@ -68,6 +68,10 @@ public final class LayerTreeHost {
     /// then on the device and the target belong to that thread (use
     /// `renderThread.perform` for GPU work of your own, e.g. reading pixels).
     /// `renderDriver` `.external`: the host's own thread drives it (`serviceFrame()`).
+    /// With a render thread, `lastFrame`, `frameCount` and `didComposite` follow the frames
+    /// a commit waited for (`flush()`, explicit commits); the end-of-turn commit's frames
+    /// and the thread's own animation frames are counted by `renderThread.framesRendered`
+    /// and seen by its `frameObserver`.
     public init(rootLayer: Layer, target: RenderTarget, background: Color? = .clear, rendersOnThread: Bool = false,
                 renderDriver: RenderThread.Driver = .ownThread) {
         self.rootLayer = rootLayer
