@@ -123,7 +123,8 @@ public final class LayerTreeHost {
     }
 
     func composite(displays: [DisplayRecord], layouts: Int, timings: FrameTimings) throws {
-        if flashVisible { compositor.forgetLastFrame() }
+        // (With a render thread, the compositor is the thread's: the request says it.)
+        if flashVisible && renderThread == nil { compositor.forgetLastFrame() }
         let flash = showsRedrawRegions && !displays.isEmpty
         var overlays: [(rect: Rect, color: Color, transform: Transform3D)] = []
         if flash {
@@ -146,11 +147,12 @@ public final class LayerTreeHost {
             }
             // Nothing new for the thread (a commit that only ran the frame clock, which the
             // thread follows by itself): no frame asked for.
-            guard Transaction.waitsForFrames || thread.hasUnrenderedUpdates || compositesEveryFrame || flashVisible
+            guard Transaction.waitsForFrames || thread.hasUnrenderedUpdates || Transaction.animationsDue || compositesEveryFrame || flashVisible
                     || !overlays.isEmpty || background != lastRequestedBackground else { return }
             thread.hasUnrenderedUpdates = false
             lastRequestedBackground = background
-            let request = RenderThread.FrameRequest(background: background, always: compositesEveryFrame, overlays: overlays)
+            let request = RenderThread.FrameRequest(background: background, always: compositesEveryFrame, overlays: overlays,
+                                                    redrawsAll: flashVisible)
             flashVisible = !overlays.isEmpty
             guard var stats = try thread.requestFrame(request, wait: Transaction.waitsForFrames) else { return }
             if thread.needsSnapshot {
@@ -192,6 +194,15 @@ public final class LayerTreeHost {
     /// is composited again. The target must be one of Lamina's own (it has a texture).
     @discardableResult
     public func present(into destination: RenderTarget, in rect: Rect? = nil) throws -> FrameStatistics {
+        if let thread = renderThread {
+            // The device is the thread's: drawn there.
+            let target = self.target
+            return try thread.perform { try LayerTreeHost.present(target, into: destination, in: rect) }
+        }
+        return try LayerTreeHost.present(target, into: destination, in: rect)
+    }
+
+    private nonisolated static func present(_ target: RenderTarget, into destination: RenderTarget, in rect: Rect?) throws -> FrameStatistics {
         guard let texture = target.texture else {
             throw GPUError.unusableTarget(reason: "present(into:) needs a retained output texture, but this host renders into a caller's framebuffer: give it an OffscreenTarget")
         }

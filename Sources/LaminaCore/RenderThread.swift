@@ -42,6 +42,8 @@ public final class RenderThread: @unchecked Sendable {
         var background: Color?
         var always: Bool
         var overlays: [(rect: Rect, color: Color, transform: Transform3D)]
+        /// The whole target is drawn again (an overlay of the last frame is removed).
+        var redrawsAll = false
     }
 
     private enum Command {
@@ -312,7 +314,11 @@ public final class RenderThread: @unchecked Sendable {
                     if case .frame = next { later = true; break }
                     if case .perform = next { break }
                 }
-                guard !later else { continue }
+                guard !later else {
+                    if request.redrawsAll { compositor.forgetLastFrame() }
+                    continue
+                }
+                if request.redrawsAll { compositor.forgetLastFrame() }
                 lastRequest = request
                 composite(requested: true)
                 rendered = true
@@ -347,7 +353,9 @@ public final class RenderThread: @unchecked Sendable {
         } catch let e {
             error = e
         }
-        let running = compositor.hasRunningAnimations
+        // A damage flash (`showsDamage`) on the target is removed by the next frame: one
+        // more tick.
+        let running = compositor.hasRunningAnimations || compositor.showsDamageFlash
         lock()
         if !animating && running { nextTick = MainLoop.now() + 1 / framesPerSecond }
         animating = running

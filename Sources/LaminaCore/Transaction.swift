@@ -258,6 +258,7 @@ public enum Transaction {
         // (Changes made while compositing, e.g. in didComposite, wait for the next commit.)
         // The implicit transaction ends here; animation callbacks and the frame clock.
         if frames.count == 1 { popFrame() }
+        animationsDue = false
         updateAnimations()
         if !failures.isEmpty { throw CommitError(failures: failures) }
     }

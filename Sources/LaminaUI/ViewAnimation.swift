@@ -54,6 +54,9 @@ final class ViewAnimationBlock {
 
     /// The animation for a change of `key` of `view`'s layer.
     func animate(_ key: String, of view: View, layer: Layer, arguments: ActionArguments) {
+        // A block of no duration changes at once (UIKit): no animation; the completion
+        // runs after the commit.
+        guard duration > 0 || delay > 0 else { return }
         let from = options.contains(.beginFromCurrentState) ? arguments.previousValue : arguments.previousModelValue
         var animation: any Animation
         if let spring {
@@ -70,7 +73,7 @@ final class ViewAnimationBlock {
         } else {
             var b = BasicAnimation(keyPath: key)
             b.fromValue = from
-            b.duration = duration
+            b.duration = max(duration, 1e-6)   // (no duration after a delay: a step then)
             b.timingFunction = options.timingFunction
             animation = b
         }

@@ -232,6 +232,29 @@ struct RenderThreadTests {
         #expect(device.liveObjectCounts.total == baseline, "\(device.liveObjectCounts)")
     }
 
+    @Test("end-of-turn commits do not wait, and what a later perform reads includes every frame committed before it")
+    func performSeesEarlierFrames() throws {
+        try Transaction.$taskDisablesActions.withValue(true) {
+            let device = try GPUDevice()
+            let target = try OffscreenTarget(device: device, size: Size(width: 64, height: 64))
+            let root = rootLayer(width: 64, height: 64)
+            let l = solid(Rect(x: 0, y: 0, width: 16, height: 16), .red)
+            root.addSublayer(l)
+            let host = LayerTreeHost(rootLayer: root, target: target, background: .white, rendersOnThread: true)
+            defer { host.detach() }
+            let thread = try #require(host.renderThread)
+            for step in 0..<20 {
+                l.position = Point(x: 8 + Double(step * 2), y: 8 + Double(step))
+                l.backgroundColor = step % 2 == 0 ? .green : .blue
+                try Transaction.commitIfNeeded()   // the end of a turn: asks for a frame, does not wait
+                try Transaction.commitIfNeeded()
+                let image = try thread.perform { try target.readPixels() }
+                let x = 8 + step * 2, y = 8 + step
+                #expect(image[x, y] == (step % 2 == 0 ? green : blue), "step \(step)")
+            }
+        }
+    }
+
     @Test("detaching stops the thread and frees every GL object it made")
     func detachFrees() throws {
         let device = try GPUDevice()

@@ -66,6 +66,17 @@ private func angle(_ t: Transform3D) -> Double { atan2(t.m12, t.m11) }
 @MainActor
 @Suite("Views: animation blocks", .serialized)
 struct ViewAnimationTests {
+    @Test("View.animate(withDuration: 0) changes at once, as UIKit does (no animation)")
+    func zeroDuration() throws {
+        let s = try AnimatedWindow()
+        defer { s.close() }
+        let v = try s.view(Rect(x: 10, y: 20, width: 40, height: 40), .red)
+        View.animate(withDuration: 0) { v.alpha = 0 }
+        try s.commit(at: 0)
+        let shown = s.presented(v, at: 0.1).opacity
+        #expect(shown == 0, "presented opacity 0.1 s after a zero-duration block: \(shown), keys \(v.layer.animationKeys())")
+    }
+
     @Test("View.animate changes the model at once; presentation() moves from the old to the new values on the ease-in-ease-out curve (frame, center, alpha, backgroundColor, transform)")
     func modelAtOncePresentationOnTheCurve() throws {
         let s = try AnimatedWindow()

@@ -61,7 +61,24 @@ public struct MediaTiming: Sendable, Hashable {
         var state = TimingState()
         state.duration = d
         let t: Double
-        if a.isNaN {
+        if s < 0 {
+            // Backwards: from `timeOffset` down to 0 (Core Animation's negative speed).
+            let elapsed = parentTime - beginTime
+            let local = timeOffset + elapsed * s
+            if elapsed.isNaN || local.isNaN {
+                state.phase = .after
+                t = 0
+            } else if elapsed < 0 {
+                state.phase = .before
+                t = min(max(timeOffset, 0), active.isFinite ? active : timeOffset)
+            } else if local <= 0 {
+                state.phase = .after   // reached its start: ended
+                t = 0
+            } else {
+                state.phase = .active
+                t = active.isFinite ? min(local, active) : local
+            }
+        } else if a.isNaN {
             state.phase = .after
             t = active
         } else if a < 0 {
@@ -390,7 +407,9 @@ public final class AnimationEffect: Sendable {
         let d = s.duration
         switch kind {
         case .group(let members):
-            for m in members { m.apply(at: s.time, to: &p, inGroup: true) }
+            // The members run in the group's time, paced by its timing function.
+            let t = timingFunction == nil ? s.time : d * paced(s.time / d, duration: d)
+            for m in members { m.apply(at: t, to: &p, inGroup: true) }
         case let .basic(property, from, to, by, spring, additive, cumulative):
             // The value below is read only when it is needed (a transform component's
             // costs a decomposition).
@@ -442,11 +461,21 @@ public final class AnimationEffect: Sendable {
         }
     }
 
-    /// Whether later times can show something else than `parentTime` does: it has not
-    /// ended and its time advances.
+    /// Whether it is playing at `parentTime` (active, and its time advances): frames are
+    /// needed. (Before its start nothing changes until then: the frame clock waits for it.)
     func isRunning(at parentTime: Double) -> Bool {
         let s = timing.evaluate(parentTime: parentTime)
-        return s.phase != .after && !s.isFrozen
+        return s.phase == .active && !s.isFrozen
+    }
+
+    /// Whether its timing is usable: finite times, a non-negative duration and repeat
+    /// duration, a repeat count that is a number ≥ 0 — its members' too.
+    var hasValidTiming: Bool {
+        let t = timing
+        guard t.beginTime.isFinite, t.timeOffset.isFinite, t.duration.isFinite, t.duration >= 0, t.speed.isFinite,
+              !t.repeatCount.isNaN, t.repeatCount >= 0, t.repeatDuration.isFinite, t.repeatDuration >= 0 else { return false }
+        if case .group(let members) = kind { return members.allSatisfy(\.hasValidTiming) }
+        return true
     }
 
     /// Whether it has ended at `parentTime` (and so its stop is reported).

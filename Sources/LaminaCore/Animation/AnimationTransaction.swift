@@ -105,6 +105,10 @@ extension Transaction {
     private static var pendingCompletions: [Int: PendingCompletion] = [:]
     private static var completionsDue: [@MainActor () -> Void] = []
     private static var frameTimer: MainLoop.Token?
+    private static var wakeTimer: MainLoop.Token?
+    /// An animation's start or end time came: hosts composite this commit (threaded ones
+    /// ask their thread for a frame) even without changes.
+    static var animationsDue = false
 
     /// Frames per second at which `MainLoop.main` wakes while animations run (the frame
     /// clock stops when the last one ends).
@@ -140,8 +144,12 @@ extension Transaction {
         }
     }
 
+    /// A layer with animations is being freed: they stop unfinished (their `didStop` and
+    /// their transactions' completion blocks run after the next commit).
     static func forgetAnimations(of layer: Layer) {
-        animatingLayers[ObjectIdentifier(layer)] = nil
+        guard animatingLayers.removeValue(forKey: ObjectIdentifier(layer)) != nil else { return }
+        for a in layer.addedAnimations { noteAnimationRemoved(a, finished: false) }
+        noteChange()   // a commit runs the callbacks
     }
 
     /// After a commit: reports animations that started or ended by now (removing ended
@@ -180,9 +188,16 @@ extension Transaction {
                         // When it starts and ends, in media time.
                         let timing = a.effect.timing
                         let start = layer.mediaTime(fromLocal: timing.beginTime)
-                        let end = timing.speed > 0 && timing.speed.isFinite
-                            ? layer.mediaTime(fromLocal: timing.beginTime + timing.activeDuration / timing.speed) : Double.infinity
-                        for e in [start, end] where e > now && e.isFinite { next = min(next, e) }
+                        let end: Double
+                        if timing.speed > 0 {
+                            end = layer.mediaTime(fromLocal: timing.beginTime + timing.activeDuration / timing.speed)
+                        } else if timing.speed < 0 {
+                            end = layer.mediaTime(fromLocal: timing.beginTime + max(0, timing.timeOffset) / -timing.speed)
+                        } else {
+                            end = .infinity
+                        }
+                        // (An event at this very time counts: the next look is after it.)
+                        for e in [start, end] where e >= now && e.isFinite { next = min(next, e) }
                     }
                     if !startedSerials.contains(a.serial), a.effect.hasStarted(at: t) {
                         startedSerials.insert(a.serial)
@@ -210,6 +225,18 @@ extension Transaction {
         let due = completionsDue
         completionsDue = []
         for block in due { block() }
+        // Nothing plays, but an animation starts later: a wake-up then (the media clock runs
+        // with the monotonic clock unless fixed — then whoever fixes it drives the frames).
+        if let t = wakeTimer { MainLoop.main.cancelTimer(t); wakeTimer = nil }
+        if !running, nextAnimationEvent.isFinite, !MediaClock.isFixed {
+            let delay = max(0, nextAnimationEvent - MediaClock.now())
+            wakeTimer = MainLoop.main.addTimer(after: delay) {
+                wakeTimer = nil
+                invalidateAnimationEvents()
+                animationsDue = true
+                noteChange()
+            }
+        }
         // The frame clock.
         if running, frameTimer == nil {
             let period = 1 / max(1, min(animationFramesPerSecond, 1000))

@@ -30,6 +30,12 @@ extension Layer {
                                                           key: key, reason: Layer.unanimatableReason(animation)))
             return
         }
+        guard effect.hasValidTiming else {
+            Transaction.warningHandler?(.animationNotAdded(
+                layer: name ?? String(describing: type(of: self)), key: key,
+                reason: "its timing is not usable (beginTime, timeOffset, duration, speed and repeatDuration must be finite, duration and repeatDuration ≥ 0, repeatCount a number ≥ 0)"))
+            return
+        }
         if let key { removeAnimation(forKey: key, notify: true) }
         let added = AddedAnimation(key: key, effect: effect, beginsAtCommit: animation.beginTime == 0, animation: animation,
                                    transactionID: Transaction.currentID, serial: AddedAnimation.nextSerial())
