@@ -233,15 +233,24 @@ public final class RenderThread: @unchecked Sendable {
 
     /// One iteration of the render loop, for a host that drives it from its own thread
     /// (`.external`): applies what the commits sent, composites the frames asked for, and
-    /// an animation frame when one is due. Call it once per frame on the thread that owns
-    /// the device.
+    /// an animation frame when one is due — or, for a host compositing every frame
+    /// (`LayerTreeHost.compositesEveryFrame`), Lamina's part of this frame in any case.
+    /// Call it once per frame on the thread that owns the device.
     public func serviceFrame() {
         lock()
         let batch = commands
         commands = []
         unlock()
         let rendered = execute(batch)
-        if !rendered, isAnimating, MainLoop.now() >= nextTick { animationFrame() }
+        if !rendered {
+            if lastRequest.always {
+                // A host that redraws its framebuffer every frame (`compositesEveryFrame`):
+                // Lamina's part of every frame, from the frame data kept.
+                composite(requested: false)
+            } else if isAnimating, MainLoop.now() >= nextTick {
+                animationFrame()
+            }
+        }
         lock()
         let stop = stopping && commands.isEmpty
         unlock()
