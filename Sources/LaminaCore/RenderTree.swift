@@ -413,8 +413,7 @@ public final class RenderTree {
                 t = timing.local(t)
                 if timing.speed == 0 { frozen = true }
             }
-            var p = model.properties
-            for e in model.effects { e.apply(at: t, to: &p) }
+            let p = presentedProperties(model.properties, effects: model.effects, at: t)
             if !frozen && !running { running = model.effects.contains { $0.isRunning(at: t) } }
             if p != node.state.properties {
                 node.state = model.presenting(p)

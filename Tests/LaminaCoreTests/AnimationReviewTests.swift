@@ -5,24 +5,6 @@ import LaminaGraphics
 import Testing
 @testable import LaminaCore
 
-@MainActor
-private final class ReviewStage {
-    let device: GPUDevice
-    let target: OffscreenTarget
-    let root: Layer
-    let host: LayerTreeHost
-    let t0 = 1000.0
-    init() throws {
-        MediaClock.set(t0)
-        try Transaction.flush()
-        device = try GPUDevice()
-        target = try OffscreenTarget(device: device, size: Size(width: 200, height: 200))
-        root = rootLayer()
-        host = LayerTreeHost(rootLayer: root, target: target, background: .white)
-    }
-    func frame(at dt: Double) throws { MediaClock.set(t0 + dt); try Transaction.flush() }
-    func close() { host.detach(); MediaClock.set(nil) }
-}
 
 @MainActor
 private final class CallLog { var v: [String] = [] }
@@ -32,7 +14,7 @@ private final class CallLog { var v: [String] = [] }
 struct AnimationReviewTests {
     @Test("negative speed plays backwards from timeOffset: with none, it ends at once (didStop(true)) and needs no frames")
     func negativeSpeed() throws {
-        let s = try ReviewStage(); defer { s.close() }
+        let s = try AnimationStage(); defer { s.close() }
         let l = solid(Rect(x: 0, y: 0, width: 50, height: 50), .red)
         s.root.addSublayer(l)
         try s.frame(at: 0)
@@ -62,7 +44,7 @@ struct AnimationReviewTests {
 
     @Test("a layer freed mid-animation: its animations stop unfinished, and the transaction's completion block runs")
     func freedLayer() throws {
-        let s = try ReviewStage(); defer { s.close() }
+        let s = try AnimationStage(); defer { s.close() }
         let calls = CallLog()
         do {
             let l = solid(Rect(x: 0, y: 0, width: 50, height: 50), .red)
@@ -87,7 +69,7 @@ struct AnimationReviewTests {
 
     @Test("a group's timing function paces its members' time, as Core Animation does")
     func groupTimingFunction() throws {
-        let s = try ReviewStage(); defer { s.close() }
+        let s = try AnimationStage(); defer { s.close() }
         let l = solid(Rect(x: 0, y: 0, width: 50, height: 50), .red)
         s.root.addSublayer(l)
         try s.frame(at: 0)
@@ -105,7 +87,7 @@ struct AnimationReviewTests {
 
     @Test("an animation with a time that is not finite is refused with a warning; nothing non-finite reaches the renderer")
     func nanTimeOffset() throws {
-        let s = try ReviewStage(); defer { s.close() }
+        let s = try AnimationStage(); defer { s.close() }
         let l = solid(Rect(x: 0, y: 0, width: 50, height: 50), .red)
         s.root.addSublayer(l)
         try s.frame(at: 0)
@@ -127,7 +109,7 @@ struct AnimationReviewTests {
 
     @Test("an animation that could never begin (beginTime +∞) is refused; the frame clock does not run for it")
     func infiniteBegin() throws {
-        let s = try ReviewStage(); defer { s.close() }
+        let s = try AnimationStage(); defer { s.close() }
         let l = solid(Rect(x: 0, y: 0, width: 50, height: 50), .red)
         s.root.addSublayer(l)
         try s.frame(at: 0)

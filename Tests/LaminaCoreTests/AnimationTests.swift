@@ -5,43 +5,13 @@ import LaminaGraphics
 import Testing
 @testable import LaminaCore
 
-/// A hosted tree on a 200×200 offscreen target, with the media clock fixed at `t0`.
-@MainActor
-private final class Stage {
-    let device: GPUDevice
-    let target: OffscreenTarget
-    let root: Layer
-    let host: LayerTreeHost
-    let t0 = 1000.0
-
-    init() throws {
-        MediaClock.set(t0)
-        device = try GPUDevice()
-        target = try OffscreenTarget(device: device, size: Size(width: 200, height: 200))
-        root = rootLayer()
-        host = LayerTreeHost(rootLayer: root, target: target, background: .white)
-    }
-
-    /// Commits at media time `t0 + dt` and reads the target.
-    @discardableResult
-    func frame(at dt: Double) throws -> RGBAImage {
-        MediaClock.set(t0 + dt)
-        try Transaction.flush()
-        return try target.readPixels()
-    }
-
-    func close() {
-        host.detach()
-        MediaClock.set(nil)
-    }
-}
 
 @MainActor
 @Suite("Animations", .serialized)
 struct AnimationTests {
     @Test("an explicit opacity animation is evaluated by the renderer at the frame's media time; the model keeps its value")
     func opacityPixels() throws {
-        let s = try Stage()
+        let s = try AnimationStage()
         defer { s.close() }
         let l = solid(Rect(x: 50, y: 50, width: 100, height: 100), .red)
         s.root.addSublayer(l)
@@ -72,7 +42,7 @@ struct AnimationTests {
 
     @Test("a frame at a fixed time equals the static scene with the interpolated values (position, bounds, transform, colour)")
     func staticEquivalence() throws {
-        let s = try Stage()
+        let s = try AnimationStage()
         defer { s.close() }
         let l = solid(Rect(x: 20, y: 20, width: 40, height: 40), .blue)
         s.root.addSublayer(l)
@@ -124,7 +94,7 @@ struct AnimationTests {
                 context.fill(Rect(x: 0, y: 0, width: 64, height: 64))
             }
         }
-        let s = try Stage()
+        let s = try AnimationStage()
         defer { s.close() }
         let painter = Painter()
         let l = Layer()
@@ -162,7 +132,7 @@ struct AnimationTests {
 
     @Test("implicit animations: a standalone layer in a rendered tree animates with the transaction's duration; disableActions and new layers do not")
     func implicitAnimations() throws {
-        let s = try Stage()
+        let s = try AnimationStage()
         defer { s.close() }
         let l = solid(Rect(x: 0, y: 0, width: 20, height: 20), .red)
         l.position = Point(x: 50, y: 50)                 // not rendered yet: no action
@@ -203,7 +173,7 @@ struct AnimationTests {
 
     @Test("timing: repeatCount, autoreverses, fill modes, speed, timeOffset and beginTime, read through presentation()")
     func timing() throws {
-        let s = try Stage()
+        let s = try AnimationStage()
         defer { s.close() }
         let l = solid(Rect(x: 0, y: 0, width: 10, height: 10), .red)
         s.root.addSublayer(l)
@@ -241,7 +211,7 @@ struct AnimationTests {
 
     @Test("pausing a subtree through the layer's speed and timeOffset, and resuming it, as on Apple's platforms")
     func pauseAndResume() throws {
-        let s = try Stage()
+        let s = try AnimationStage()
         defer { s.close() }
         let parent = Layer()
         parent.frame = Rect(x: 0, y: 0, width: 200, height: 200)
@@ -276,7 +246,7 @@ struct AnimationTests {
 
     @Test("callbacks: didStart and didStop(finished) on the main actor; removing stops unfinished; completion blocks")
     func callbacks() throws {
-        let s = try Stage()
+        let s = try AnimationStage()
         defer { s.close() }
         let l = solid(Rect(x: 0, y: 0, width: 10, height: 10), .red)
         s.root.addSublayer(l)
@@ -308,7 +278,7 @@ struct AnimationTests {
 
     @Test("key paths: transform.rotation.z by 350° goes the long way; keyframes (linear, discrete) and springs")
     func keyPathsKeyframesSprings() throws {
-        let s = try Stage()
+        let s = try AnimationStage()
         defer { s.close() }
         let l = solid(Rect(x: 0, y: 0, width: 10, height: 10), .red)
         s.root.addSublayer(l)
@@ -377,7 +347,7 @@ struct AnimationTests {
 
     @Test("review cases: a cumulative transform in its millionth repetition is cheap; a group's member holds its end by its fill mode; layers outside rendered trees neither start nor keep the frame clock running")
     func reviewCases() throws {
-        let s = try Stage()
+        let s = try AnimationStage()
         defer { s.close() }
         let l = solid(Rect(x: 0, y: 0, width: 10, height: 10), .red)
         s.root.addSublayer(l)

@@ -5,43 +5,6 @@ import LaminaGraphics
 import Testing
 @testable import LaminaCore
 
-/// A hosted tree on a 200×200 offscreen target with the media clock fixed at `t0`.
-@MainActor
-private final class TimingStage {
-    let device: GPUDevice
-    let target: OffscreenTarget
-    let root: Layer
-    let host: LayerTreeHost
-    let t0 = 1000.0
-
-    init() throws {
-        MediaClock.set(t0)
-        try Transaction.flush()
-        device = try GPUDevice()
-        target = try OffscreenTarget(device: device, size: Size(width: 200, height: 200))
-        root = rootLayer()
-        host = LayerTreeHost(rootLayer: root, target: target, background: .white)
-    }
-
-    /// Commits at media time `t0 + dt` and reads the target.
-    @discardableResult
-    func frame(at dt: Double) throws -> RGBAImage {
-        MediaClock.set(t0 + dt)
-        try Transaction.flush()
-        return try target.readPixels()
-    }
-
-    /// What `layer` shows at `t0 + dt`.
-    func presented(_ layer: Layer, at dt: Double) -> Layer {
-        MediaClock.set(t0 + dt)
-        return layer.presentation()
-    }
-
-    func close() {
-        host.detach()
-        MediaClock.set(nil)
-    }
-}
 
 /// The largest channel difference between `image` and a static tree built by `build`
 /// (in a 200×200 root, over white), rendered without animations.
@@ -80,7 +43,7 @@ private func catmullRom(_ p: [Double], _ x: Double) -> Double {
 struct AnimationTimingTests {
     @Test("additive animations add to the model and to each other in the order added; a non-additive one replaces what is below it")
     func additive() throws {
-        let s = try TimingStage()
+        let s = try AnimationStage()
         defer { s.close() }
         let l = solid(Rect(x: 40, y: 40, width: 20, height: 20), .red)   // position (50, 50)
         s.root.addSublayer(l)
@@ -136,7 +99,7 @@ struct AnimationTimingTests {
 
     @Test("cumulative: each repetition continues from where the previous one ended (basic and keyframe); not without isCumulative")
     func cumulative() throws {
-        let s = try TimingStage()
+        let s = try AnimationStage()
         defer { s.close() }
         let l = solid(Rect(x: 0, y: 0, width: 10, height: 10), .red)   // model x 5
         s.root.addSublayer(l)
@@ -172,7 +135,7 @@ struct AnimationTimingTests {
 
     @Test("nested timing: an animation in a group with its own beginTime, speed and timeOffset, on a layer with speed 2, in a superlayer with a beginTime — values worked out by hand from t_local = (t_parent − beginTime)·speed + timeOffset")
     func nestedTimingHierarchy() throws {
-        let s = try TimingStage()
+        let s = try AnimationStage()
         defer { s.close() }
         // The superlayer's time: T − 990. The layer's: 2·(T − 990).
         let superlayer = Layer()
@@ -233,7 +196,7 @@ struct AnimationTimingTests {
 
     @Test("fill modes in a group: members fill inside the group (their isRemovedOnCompletion is ignored, as Core Animation's), the group's fill mode holds them before and after")
     func fillModesInGroups() throws {
-        let s = try TimingStage()
+        let s = try AnimationStage()
         defer { s.close() }
         let l = solid(Rect(x: 145, y: 145, width: 10, height: 10), .red)   // model position (150, 150), border 0
         s.root.addSublayer(l)
@@ -272,7 +235,7 @@ struct AnimationTimingTests {
 
     @Test("keyframe calculation modes through a layer: paced moves at constant speed (key times ignored), cubic is Catmull-Rom through the values")
     func keyframeModes() throws {
-        let s = try TimingStage()
+        let s = try AnimationStage()
         defer { s.close() }
         let l = solid(Rect(x: 0, y: 0, width: 10, height: 10), .red)
         s.root.addSublayer(l)
@@ -316,7 +279,7 @@ struct AnimationTimingTests {
 
     @Test("springs follow the analytic damped oscillator (under-, critically and over-damped, with an initial velocity) and end when settled")
     func springsAgainstAnalyticSolution() throws {
-        let s = try TimingStage()
+        let s = try AnimationStage()
         defer { s.close() }
         let l = solid(Rect(x: 0, y: 0, width: 10, height: 10), .red)
         s.root.addSublayer(l)
@@ -365,7 +328,7 @@ struct AnimationTimingTests {
 
     @Test("removing an animation mid-flight shows the model again at the next frame")
     func removalAloneShowsTheModel() throws {
-        let s = try TimingStage()
+        let s = try AnimationStage()
         defer { s.close() }
         let l = solid(Rect(x: 10, y: 10, width: 30, height: 30), .red)
         s.root.addSublayer(l)
@@ -388,17 +351,9 @@ struct AnimationTimingTests {
     func randomAnimationFrames() throws {
         MediaClock.set(5000)
         defer { MediaClock.set(nil) }
-        try Transaction.flush()
-        let size = Size(width: 128, height: 96)
-        let device = try GPUDevice()
-        defer { device.close() }
-        let damaged = try OffscreenTarget(device: device, size: size)
-        let reference = try OffscreenTarget(device: device, size: size)
-        let root = Layer()
-        root.frame = Rect(origin: .zero, size: size)
-        root.backgroundColor = Color(red: 0.9, green: 0.9, blue: 0.85)
-        let host = LayerTreeHost(rootLayer: root, target: damaged, background: .white)
-        defer { host.detach() }
+        let rig = try DamageRig()
+        defer { rig.close() }
+        let root = rig.root
         // Another sequence: LAMINA_ANIMATION_FUZZ_SEED=<non-zero integer>.
         let seed = ProcessInfo.processInfo.environment["LAMINA_ANIMATION_FUZZ_SEED"].flatMap { UInt64($0) }.flatMap { $0 == 0 ? nil : $0 }
         var random = TestRandom(state: seed ?? 0x2545_F491_4F6C_DD1D)
@@ -518,8 +473,8 @@ struct AnimationTimingTests {
             }
         }
 
-        var previous = try damaged.readPixels()
-        var partial = 0, skipped = 0, timeOnly = 0, added = 0, implicit = 0
+        try rig.settle()
+        var timeOnly = 0, added = 0, implicit = 0
         var timeOnlyWork = 0
         for frame in 0..<1000 {
             now += random.chance(0.1) ? random.double(0.1, 0.4) : 1.0 / 60
@@ -582,28 +537,14 @@ struct AnimationTimingTests {
                 }
                 changedModel = true
             }
-            try Transaction.flush()
-            let stats = host.lastFrame
-            let shown = try damaged.readPixels()
-            // The reference: a compositor of its own, which builds the tree from the model
-            // layers and works out their animations at this frame's time.
-            let full = Compositor(device: device)
-            try full.render(root, to: reference, background: .white)
-            full.release()
-            let expected = try reference.readPixels()
-            let d = shown.difference(from: expected, tolerance: 0)
-            try #require(d.differing == 0, "frame \(frame) at \(now): the damage-limited target differs from a full recomposite in \(d.differing) pixels (max \(d.maxDifference)); damage \(stats.damagedRect)")
-            let box = damaged.pixelRect(covering: stats.damagedRect)
-            var outside = 0
-            for y in 0..<shown.height { for x in 0..<shown.width where shown[x, y] != previous[x, y] && !box.contains(x: x, y: y) { outside += 1 } }
-            try #require(outside == 0, "frame \(frame): \(outside) pixels changed outside the reported damage \(stats.damagedRect)")
-            previous = shown
+            // The reference compositor works out the animations at this frame's time too.
+            let stats = try rig.commitAndCheck("frame \(frame) at \(now)")
             if !changedModel {
                 timeOnly += 1
                 if stats.layersDrawn != 0 || stats.textureBytesUploaded != 0 { timeOnlyWork += 1 }
             }
-            if stats.skipped { skipped += 1 } else if stats.damagedRect.width * stats.damagedRect.height < size.width * size.height { partial += 1 }
         }
+        let (partial, skipped) = (rig.partial, rig.skipped)
         #expect(timeOnlyWork == 0, "\(timeOnlyWork) of \(timeOnly) frames that only advanced the clock drew or uploaded")
         #expect(partial > 300, "\(partial) frames were damage-limited, \(skipped) skipped")
         #expect(added > 100 && implicit > 50)

@@ -130,3 +130,108 @@ struct WithoutImplicitAnimations: TestTrait, SuiteTrait, TestScoping {
 extension Trait where Self == WithoutImplicitAnimations {
     static var withoutImplicitAnimations: Self { WithoutImplicitAnimations() }
 }
+
+/// A hosted tree on a 200×200 offscreen target with the media clock fixed at `t0` (what
+/// was pending from other tests is committed first). Tests of animations drive frames
+/// with `frame(at:)` and read values with `presented(_:at:)`; `close()` puts the real
+/// clock back.
+@MainActor
+final class AnimationStage {
+    let device: GPUDevice
+    let target: OffscreenTarget
+    let root: Layer
+    let host: LayerTreeHost
+    let t0 = 1000.0
+
+    init() throws {
+        MediaClock.set(t0)
+        try Transaction.flush()
+        device = try GPUDevice()
+        target = try OffscreenTarget(device: device, size: Size(width: 200, height: 200))
+        root = rootLayer()
+        host = LayerTreeHost(rootLayer: root, target: target, background: .white)
+    }
+
+    /// Commits at media time `t0 + dt` and reads the target.
+    @discardableResult
+    func frame(at dt: Double) throws -> RGBAImage {
+        MediaClock.set(t0 + dt)
+        try Transaction.flush()
+        return try target.readPixels()
+    }
+
+    /// What `layer` shows at `t0 + dt`.
+    func presented(_ layer: Layer, at dt: Double) -> Layer {
+        MediaClock.set(t0 + dt)
+        return layer.presentation()
+    }
+
+    func close() {
+        host.detach()
+        MediaClock.set(nil)
+    }
+}
+
+/// The damage check of the random-frame tests: a tree hosted on a target composited with
+/// damage, and after each frame the same tree composited whole by a compositor of its own
+/// — the two must be equal pixel for pixel, and every pixel that changed must lie inside
+/// the reported damage.
+@MainActor
+final class DamageRig {
+    let size: Size
+    let device: GPUDevice
+    let damaged: OffscreenTarget
+    let reference: OffscreenTarget
+    let root: Layer
+    let host: LayerTreeHost
+    private let full: Compositor
+    private var previous: RGBAImage
+    /// Frames composited in part, and frames skipped (nothing changed).
+    private(set) var partial = 0, skipped = 0
+
+    init(size: Size = Size(width: 128, height: 96)) throws {
+        try Transaction.flush()
+        self.size = size
+        device = try GPUDevice()
+        damaged = try OffscreenTarget(device: device, size: size)
+        reference = try OffscreenTarget(device: device, size: size)
+        root = Layer()
+        root.frame = Rect(origin: .zero, size: size)
+        root.backgroundColor = Color(red: 0.9, green: 0.9, blue: 0.85)
+        host = LayerTreeHost(rootLayer: root, target: damaged, background: .white)
+        full = Compositor(device: device)
+        previous = try damaged.readPixels()
+    }
+
+    /// Commits what was built so far, unchecked: the starting picture.
+    func settle() throws {
+        try Transaction.flush()
+        previous = try damaged.readPixels()
+    }
+
+    /// Commits the frame's changes and checks it; returns its statistics.
+    @discardableResult
+    func commitAndCheck(_ label: String) throws -> FrameStatistics {
+        try Transaction.flush()
+        let stats = host.lastFrame
+        let now = try damaged.readPixels()
+        full.forgetLastFrame()
+        try full.render(root, to: reference, background: .white)
+        let expected = try reference.readPixels()
+        let d = now.difference(from: expected, tolerance: 0)
+        try #require(d.differing == 0, "\(label): the damage-limited target differs from a full recomposite in \(d.differing) pixels (max \(d.maxDifference)); damage \(stats.damagedRect)")
+        let box = damaged.pixelRect(covering: stats.damagedRect)
+        var outside = 0
+        for y in 0..<now.height { for x in 0..<now.width where now[x, y] != previous[x, y] && !box.contains(x: x, y: y) { outside += 1 } }
+        try #require(outside == 0, "\(label): \(outside) pixels changed outside the reported damage \(stats.damagedRect)")
+        previous = now
+        if stats.skipped { skipped += 1 } else if stats.damagedRect.width * stats.damagedRect.height < size.width * size.height { partial += 1 }
+        return stats
+    }
+
+    func close() {
+        host.detach()
+        full.release()
+        device.close()
+    }
+}

@@ -581,18 +581,12 @@ public struct AddedAnimation: Sendable {
     }
 }
 
-/// Applies a layer's animations, in the order they were added, to its model properties at
-/// its local time `time` (animations not yet committed begin at `pendingBegin`).
-func presentedProperties(_ model: LayerProperties, animations: [AddedAnimation], at time: Double,
-                         pendingBegin: Double? = nil) -> LayerProperties {
+/// Applies a layer's animation effects, in the order they were added, to its model
+/// properties at its local time `time`: what the renderer shows each frame and
+/// `Layer.presentation()` returns.
+func presentedProperties<S: Sequence<AnimationEffect>>(_ model: LayerProperties, effects: S, at time: Double) -> LayerProperties {
     var p = model
-    for a in animations {
-        if a.beginsAtCommit, let b = pendingBegin {
-            a.effect.beginning(at: b).apply(at: time, to: &p)
-        } else {
-            a.effect.apply(at: time, to: &p)
-        }
-    }
+    for e in effects { e.apply(at: time, to: &p) }
     return p
 }
 

@@ -181,7 +181,10 @@ extension Layer {
     func presentedProperties(at t: Double) -> LayerProperties {
         guard !addedAnimations.isEmpty else { return properties }
         let local = localTime(at: t)
-        return LaminaCore.presentedProperties(properties, animations: addedAnimations, at: local, pendingBegin: local)
+        // Animations not committed yet begin now.
+        return LaminaCore.presentedProperties(properties, effects: addedAnimations.lazy.map {
+            $0.beginsAtCommit ? $0.effect.beginning(at: local) : $0.effect
+        }, at: local)
     }
 
     // MARK: Actions
