@@ -75,7 +75,7 @@ public final class Compositor: @unchecked Sendable {
     public private(set) var lastFrame = FrameStatistics()
 
     /// The renderer's copy of the tree it composites (nil until the first render).
-    public private(set) var tree: RenderTree?
+    public internal(set) var tree: RenderTree?
     /// Where each content shown is kept on the GPU.
     private var places: [ContentKey: ContentPlace] = [:]
     /// Small contents share the pages of one atlas (made when first needed).
@@ -91,12 +91,12 @@ public final class Compositor: @unchecked Sendable {
     }
     /// The next frame redraws the whole target (a new snapshot, or asked to).
     private var forceFull = true
-    private weak var lastTarget: RenderTarget?
+    private(set) weak var lastTarget: RenderTarget?
     private var lastBackground: Color??
     /// Bytes uploaded since the last frame (updates applied between frames).
     private var uploadedBetweenFrames = 0
     /// An error of applying an update (an upload that failed), thrown by the next render.
-    private var deferredError: Error?
+    var deferredError: Error?
 
     public init(device: GPUDevice) {
         self.device = device
@@ -170,6 +170,7 @@ public final class Compositor: @unchecked Sendable {
     func apply(_ update: RenderUpdate) {
         guard let tree else { return }
         var clock = PhaseClock()
+        captureTransitions(in: update)   // (before the update: the layers as they were)
         tree.apply(update)
         statesApplied += update.layers.count
         for upload in update.uploads where tree.contentUsers[.store(upload.store.id)] != nil {
@@ -263,6 +264,7 @@ public final class Compositor: @unchecked Sendable {
             hasRunningAnimations = tree.advanceAnimations(to: now)
             lastFrameMediaTime = now
         }
+        if !transitionsSeen.isEmpty { releaseEndedTransitions() }
         // What changed since the last frame (the whole target after a rebuild or for a new
         // target or background).
         var plan = tree.plan(size: target.size, full: forceFull || newTarget)
@@ -316,7 +318,7 @@ public final class Compositor: @unchecked Sendable {
     public private(set) var lastFrameMediaTime: Double?
 
     /// The pixel size of the target being drawn (group images are limited to it).
-    fileprivate var rootPixelSize: PixelSize?
+    var rootPixelSize: PixelSize?
 
     /// The damage of the last frames drawn (newest first), for targets whose buffers rotate.
     private var damageHistory: [Box] = []
@@ -346,6 +348,7 @@ public final class Compositor: @unchecked Sendable {
         let callsBefore = device.drawCalls, bytesBefore = device.uploadedBytes
         let scissor = plan.isFull ? nil : target.pixelRect(covering: plan.damage)
         rootPixelSize = target.pixelSize
+        frameSerial += 1
         try renderDirtyGroups(scale: target.scale, limit: target.pixelSize, stats: &stats)
         let pass = try device.beginRenderPass(on: target, clear: background, scissor: scissor, timed: timesGPU)
         var drawer = SurfaceDrawer(compositor: self, tree: tree, pass: pass, offset: .identity, scale: target.scale, stats: stats)
@@ -378,11 +381,19 @@ public final class Compositor: @unchecked Sendable {
 
     /// The offscreen image of each group (group opacity), kept while the group is
     /// unchanged, sized to its content's box.
-    private var groupImages: [LayerID: (target: OffscreenTarget, box: PixelRect)] = [:]
+    var groupImages: [LayerID: (target: OffscreenTarget, box: PixelRect)] = [:]
+    /// Cross-fades (CrossFadeRendering.swift): each transition's old picture (by its id),
+    /// the ids seen, and the offscreen mixes of transitions and of contents animations.
+    var transitionPictures: [UInt64: (target: OffscreenTarget, rect: Rect)] = [:]
+    var transitionsSeen: Set<UInt64> = []
+    var transitionMixes: [LayerID: Mix] = [:]
+    var contentMixes: [LayerID: Mix] = [:]
+    /// Counts frames drawn (a contents mix is made once per frame at most).
+    var frameSerial = 0
 
     /// A group's image, rendered again if something in it changed (or its box moved).
     /// Returns the texture and where it goes, in target points (nil: nothing to draw).
-    fileprivate func groupImage(_ id: LayerID, scale: Double, within limit: PixelSize, stats: inout FrameStatistics) throws -> (Texture, Rect)? {
+    func groupImage(_ id: LayerID, scale: Double, within limit: PixelSize, stats: inout FrameStatistics) throws -> (Texture, Rect)? {
         guard let tree, let surface = tree.surfaces[id], let b = surface.bounds else { return nil }
         // Clamped to the target in Double first: bounds may be huge (or not finite).
         func pixel(_ v: Double, _ rule: FloatingPointRoundingRule, _ maximum: Int) -> Int? {
@@ -420,7 +431,7 @@ public final class Compositor: @unchecked Sendable {
     /// when a group's image is rendered, the groups nested in it are ready, so drawing
     /// never nests one group's rendering inside another's (no recursion per nesting level:
     /// thousands of nested groups render).
-    private func renderDirtyGroups(scale: Double, limit: PixelSize, stats: inout FrameStatistics) throws {
+    func renderDirtyGroups(scale: Double, limit: PixelSize, stats: inout FrameStatistics) throws {
         guard let tree else { return }
         let dirty = tree.surfaces.values.filter { $0.id != tree.rootID && $0.isDirty }.map(\.id)
         guard !dirty.isEmpty else { return }
@@ -438,7 +449,7 @@ public final class Compositor: @unchecked Sendable {
             return depth[id] ?? 0
         }
         for id in dirty.map({ ($0, depthOf($0)) }).sorted(by: { $0.1 > $1.1 }).map(\.0) {
-            _ = try groupImage(id, scale: scale, within: limit, stats: &stats)
+            _ = try compositeImage(id, scale: scale, within: limit, stats: &stats)
         }
     }
 
@@ -447,6 +458,14 @@ public final class Compositor: @unchecked Sendable {
         for (id, image) in groupImages where tree.surfaces[id] == nil || tree.nodes[id]?.isGroup != true {
             image.target.release()
             groupImages[id] = nil
+        }
+        for (id, mix) in transitionMixes where tree.nodes[id]?.state.properties.transition == nil {
+            mix.target.release()
+            transitionMixes[id] = nil
+        }
+        for (id, mix) in contentMixes where tree.nodes[id]?.state.properties.contentsFade == nil {
+            mix.target.release()
+            contentMixes[id] = nil
         }
     }
 
@@ -498,7 +517,7 @@ public final class Compositor: @unchecked Sendable {
     public func forgetLastFrame() { forceFull = true }
 
     /// Where a content shown by the tree is (an image is uploaded when first drawn).
-    fileprivate func place(for contents: ContentRef) throws -> ContentPlace? {
+    func place(for contents: ContentRef) throws -> ContentPlace? {
         switch contents {
         case .texture(let t):
             return t.texture.belongs(to: device) && !t.texture.isReleased ? .texture(t.texture) : nil
@@ -542,6 +561,12 @@ public final class Compositor: @unchecked Sendable {
         releaseContents()
         for image in groupImages.values { image.target.release() }
         groupImages.removeAll()
+        for mix in Array(transitionMixes.values) + Array(contentMixes.values) { mix.target.release() }
+        transitionMixes.removeAll()
+        contentMixes.removeAll()
+        for picture in transitionPictures.values { picture.target.release() }
+        transitionPictures.removeAll()
+        transitionsSeen.removeAll()
         tree = nil
         forgetLastFrame()
     }
@@ -555,7 +580,7 @@ extension Compositor: @MainActor RenderUpdateReceiver {
 
 /// Draws a surface's items into a pass: clips (stencil) opened and closed as the items'
 /// clip chains change, group images composited (rendered again when dirty).
-private struct SurfaceDrawer {
+struct SurfaceDrawer {
     let compositor: Compositor
     let tree: RenderTree
     let pass: RenderPass
@@ -639,7 +664,7 @@ private struct SurfaceDrawer {
             try setClips(item.clip)
             pass.cutPlanes = []
             cutting = false
-            guard let (texture, rect) = try compositor.groupImage(layer.id, scale: scale, within: groupLimit, stats: &stats) else { return }
+            guard let (texture, rect) = try compositor.compositeImage(layer.id, scale: scale, within: groupLimit, stats: &stats) else { return }
             try pass.draw(texture, in: rect, alpha: node.inheritedAlpha * layer.opacity, minFilter: .nearest, magFilter: .nearest,
                           transform: offset)
             return
@@ -663,6 +688,16 @@ private struct SurfaceDrawer {
                 try pass.addSolid(color, in: layer.bounds, transform: world, isOpaque: color.alpha >= 1)
             }
         case .contents:
+            if let fade = layer.properties.contentsFade {
+                // A cross-fade: its two contents mixed offscreen, composited as one image.
+                guard let bounds = item.bounds,
+                      let (texture, rect) = try compositor.contentsMix(node, fade: fade, box: bounds, scale: scale, within: groupLimit)
+                else { return }
+                pass.cutPlanes = []
+                cutting = false
+                try pass.draw(texture, in: rect, alpha: a, minFilter: .nearest, magFilter: .nearest, transform: offset)
+                break
+            }
             guard let contents = layer.contents else { return }
             let place: ContentPlace
             if let cached = item.place {
@@ -674,34 +709,41 @@ private struct SurfaceDrawer {
                 if case .texture = contents {} else { surface.items[index].place = found }
             }
             // Opaque contents at full opacity replace what is below: drawn without blending.
-            let opaque = a >= 1 && contents.isOpaque
-            let texture: Texture, source: Rect, clamp: Rect?, channels: PixelByteOrder?
-            switch place {
-            case .texture(let own):
-                (texture, source, clamp, channels) = (own, layer.contentsRect, nil, nil)
-            case .atlas(let entry, let uv, let entryClamp):
-                // Clamped to the whole entry (as CLAMP_TO_EDGE on a texture of its own).
-                let r = layer.contentsRect
-                let s = Rect(x: uv.origin.x + r.origin.x * uv.size.width, y: uv.origin.y + r.origin.y * uv.size.height,
-                             width: r.size.width * uv.size.width, height: r.size.height * uv.size.height)
-                (texture, source, clamp, channels) = (entry.page, s, entryClamp, entry.byteOrder)
-            }
-            if layer.contentsCenter == Rect(x: 0, y: 0, width: 1, height: 1) {
-                try pass.addTexture(texture, in: item.frame, transform: world, source: source, clamp: clamp, alpha: a,
-                                    channels: channels, minFilter: layer.minificationFilter, magFilter: layer.magnificationFilter,
-                                    isOpaque: opaque)
-            } else {
-                Quad.appendNineSlice(to: &pieces, texture: texture, in: item.frame, source: source, center: layer.contentsCenter,
-                                     contentSize: item.contentSize, clamp: clamp, alpha: a, channels: channels,
-                                     minFilter: layer.minificationFilter, magFilter: layer.magnificationFilter,
-                                     transform: world, isOpaque: opaque)
-                defer { pieces.removeAll(keepingCapacity: true) }
-                try pass.draw(pieces)
-            }
+            try SurfaceDrawer.addContents(place, of: layer, frame: item.frame, contentSize: item.contentSize, world: world, alpha: a,
+                                          opaque: a >= 1 && contents.isOpaque, pass: pass, pieces: &pieces)
         case .group:
             return
         }
         stats.quadsDrawn += 1
+    }
+
+    /// Adds the quads of contents kept at `place`, drawn into `frame` of a layer in state
+    /// `layer` (its contentsRect, contentsCenter, filters) — one quad, or nine slices.
+    static func addContents(_ place: ContentPlace, of layer: LayerState, frame: Rect, contentSize: Size, world: Transform3D,
+                            alpha a: Double, opaque: Bool, pass: RenderPass, pieces: inout [Quad]) throws {
+        let texture: Texture, source: Rect, clamp: Rect?, channels: PixelByteOrder?
+        switch place {
+        case .texture(let own):
+            (texture, source, clamp, channels) = (own, layer.contentsRect, nil, nil)
+        case .atlas(let entry, let uv, let entryClamp):
+            // Clamped to the whole entry (as CLAMP_TO_EDGE on a texture of its own).
+            let r = layer.contentsRect
+            let s = Rect(x: uv.origin.x + r.origin.x * uv.size.width, y: uv.origin.y + r.origin.y * uv.size.height,
+                         width: r.size.width * uv.size.width, height: r.size.height * uv.size.height)
+            (texture, source, clamp, channels) = (entry.page, s, entryClamp, entry.byteOrder)
+        }
+        if layer.contentsCenter == Rect(x: 0, y: 0, width: 1, height: 1) {
+            try pass.addTexture(texture, in: frame, transform: world, source: source, clamp: clamp, alpha: a,
+                                channels: channels, minFilter: layer.minificationFilter, magFilter: layer.magnificationFilter,
+                                isOpaque: opaque)
+        } else {
+            Quad.appendNineSlice(to: &pieces, texture: texture, in: frame, source: source, center: layer.contentsCenter,
+                                 contentSize: contentSize, clamp: clamp, alpha: a, channels: channels,
+                                 minFilter: layer.minificationFilter, magFilter: layer.magnificationFilter,
+                                 transform: world, isOpaque: opaque)
+            defer { pieces.removeAll(keepingCapacity: true) }
+            try pass.draw(pieces)
+        }
     }
 
     /// Group images are limited to the root target's pixels.

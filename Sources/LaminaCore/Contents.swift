@@ -49,6 +49,15 @@ public enum LayerContents {
         }
     }
 
+    /// The contents as the renderers see them.
+    @MainActor var reference: ContentRef {
+        switch self {
+        case .image(let i): return .image(i)
+        case .texture(let t): return .texture(TextureRef(texture: t))
+        case .backingStore(let b): return .store(b.reference)
+        }
+    }
+
     func isSame(as other: LayerContents?) -> Bool {
         switch (self, other) {
         case let (.image(a), .image(b)?): return a === b
@@ -102,5 +111,12 @@ enum ContentsGeometry {
     static func size(pixelSize px: PixelSize, contentsRect: Rect, contentsScale: Double) -> Size {
         let s = contentsScale > 0 ? contentsScale : 1
         return Size(width: Double(px.width) * contentsRect.width / s, height: Double(px.height) * contentsRect.height / s)
+    }
+
+    /// Where contents `c` are drawn in the bounds of a layer in state `layer` (per its
+    /// gravity), and their size in points.
+    static func frame(of c: ContentRef, in layer: LayerState) -> (frame: Rect, size: Size) {
+        let size = self.size(pixelSize: c.pixelSize, contentsRect: layer.contentsRect, contentsScale: layer.contentsScale)
+        return (layer.contentsGravity.contentRect(contentSize: size, in: layer.bounds), size)
     }
 }

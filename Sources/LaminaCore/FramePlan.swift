@@ -339,7 +339,7 @@ extension RenderTree {
         let c = node.changes, s = node.state
         if !c.isDisjoint(with: [.sublayers, .zPosition, .masksToBounds, .groupOpacity]) { return true }
         if c.contains(.background) && old.hasBackground != (s.backgroundColor != nil) { return true }
-        if c.contains(.contents) && old.hasContents != (s.contents != nil) { return true }
+        if c.contains(.contents) && old.hasContents != s.showsContents { return true }
         if c.contains(.border) && old.hasBorder != (s.borderWidth > 0) { return true }
         if c.contains(.opacity) && (old.opacity < 1) != (s.opacity < 1) { return true }
         // Visibility and opacity of a layer inside a possible group decide whether the group
@@ -372,7 +372,7 @@ extension RenderTree {
         surfaces[rootID] = root
         guard let rootNode = nodes[rootID] else { return 0 }
         var visited = 0
-        walk(rootNode, world: rootNode.state.transformToSuperlayer.concatenating(.flatten).concatenating(placement),
+        walk(rootNode, world: rootWorld ?? rootNode.state.transformToSuperlayer.concatenating(.flatten).concatenating(placement),
              surface: root, everything: everything, visited: &visited)
         return visited
     }
@@ -433,7 +433,9 @@ extension RenderTree {
                     continue
                 }
 
-                let group = opacity < 1 && layer.allowsGroupOpacity && drawsMoreThanOneItem(layer.id)
+                // A transition composites the layer's picture (its old one cross-fading into it).
+                let group = layer.properties.transition != nil
+                    || (opacity < 1 && layer.allowsGroupOpacity && drawsMoreThanOneItem(layer.id))
                 node.isGroup = group
                 node.alpha = group ? 1 : alpha * opacity
                 if group {
@@ -460,7 +462,7 @@ extension RenderTree {
 
             case let .finishGroup(node, sub, parent, index):
                 sub.recomputeBounds()
-                var b = node.visible ? sub.bounds : nil
+                var b = compositeBox(node, sub)
                 if let box = b, let clip = parent.items[index].clip {
                     let clipped = box.intersection(clip.box)
                     b = clipped.isEmpty ? nil : clipped
@@ -488,7 +490,7 @@ extension RenderTree {
         } else {
             node.ownClip = nil
         }
-        if layer.contents != nil {
+        if layer.showsContents {
             own.append(surface.items.count)
             surface.items.append(Item(node: node, slot: .contents, clip: inner))
         }
@@ -501,6 +503,16 @@ extension RenderTree {
                                 alpha: node.alpha, parentVisible: node.visible, surface: surface, clip: inner, inDepth: false,
                                 cuts: DepthCut.through(local, node.toSublayers, from: node.depthCuts, isLeaf: n.state.sublayers.isEmpty)))
         }
+    }
+
+    /// Where a group's composite goes in its parent surface (before clipping): its image's
+    /// box — and, in a transition, the old picture's too.
+    private func compositeBox(_ node: Node, _ surface: Surface) -> Box? {
+        guard node.visible else { return nil }
+        if let t = node.state.properties.transition, let old = node.transitionPicture, old.id == t.id, let ob = old.box {
+            return surface.bounds.map { $0.union(ob) } ?? ob
+        }
+        return surface.bounds
     }
 
     /// The opacity a layer is drawn with: clamped to 0…1, NaN as 0 (not drawn).
@@ -548,9 +560,19 @@ extension RenderTree {
                         bounds = layerBox
                     }
                 case .contents:
-                    if let contents = layer.contents {
-                        let size = ContentsGeometry.size(pixelSize: contents.pixelSize, contentsRect: layer.contentsRect, contentsScale: layer.contentsScale)
-                        let frame = layer.contentsGravity.contentRect(contentSize: size, in: layer.bounds)
+                    if let fade = layer.properties.contentsFade {
+                        // A cross-fade covers both contents' frames.
+                        for end in [fade.from, fade.to] {
+                            guard let c = end.resolved(model: layer.contents) else { continue }
+                            let (frame, size) = ContentsGeometry.frame(of: c, in: layer)
+                            guard !frame.isEmpty else { continue }
+                            let b = Box.of(frame, node.world, everything: everything)
+                            surface.items[index].frame = frame
+                            surface.items[index].contentSize = size
+                            bounds = bounds.map { $0.union(b) } ?? b
+                        }
+                    } else if let contents = layer.contents {
+                        let (frame, size) = ContentsGeometry.frame(of: contents, in: layer)
                         if !frame.isEmpty {
                             surface.items[index].frame = frame
                             surface.items[index].contentSize = size
@@ -676,6 +698,8 @@ extension RenderTree {
             }
             node.itemsState = PlannedFacts(node.state)
             let contentsChanged = node.changes.contains(.contents)
+            // A transition's progress: its composite is made again.
+            if node.changes.contains(.transitionProgress) && node.isGroup { dirtyGroups.insert(node.state.id) }
             node.changes = []
             let changed = refreshItems(node, everything: everything, contentsChanged: contentsChanged)
             note(changed, in: node.isGroup ? node.state.id : node.surface)
@@ -691,7 +715,7 @@ extension RenderTree {
             surface.isDirty = true
             let old = parent.items[index].bounds
             surface.recomputeBounds()
-            var new = node.visible ? surface.bounds : nil
+            var new = compositeBox(node, surface)
             if let b = new, let clip = parent.items[index].clip {
                 let clipped = b.intersection(clip.box)
                 new = clipped.isEmpty ? nil : clipped

@@ -250,14 +250,7 @@ open class Layer {
             addedAnimations = addedAnimations.map { $0.beginsAtCommit ? $0.begun(at: now) : $0 }
             Transaction.invalidateAnimationEvents()
         }
-        let c: ContentRef?
-        switch contents {
-        case .image(let i)?: c = .image(i)
-        case .texture(let t)?: c = .texture(TextureRef(texture: t))
-        case .backingStore(let b)?: c = .store(b.reference)
-        case nil: c = nil
-        }
-        return LayerState(id: id, properties: properties, preservesDepth: preservesDepth, contents: c,
+        return LayerState(id: id, properties: properties, preservesDepth: preservesDepth, contents: contents?.reference,
                           sublayers: sublayers.isEmpty ? [] : sublayers.map(\.id), changes: pendingChanges,
                           animations: addedAnimations)
     }
@@ -388,6 +381,9 @@ open class Layer {
     public var contents: LayerContents? {
         didSet {
             guard !(contents?.isSame(as: oldValue) ?? (oldValue == nil)) else { return }
+            // (The action runs after the change here: it needs only the old contents, and
+            // cross-fades from them to whatever the layer shows.)
+            actionWillChange("contents", from: .contents(oldValue?.reference))
             if case .backingStore(let s)? = contents {
                 if s !== backingStore { backingStore = nil }
                 Transaction.noteNeedsFullUpload(s)   // renderers may not have it

@@ -14,7 +14,7 @@ public struct LayerID: Hashable, Comparable, Sendable, CustomStringConvertible {
 
 /// What a layer shows, as the renderer sees it: no model object, only what can cross to
 /// another thread (an immutable image, a backing store's identity, a texture handle).
-public enum ContentRef: Sendable, Equatable {
+public enum ContentRef: Sendable, Hashable {
     /// An immutable image, uploaded by the renderer when first shown.
     case image(ContentImage)
     /// A backing store's pixels (`ContentUpload`s carry them), by identity.
@@ -38,6 +38,8 @@ public enum ContentRef: Sendable, Equatable {
         default: return false
         }
     }
+
+    public func hash(into h: inout Hasher) { h.combine(ContentKey(self)) }
 }
 
 /// A backing store by identity: its pixels reach the renderer as `ContentUpload`s.
@@ -92,6 +94,10 @@ public struct LayerProperties: Sendable, Equatable {
     public var magnificationFilter: TextureFilter = TextureFilter.linear
     /// The layer's media timing (beginTime, speed, timeOffset).
     public var timing = LayerTiming()
+    /// Presented only (never in the model): a `contents` animation's cross-fade.
+    var contentsFade: ContentsFade?
+    /// Presented only: a transition's progress (`TransitionAnimation`).
+    var transition: TransitionProgress?
 
     public init() {}
 }
@@ -129,6 +135,9 @@ public final class LayerState: Sendable {
     func presenting(_ properties: LayerProperties) -> LayerState {
         LayerState(presenting: properties, of: self)
     }
+
+    /// It draws contents: its own, or a cross-fade of contents.
+    var showsContents: Bool { contents != nil || properties.contentsFade != nil }
 
     public var bounds: Rect { properties.bounds }
     public var position: Point { properties.position }
@@ -182,6 +191,8 @@ public struct LayerChanges: OptionSet, Sendable, Hashable {
     /// Animations added or removed.
     public static let animations = LayerChanges(rawValue: 1 << 13)
     public static let all = LayerChanges(rawValue: (1 << 14) - 1)
+    /// A transition's progress (render side only: a presented state's).
+    static let transitionProgress = LayerChanges(rawValue: 1 << 14)
 }
 
 /// What a commit hands each renderer: the state of every layer that changed (a layer

@@ -33,6 +33,11 @@ public final class RenderTree {
         var model: LayerState?
         /// The properties its animations presented at the last frame.
         var lastPresented: LayerProperties?
+        /// Contents its animations show (counted as shown, so they stay on the GPU).
+        var animationContents: [ContentRef] = []
+        /// A transition's old picture: which transition, and where it is in target points
+        /// (nil: nothing was shown — it fades in from transparent). Set by the compositor.
+        var transitionPicture: (id: UInt64, box: Box?)?
         /// Its superlayer's node (nil for the root).
         var parentNode: Node?
         var parent: LayerID? { parentNode?.state.id }
@@ -158,7 +163,7 @@ public final class RenderTree {
     struct PlannedFacts {
         var hasBackground: Bool, hasContents: Bool, hasBorder: Bool, opacity: Double, isHidden: Bool
         init(_ s: LayerState) {
-            hasBackground = s.backgroundColor != nil; hasContents = s.contents != nil; hasBorder = s.borderWidth > 0
+            hasBackground = s.backgroundColor != nil; hasContents = s.showsContents; hasBorder = s.borderWidth > 0
             opacity = s.opacity; isHidden = s.isHidden
         }
     }
@@ -184,6 +189,9 @@ public final class RenderTree {
         let x1 = max(r.x + r.width, region.x + region.width), y1 = max(r.y + r.height, region.y + region.height)
         redrawnPixels[store.id] = PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
     }
+    /// The root's world transform, when it is not worked out from the placement (a copy
+    /// of a subtree drawn where the subtree is: a transition's old picture).
+    var rootWorld: Transform3D?
     /// The last plan's placement; another one needs a rebuild.
     var plannedPlacement: Transform3D?
     /// How many layers of the tree show each content.
@@ -336,6 +344,8 @@ public final class RenderTree {
                 stack.append(c)
             }
             setContent(old: node.state.contents, new: nil)
+            for c in node.animationContents { setContent(old: c, new: nil) }
+            node.animationContents = []
             nodes[current] = nil
             animated[current] = nil
             removed.append(current)
@@ -373,6 +383,12 @@ public final class RenderTree {
     /// A layer's model state arrived: it animates (its presented state is worked out at
     /// the next frame) or stops animating (it shows the model again).
     private func noteAnimations(of node: Node, model: LayerState) {
+        let shown = model.effects.flatMap(\.referencedContents)
+        if shown != node.animationContents {
+            for c in shown { setContent(old: nil, new: c) }
+            for c in node.animationContents { setContent(old: c, new: nil) }
+            node.animationContents = shown
+        }
         if model.animations.isEmpty {
             if animated.removeValue(forKey: model.id) != nil, let shown = node.lastPresented, shown != model.properties {
                 // Back to the model's values: planned again (damage: the presented box and the model's).
@@ -440,7 +456,11 @@ public final class RenderTree {
         if a.backgroundColor != b.backgroundColor { c.insert(.background) }
         if a.borderColor != b.borderColor || a.borderWidth != b.borderWidth { c.insert(.border) }
         if a.cornerRadius != b.cornerRadius { c.insert(.cornerRadius) }
-        if a.contentsRect != b.contentsRect || a.contentsCenter != b.contentsCenter { c.insert(.contents) }
+        if a.contentsRect != b.contentsRect || a.contentsCenter != b.contentsCenter || a.contentsFade != b.contentsFade {
+            c.insert(.contents)
+        }
+        if a.transition?.id != b.transition?.id { c.insert(.groupOpacity) }   // it starts or ends: a group, or no longer
+        if a.transition != b.transition { c.insert(.transitionProgress) }
         return c
     }
 
@@ -524,7 +544,7 @@ public final class RenderTree {
             first = false
             if !l.preservesDepth {
                 if l.backgroundColor != nil { count += 1 }
-                if l.contents != nil { count += 1 }
+                if l.showsContents { count += 1 }
                 if l.borderWidth > 0 { count += 1 }
                 if count > 1 { return true }
             }

@@ -205,6 +205,13 @@ enum LaminaGLState {
         if let i = indexed { i.colorMask(0, v, v, v, v) } else { glColorMask(v, v, v, v) }
     }
 
+    /// Additive blending (source + destination: a cross-fade sums its two pictures into a
+    /// cleared target) or back to premultiplied source-over, for the buffer Lamina draws to.
+    static func setAdditive(_ on: Bool, indexed: IndexedDrawBufferFunctions?) {
+        let one = GLenum(GL_ONE), destination = on ? one : GLenum(GL_ONE_MINUS_SRC_ALPHA)
+        if let i = indexed { i.blendFunc(0, one, destination, one, destination) } else { glBlendFuncSeparate(one, destination, one, destination) }
+    }
+
     /// Blending on (premultiplied source-over, as set for the pass) or off (opaque quads),
     /// for the buffer Lamina draws to.
     static func setBlending(_ on: Bool, indexed: IndexedDrawBufferFunctions?) {

@@ -49,6 +49,8 @@ struct BatchState: Equatable {
     /// The stencil value quads are tested against (the clip depth when added).
     var clipDepth: Int32
     var clipWrite: ClipWrite
+    /// Blended additively (`RenderPass.blendsAdditively`).
+    var additive = false
 }
 
 /// Consecutive quads of one state: one draw call.

@@ -73,6 +73,11 @@ public final class RenderPass {
     /// convex polygon, drawn as a fan of quads). Empty (the default): quads are drawn whole.
     public var cutPlanes: [HalfPlane] = []
 
+    /// Quads added from now on are added to what the target holds (source + destination)
+    /// instead of blended over it: into a cleared target, a picture drawn at 1 − f and
+    /// another added at f give their exact cross-fade. Off by default.
+    public var blendsAdditively = false
+
     /// Opens the pass: enters the device's context (held until `submit()`).
     /// The part of the target the pass may change, in GL window coordinates (nil: all of
     /// it): clears and draws outside it leave the target's pixels as they were.
@@ -475,6 +480,8 @@ public final class RenderPass {
     /// Makes room for one more quad of `state` in the batch (drawing a full batch first).
     @inline(__always)
     private func reserveQuad(_ state: BatchState, _ texture: Texture?) throws {
+        var state = state
+        if blendsAdditively && state.clipWrite == .none { state.additive = true; state.blend = true }
         if batch.quadCount == QuadBatch.maxQuads {
             flush()
             reclaimBatch()
@@ -503,7 +510,7 @@ public final class RenderPass {
         batch.upload()
         let indexed = gl.indexedDrawBuffers
         var boundTexture: GLuint = 0, boundFilters = -1
-        var blending = true, colorWrites = true
+        var blending = true, colorWrites = true, additive = false
         var stencil: (depth: Int32, write: ClipWrite)?
         for run in batch.runs {
             let s = run.state
@@ -517,6 +524,10 @@ public final class RenderPass {
             if s.blend != blending {
                 LaminaGLState.setBlending(s.blend, indexed: indexed)
                 blending = s.blend
+            }
+            if s.additive != additive {
+                LaminaGLState.setAdditive(s.additive, indexed: indexed)
+                additive = s.additive
             }
             if stencil == nil || stencil! != (s.clipDepth, s.clipWrite) {
                 if s.clipDepth == 0 && s.clipWrite == .none {
@@ -541,6 +552,7 @@ public final class RenderPass {
         gl.drawCalls += batch.runs.count
         // Back to the pass's state between draws.
         if !blending { LaminaGLState.setBlending(true, indexed: indexed) }
+        if additive { LaminaGLState.setAdditive(false, indexed: indexed) }
         if !colorWrites { LaminaGLState.setColorWrites(true, indexed: indexed) }
         applyStencilTest()
         device.checkGLError("glDrawElements (\(batch.runs.count) quad batches)")

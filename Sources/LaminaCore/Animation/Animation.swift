@@ -222,6 +222,7 @@ public struct BasicAnimation: Animation {
 
     public func makeEffect() -> AnimationEffect? {
         guard let p = AnimatableProperty(keyPath: keyPath) else { return nil }
+        if p.base == .contents { return AnimationEffect(common, .contents(from: FadeEnd(fromValue), to: FadeEnd(toValue), spring: nil)) }
         return AnimationEffect(common, .basic(p, from: fromValue, to: toValue, by: byValue, spring: nil,
                                               additive: isAdditive, cumulative: isCumulative))
     }
@@ -254,6 +255,7 @@ public struct SpringAnimation: Animation {
         guard let p = AnimatableProperty(keyPath: keyPath) else { return nil }
         var c = common
         if c.timing.duration == 0 { c.timing.duration = settlingDuration }
+        if p.base == .contents { return AnimationEffect(c, .contents(from: FadeEnd(fromValue), to: FadeEnd(toValue), spring: solver)) }
         return AnimationEffect(c, .basic(p, from: fromValue, to: toValue, by: byValue, spring: solver,
                                          additive: isAdditive, cumulative: false))
     }
@@ -290,6 +292,14 @@ public struct KeyframeAnimation: Animation {
 
     public func makeEffect() -> AnimationEffect? {
         guard let p = AnimatableProperty(keyPath: keyPath), let first = values.first else { return nil }
+        if p.base == .contents {
+            // Contents: the keyframes' indices are what is paced; between two keyframes
+            // their contents cross-fade (discrete: a flip-book).
+            let refs = values.map { v -> ContentRef? in if case .contents(let c) = v { return c } else { return nil } }
+            return AnimationEffect(common, .contentsKeyframes(KeyframeData(
+                kind: .number(0), values: refs.indices.map { [Double($0)] }, keyTimes: keyTimes, timingFunctions: timingFunctions,
+                mode: calculationMode, tension: nil, continuity: nil, bias: nil).resolved(), refs))
+        }
         // Every value in the first one's kind (the others converted, or dropped).
         let vs = values.compactMap { $0.converted(like: first) }
         // Transforms go through their decompositions (rotations as quaternions, each on
@@ -370,6 +380,12 @@ public final class AnimationEffect: Sendable {
                    additive: Bool, cumulative: Bool)
         case keyframes(AnimatableProperty, KeyframeData, additive: Bool, cumulative: Bool)
         case group([AnimationEffect])
+        /// A `contents` animation: a cross-fade from one end to the other.
+        case contents(from: FadeEnd, to: FadeEnd, spring: SpringSolver?)
+        /// A keyframe animation of `contents`: keyframe indices, and their contents.
+        case contentsKeyframes(KeyframeData, [ContentRef?])
+        /// A transition (`TransitionAnimation`), by its identity, from `start` to `end` progress.
+        case transition(id: UInt64, start: Double, end: Double)
     }
     let timing: MediaTiming
     let timingFunction: TimingFunction?
@@ -384,6 +400,27 @@ public final class AnimationEffect: Sendable {
         switch kind {
         case .basic(let p, _, _, _, _, _, _), .keyframes(let p, _, _, _): changes = p.changes
         case .group(let members): changes = members.reduce(into: LayerChanges()) { $0.formUnion($1.changes) }
+        case .contents, .contentsKeyframes: changes = .contents
+        case .transition: changes = .groupOpacity
+        }
+    }
+
+    /// The transitions in it (itself, or members of a group), by id.
+    var transitionIDs: [UInt64] {
+        switch kind {
+        case .transition(let id, _, _): return [id]
+        case .group(let members): return members.flatMap(\.transitionIDs)
+        default: return []
+        }
+    }
+
+    /// The contents it shows besides the layer's own (kept on the GPU while it is on a layer).
+    var referencedContents: [ContentRef] {
+        switch kind {
+        case .basic, .keyframes, .transition: return []
+        case .group(let members): return members.flatMap(\.referencedContents)
+        case let .contents(from, to, _): return [from, to].compactMap { if case .contents(let c?) = $0 { return c } else { return nil } }
+        case .contentsKeyframes(_, let refs): return refs.compactMap { $0 }
         }
     }
 
@@ -428,6 +465,17 @@ public final class AnimationEffect: Sendable {
             }
             if additive { v = AnimationValue.adding(below, v) }
             property.set(v, in: &p)
+        case let .contents(from, to, spring):
+            let f = spring.map { $0.value(at: s.time) } ?? paced(s.time / d, duration: d)
+            p.contentsFade = ContentsFade(from: from, to: to, fraction: f)
+        case let .contentsKeyframes(data, refs):
+            guard !refs.isEmpty, case .number(let x) = data.value(at: paced(s.time / d, duration: d)) else { return }
+            let i = min(max(Int(x.rounded(.down)), 0), refs.count - 1)
+            let f = i + 1 < refs.count ? min(max(x - Double(i), 0), 1) : 0
+            p.contentsFade = ContentsFade(from: .contents(refs[i]), to: .contents(refs[min(i + 1, refs.count - 1)]), fraction: f)
+        case let .transition(id, start, end):
+            let f = paced(s.time / d, duration: d)
+            p.transition = TransitionProgress(id: id, fraction: min(max(start + (end - start) * f, 0), 1))
         case let .keyframes(property, data, additive, cumulative):
             guard !data.values.isEmpty else { return }
             var v = data.value(at: paced(s.time / d, duration: d))

@@ -13,6 +13,9 @@ public enum AnimationValue: Sendable, Hashable, CustomStringConvertible {
     /// A colour; `nil` (no background) interpolates as transparent black.
     case color(Color?)
     case transform(Transform3D)
+    /// Contents (a `contents` animation's values: `.image(_:)` makes one); nil is no
+    /// contents. Not interpolated: a layer cross-fades between them.
+    case contents(ContentRef?)
 
     public var description: String {
         switch self {
@@ -22,6 +25,7 @@ public enum AnimationValue: Sendable, Hashable, CustomStringConvertible {
         case .rect(let r): return "\(r)"
         case .color(let c): return c.map { "\($0)" } ?? "nil"
         case .transform(let t): return "\(t.values)"
+        case .contents(let c): return c.map { "contents(\($0.pixelSize))" } ?? "no contents"
         }
     }
 
@@ -38,6 +42,7 @@ public enum AnimationValue: Sendable, Hashable, CustomStringConvertible {
             let c = c ?? .clear
             return [c.red * c.alpha, c.green * c.alpha, c.blue * c.alpha, c.alpha]
         case .transform(let t): return t.values
+        case .contents: return []
         }
     }
 
@@ -54,6 +59,7 @@ public enum AnimationValue: Sendable, Hashable, CustomStringConvertible {
             func un(_ x: Double) -> Double { min(max(x / a, 0), 1) }
             return .color(Color(red: un(v[0]), green: un(v[1]), blue: un(v[2]), alpha: a))
         case .transform: return .transform(Transform3D(v))
+        case .contents: return kind
         }
     }
 
@@ -66,13 +72,15 @@ public enum AnimationValue: Sendable, Hashable, CustomStringConvertible {
         case .rect(let r): return r.isFinite
         case .color(let c): return c?.isFinite ?? true
         case .transform(let t): return t.isFinite
+        case .contents: return true
         }
     }
 
     /// Whether two values are of the same kind.
     func isSameKind(as other: AnimationValue) -> Bool {
         switch (self, other) {
-        case (.number, .number), (.point, .point), (.size, .size), (.rect, .rect), (.color, .color), (.transform, .transform):
+        case (.number, .number), (.point, .point), (.size, .size), (.rect, .rect), (.color, .color), (.transform, .transform),
+             (.contents, .contents):
             return true
         default: return false
         }
@@ -102,7 +110,7 @@ public enum AnimationValue: Sendable, Hashable, CustomStringConvertible {
             return .transform(Transform3D.interpolate(from: x, to: y, fraction: f))
         }
         let x = a.components, y = b.components
-        guard x.count == y.count else { return f < 0.5 ? a : b }
+        guard x.count == y.count, !x.isEmpty else { return f < 0.5 ? a : b }
         var out = x
         for i in out.indices { out[i] = x[i] + (y[i] - x[i]) * f }
         return like(a, out)
@@ -171,6 +179,8 @@ public struct AnimatableProperty: Hashable, Sendable, CustomStringConvertible {
         case transformComponent(sublayer: Bool, path: String)
         case opacity, backgroundColor, borderColor, borderWidth, cornerRadius
         case contentsRect, contentsCenter
+        /// Cross-faded (`AnimationEffect.Kind.contents`), not set.
+        case contents
     }
     let base: Base
     /// The key path it was made from.
@@ -200,6 +210,7 @@ public struct AnimatableProperty: Hashable, Sendable, CustomStringConvertible {
         case "cornerRadius": b = .cornerRadius
         case "contentsRect": b = .contentsRect
         case "contentsCenter": b = .contentsCenter
+        case "contents": b = .contents
         default:
             for (prefix, sub) in [("transform.", false), ("sublayerTransform.", true)] where keyPath.hasPrefix(prefix) {
                 let rest = String(keyPath.dropFirst(prefix.count))
@@ -226,7 +237,7 @@ public struct AnimatableProperty: Hashable, Sendable, CustomStringConvertible {
         case .backgroundColor: return .background
         case .borderColor, .borderWidth: return .border
         case .cornerRadius: return .cornerRadius
-        case .contentsRect, .contentsCenter: return .contents
+        case .contentsRect, .contentsCenter, .contents: return .contents
         }
     }
 
@@ -255,6 +266,7 @@ public struct AnimatableProperty: Hashable, Sendable, CustomStringConvertible {
         case .cornerRadius: return .number(p.cornerRadius)
         case .contentsRect: return .rect(p.contentsRect)
         case .contentsCenter: return .rect(p.contentsCenter)
+        case .contents: return .contents(nil)   // (not in the properties: the layer's state has it)
         }
     }
 
@@ -268,6 +280,7 @@ public struct AnimatableProperty: Hashable, Sendable, CustomStringConvertible {
         case .boundsSize: return .size(.zero)
         case .transform, .sublayerTransform: return .transform(.identity)
         case .backgroundColor, .borderColor: return .color(nil)
+        case .contents: return .contents(nil)
         }
     }
 

@@ -36,6 +36,8 @@ extension Layer {
                 reason: "its timing is not usable (beginTime, timeOffset, duration, speed and repeatDuration must be finite, duration and repeatDuration ≥ 0, repeatCount a number ≥ 0)"))
             return
         }
+        // A transition without a key goes under "transition" (`kCATransition`).
+        let key = key ?? (animation is TransitionAnimation ? "transition" : nil)
         if let key { removeAnimation(forKey: key, notify: true) }
         let added = AddedAnimation(key: key, effect: effect, beginsAtCommit: animation.beginTime == 0, animation: animation,
                                    transactionID: Transaction.currentID, serial: AddedAnimation.nextSerial())
@@ -196,7 +198,9 @@ extension Layer {
         guard let action = action(forKey: key) else { return }
         let model = old()
         var previous = model
-        if !addedAnimations.isEmpty, let p = AnimatableProperty(keyPath: key) {
+        // (Contents are not among the presented properties: a cross-fade starts from the
+        // model's old contents.)
+        if !addedAnimations.isEmpty, key != "contents", let p = AnimatableProperty(keyPath: key) {
             previous = p.value(in: presentedProperties(at: MediaClock.now()))
         }
         action.run(forKey: key, on: self, arguments: ActionArguments(previousValue: previous, previousModelValue: model))

@@ -1,0 +1,214 @@
+import Foundation
+import LaminaGeometry
+import LaminaGPU
+import LaminaGraphics
+import Testing
+@testable import LaminaCore
+
+/// Cross-fades: `contents` animations (explicit, implicit, keyframes) and transitions.
+/// Mid-fade frames must equal the exact per-pixel mix (1 − f)·old + f·new of the two
+/// static frames (compositing is affine in what is below, so mixing whole frames is the
+/// same as mixing the layer) — two translucent draws would dip where both are opaque.
+@MainActor
+@Suite("Cross-fades", .serialized, .withoutImplicitAnimations)
+struct CrossFadeTests {
+    /// An image of one colour (premultiplied RGBA).
+    static func image(_ w: Int, _ h: Int, _ p: RGBAPixel) -> ContentImage {
+        ContentImage(RGBAImage(width: w, height: h, fill: p))
+    }
+
+    /// Live textures and framebuffers (samplers are cached per filter: not counted).
+    static func targets(_ counts: GPUObjectCounts) -> [Int] { [counts.counts[.texture] ?? 0, counts.counts[.framebuffer] ?? 0] }
+    static func targets(_ device: GPUDevice) -> [Int] { targets(device.liveObjectCounts) }
+
+    /// The per-pixel mix of two frames.
+    static func mix(_ a: RGBAImage, _ b: RGBAImage, _ f: Double) -> (Int, Int) -> RGBAPixel? {
+        { x, y in
+            let p = a[x, y], q = b[x, y]
+            func m(_ u: UInt8, _ v: UInt8) -> UInt8 { UInt8((Double(u) * (1 - f) + Double(v) * f).rounded()) }
+            return RGBAPixel(r: m(p.r, q.r), g: m(p.g, q.g), b: m(p.b, q.b), a: m(p.a, q.a))
+        }
+    }
+
+    @Test("a contents animation cross-fades exactly: mid-fade frames are the per-pixel mix of the two static frames (translucent and opaque contents, different sizes)")
+    func explicitContents() throws {
+        let s = try AnimationStage()
+        defer { s.close() }
+        let red = Self.image(40, 40, px(255, 0, 0))
+        let blue = Self.image(100, 60, px(0, 0, 128, 128))       // half-transparent blue, larger
+        let l = Layer()
+        l.frame = Rect(x: 40, y: 40, width: 120, height: 120)
+        l.contentsGravity = .center
+        l.backgroundColor = Color(red: 0, green: 1, blue: 0, alpha: 0.25)
+        s.root.addSublayer(l)
+        l.contents = .image(red)
+        let old = try s.frame(at: 0)
+        l.contents = .image(blue)
+        let new = try s.frame(at: 0)
+        #expect(old[100, 100] != new[100, 100] && old[60, 100] != new[60, 100])
+
+        var a = BasicAnimation(keyPath: "contents")
+        a.fromValue = .image(red)
+        a.duration = 1
+        l.add(a, forKey: "fade")
+        try s.frame(at: 1)       // begins at t0 + 1
+        for f in [0.0, 0.25, 0.5, 0.8] {
+            let frame = try s.frame(at: 1 + f)
+            let wrong = frame.mismatches(tolerance: 2, Self.mix(old, new, f))
+            #expect(wrong.isEmpty, "f = \(f): \(wrong)")
+            #expect(s.host.lastFrame.textureBytesUploaded == 0)
+        }
+        // The naive way (old at 1 − f over new at f) would be 0.25 darker where both are opaque:
+        // the exact mix of opaque red and the half-blue-over-green-over-white is checked above.
+        try s.frame(at: 2.1)
+        #expect(l.animationKeys().isEmpty)
+        #expect(try s.frame(at: 2.2).mismatches { new[$0, $1] }.isEmpty, "the model's contents again")
+    }
+
+    @Test("setting a standalone layer's contents cross-fades implicitly (0.25 s, default timing); the old image stays on the GPU only while it fades, mixes are freed at the end")
+    func implicitContents() throws {
+        let s = try AnimationStage()
+        defer { s.close() }
+        let a = Self.image(50, 50, px(255, 0, 0)), b = Self.image(50, 50, px(0, 0, 255))
+        let l = Layer()
+        l.frame = Rect(x: 10, y: 10, width: 50, height: 50)
+        l.contents = .image(a)
+        s.root.addSublayer(l)
+        let old = try s.frame(at: 0)
+        let textures = s.host.compositor.cachedTextureCount
+        let live = s.device.liveObjectCounts
+        withImplicitAnimations {
+            l.contents = .image(b)
+        }
+        let fade = try #require(l.animation(forKey: "contents") as? BasicAnimation)
+        #expect(fade.fromValue == .image(a) && fade.duration == 0.25 && fade.timingFunction == .default)
+        try s.frame(at: 0)
+        let f = TimingFunction.default.value(at: 0.5)
+        let mid = try s.frame(at: 0.125)
+        #expect(s.host.compositor.cachedTextureCount == textures + 1, "both images are on the GPU while fading")
+        let newFrame = { (x: Int, y: Int) -> RGBAPixel? in (10..<60).contains(x) && (10..<60).contains(y) ? blue : old[x, y] }
+        let expected = RGBAImage(width: 200, height: 200, bytes: (0..<200 * 200).flatMap { i -> [UInt8] in
+            let p = newFrame(i % 200, i / 200)!
+            return [p.r, p.g, p.b, p.a]
+        })
+        #expect(mid.mismatches(tolerance: 2, Self.mix(old, expected, f)).isEmpty)
+        try s.frame(at: 0.3)
+        #expect(l.animationKeys().isEmpty)
+        #expect(try s.frame(at: 0.35).mismatches { expected[$0, $1] }.isEmpty)
+        #expect(s.host.compositor.cachedTextureCount == textures, "the old image's texture is freed")
+        #expect(Self.targets(s.device) == Self.targets(live), "mix targets are freed: \(s.device.liveObjectCounts) vs \(live)")
+    }
+
+    @Test("a discrete keyframe animation of contents is a flip-book; a linear one cross-fades between neighbours")
+    func keyframeContents() throws {
+        let s = try AnimationStage()
+        defer { s.close() }
+        let images = [px(255, 0, 0), px(0, 255, 0), px(0, 0, 255)].map { Self.image(20, 20, $0) }
+        let l = Layer()
+        l.frame = Rect(x: 0, y: 0, width: 20, height: 20)
+        s.root.addSublayer(l)
+        try s.frame(at: 0)
+        var k = KeyframeAnimation(keyPath: "contents")
+        k.values = images.map { .image($0) }
+        k.calculationMode = .discrete
+        k.duration = 3
+        l.add(k, forKey: "flip")
+        try s.frame(at: 0)
+        #expect(try s.frame(at: 0.5)[10, 10] == red)
+        #expect(try s.frame(at: 1.5)[10, 10] == green)
+        #expect(try s.frame(at: 2.5)[10, 10] == blue)
+        k.calculationMode = .linear
+        k.duration = 2
+        l.add(k, forKey: "flip")
+        try s.frame(at: 3)
+        let p = try s.frame(at: 3.5)[10, 10]          // halfway from red to green
+        #expect(p.maxChannelDifference(px(128, 128, 0)) <= 2, "\(p)")
+        let q = try s.frame(at: 4.75)[10, 10]         // three quarters from green to blue
+        #expect(q.maxChannelDifference(px(0, 64, 191)) <= 2, "\(q)")
+    }
+
+    @Test("a fade transition shows the layer's old subtree cross-fading into its new one, exactly; no draw or upload while it runs; its pictures are freed after")
+    func fadeTransition() throws {
+        final class Painter: LayerDelegate {
+            var draws = 0
+            func draw(_ layer: Layer, in context: GraphicsContext) {
+                draws += 1
+                context.setFillColor(Color(red: 1, green: 0.5, blue: 0, alpha: 1))
+                context.fill(Rect(x: 0, y: 0, width: 30, height: 30))
+            }
+        }
+        let s = try AnimationStage()
+        defer { s.close() }
+        let container = Layer()
+        container.frame = Rect(x: 20, y: 20, width: 160, height: 160)
+        container.opacity = 0.9
+        let painter = Painter()
+        let drawn = Layer()
+        drawn.frame = Rect(x: 100, y: 100, width: 30, height: 30)
+        drawn.delegate = painter
+        drawn.setNeedsDisplay()
+        let a = solid(Rect(x: 0, y: 0, width: 80, height: 80), .red)
+        let b = solid(Rect(x: 40, y: 40, width: 80, height: 80), Color(red: 0, green: 0, blue: 1, alpha: 0.5))
+        container.addSublayer(a)
+        container.addSublayer(drawn)
+        s.root.addSublayer(container)
+        let old = try s.frame(at: 0)
+        let live = s.device.liveObjectCounts
+        // The new state, for reference (then back).
+        a.removeFromSuperlayer()
+        container.addSublayer(b)
+        let new = try s.frame(at: 0)
+        b.removeFromSuperlayer()
+        container.insertSublayer(a, at: 0)
+        #expect(try s.frame(at: 0).mismatches { old[$0, $1] }.isEmpty)
+
+        var t = TransitionAnimation(type: .fade)
+        t.duration = 1
+        container.add(t, forKey: nil)
+        a.removeFromSuperlayer()
+        container.addSublayer(b)
+        #expect(container.animationKeys() == ["transition"])
+        try s.frame(at: 1)
+        for f in [0.0, 0.3, 0.5, 0.9] {
+            let frame = try s.frame(at: 1 + f)
+            let wrong = frame.mismatches(tolerance: 2, Self.mix(old, new, f))
+            #expect(wrong.isEmpty, "f = \(f): \(wrong)")
+            #expect(s.host.lastFrame.layersDrawn == 0 && s.host.lastFrame.textureBytesUploaded == 0)
+        }
+        #expect(painter.draws == 1)
+        try s.frame(at: 2.1)
+        #expect(container.animationKeys().isEmpty)
+        #expect(try s.frame(at: 2.2).mismatches { new[$0, $1] }.isEmpty)
+        #expect(Self.targets(s.device) == Self.targets(live), "old picture and mixes freed: \(s.device.liveObjectCounts) vs \(live)")
+    }
+
+    @Test("a transition on a layer new to the tree fades it in; a transition's key replaces a running one")
+    func transitionOnNewLayer() throws {
+        let s = try AnimationStage()
+        defer { s.close() }
+        try s.frame(at: 0)
+        let l = solid(Rect(x: 50, y: 50, width: 50, height: 50), .red)
+        var t = TransitionAnimation()
+        t.duration = 1
+        l.add(t, forKey: nil)
+        s.root.addSublayer(l)
+        try s.frame(at: 0)
+        let p = try s.frame(at: 0.5)[75, 75]
+        #expect(p.maxChannelDifference(px(255, 128, 128)) <= 2, "\(p)")
+        var u = TransitionAnimation()
+        u.duration = 2
+        var stopped: Bool?
+        t.didStop = { stopped = $0 }
+        l.add(t, forKey: nil)
+        try s.frame(at: 0.6)
+        l.add(u, forKey: nil)
+        try s.frame(at: 0.7)
+        #expect(stopped == false && l.animationKeys() == ["transition"])
+    }
+}
+
+/// Runs `body` with implicit actions on (test suites turn them off by default).
+@MainActor
+func withImplicitAnimations(_ body: () throws -> Void) rethrows {
+    try Transaction.$taskDisablesActions.withValue(false) { try body() }
+}
