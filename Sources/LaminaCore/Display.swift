@@ -215,6 +215,11 @@ extension Layer {
         }
         var store = backingStore
         var drawRect = requested ?? bounds
+        // A standalone layer whose `contents` change runs an action (Core Animation's
+        // cross-fade of a redrawn layer) draws into a new store: the old one is what fades
+        // out. `displayNow()` shows the new drawing at once (no action).
+        let now = reasons.contains(.displayNow)
+        if let shown = store, case .backingStore(let s)? = contents, s === shown, !now, contentsChangeRunsAction { store = nil }
         if store == nil || store!.pixelSize != size || store!.scale != scale || store!.bitmap.isOpaque != isOpaque {
             store = try BackingStore(pixelSize: size, scale: scale, isOpaque: isOpaque)
             drawRect = bounds   // a new store is drawn whole
@@ -253,7 +258,7 @@ extension Layer {
         }
         backing.markDrawn(pixels)
         backingStore = backing
-        contents = .backingStore(backing)
+        if now { withoutContentsAction { contents = .backingStore(backing) } } else { contents = .backingStore(backing) }
         changed(.pixels)   // new pixels: the next commit hands them to the renderers
         let record = DisplayRecord(layer: name ?? String(describing: type(of: self)), layerID: id,
                                    reasons: reasons, rect: drawRect, pixelRect: pixels, uploadedBytes: pixels.area * 4)

@@ -383,7 +383,7 @@ open class Layer {
             guard !(contents?.isSame(as: oldValue) ?? (oldValue == nil)) else { return }
             // (The action runs after the change here: it needs only the old contents, and
             // cross-fades from them to whatever the layer shows.)
-            actionWillChange("contents", from: .contents(oldValue?.reference))
+            if !suppressesContentsAction { actionWillChange("contents", from: .contents(oldValue?.reference)) }
             if case .backingStore(let s)? = contents {
                 if s !== backingStore { backingStore = nil }
                 Transaction.noteNeedsFullUpload(s)   // renderers may not have it
@@ -394,6 +394,13 @@ open class Layer {
         }
     }
     static let unitRect = Rect(x: 0, y: 0, width: 1, height: 1)
+    private var suppressesContentsAction = false
+    /// Runs `body` (which sets `contents`) without the contents action.
+    func withoutContentsAction(_ body: () -> Void) {
+        suppressesContentsAction = true
+        defer { suppressesContentsAction = false }
+        body()
+    }
 
     /// The part of the contents shown, in unit coordinates of the image (y down).
     public var contentsRect: Rect {

@@ -10,7 +10,7 @@ import Testing
 /// reset status would — the next frame boundary sees it, the device re-creates its
 /// context, and the compositor makes everything again so that the frame is correct.
 @MainActor
-@Suite("Context loss", .serialized)
+@Suite("Context loss", .serialized, .withoutImplicitAnimations)
 struct ContextLossTests {
     /// A tree using every kind of GPU state the compositor keeps: atlas contents, a
     /// texture of its own (large image), a backing store, a group image, a clip.

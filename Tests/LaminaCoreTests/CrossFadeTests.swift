@@ -99,6 +99,60 @@ struct CrossFadeTests {
         #expect(Self.targets(s.device) == Self.targets(live), "mix targets are freed: \(s.device.liveObjectCounts) vs \(live)")
     }
 
+    @Test("a standalone layer redrawn in a rendered tree cross-fades from its old drawing (drawn whole into a new store, as Core Animation sets new contents); a view's layer redraws in place")
+    func redrawCrossFades() throws {
+        final class Painter: LayerDelegate {
+            var color = Color.red
+            func draw(_ layer: Layer, in context: GraphicsContext) {
+                context.setFillColor(color)
+                context.fill(Rect(x: 0, y: 0, width: 40, height: 40))
+            }
+        }
+        let s = try AnimationStage()
+        defer { s.close() }
+        let painter = Painter()
+        let l = Layer()
+        l.frame = Rect(x: 20, y: 20, width: 40, height: 40)
+        l.delegate = painter
+        l.setNeedsDisplay()
+        s.root.addSublayer(l)
+        let old = try s.frame(at: 0)
+        let firstStore = try #require(l.backingStore)
+        painter.color = .blue
+        try withImplicitAnimations {
+            l.setNeedsDisplay(Rect(x: 0, y: 0, width: 10, height: 10))
+            try s.frame(at: 0)
+        }
+        #expect(l.backingStore !== firstStore, "a new store")
+        #expect(l.lastDisplay?.rect == l.bounds, "drawn whole")
+        #expect(l.animation(forKey: "contents") != nil)
+        let expected = { (x: Int, y: Int) -> RGBAPixel in (20..<60).contains(x) && (20..<60).contains(y) ? blue : old[x, y] }
+        let mid = try s.frame(at: 0.125)
+        let f = TimingFunction.default.value(at: 0.5)
+        let wrong = mid.mismatches(tolerance: 2) { x, y in
+            let p = old[x, y], q = expected(x, y)
+            func m(_ u: UInt8, _ v: UInt8) -> UInt8 { UInt8((Double(u) * (1 - f) + Double(v) * f).rounded()) }
+            return RGBAPixel(r: m(p.r, q.r), g: m(p.g, q.g), b: m(p.b, q.b), a: m(p.a, q.a))
+        }
+        #expect(wrong.isEmpty, "\(wrong)")
+        #expect(try s.frame(at: 0.3).mismatches { expected($0, $1) }.isEmpty)
+        // With actions off (a view's layer outside an animation block), the store is redrawn in place.
+        let store = l.backingStore
+        painter.color = .green
+        l.setNeedsDisplay(Rect(x: 0, y: 0, width: 10, height: 10))
+        try s.frame(at: 0.4)
+        #expect(l.backingStore === store && l.lastDisplay?.rect == Rect(x: 0, y: 0, width: 10, height: 10))
+        #expect(l.animation(forKey: "contents") == nil)
+        // displayNow() shows the new drawing when it returns, actions or not: no cross-fade.
+        painter.color = .red
+        try withImplicitAnimations {
+            try l.displayNow()
+            try s.frame(at: 0.5)
+        }
+        #expect(l.animation(forKey: "contents") == nil && l.backingStore === store)
+        #expect(try s.frame(at: 0.5)[30, 30] == red)
+    }
+
     @Test("a discrete keyframe animation of contents is a flip-book; a linear one cross-fades between neighbours")
     func keyframeContents() throws {
         let s = try AnimationStage()

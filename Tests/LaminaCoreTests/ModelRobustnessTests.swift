@@ -51,7 +51,7 @@ func transactionWarnings(_ body: () throws -> Void) rethrows -> [TransactionWarn
 }
 
 @MainActor
-@Suite("Model robustness: values from the API")
+@Suite("Model robustness: values from the API", .withoutImplicitAnimations)
 struct ModelValueTests {
     @Test("PixelSize(covering:) never traps: NaN is 0 px, huge and infinite sides saturate; checked(covering:) is nil for them")
     func pixelSizeConversion() {
@@ -193,7 +193,7 @@ struct ModelValueTests {
 }
 
 @MainActor
-@Suite("Model robustness: transactions")
+@Suite("Model robustness: transactions", .withoutImplicitAnimations)
 struct TransactionRobustnessTests {
     @Test("commit() without begin() is harmless: it commits what is pending and warns")
     func commitWithoutBegin() throws {

@@ -191,6 +191,11 @@ extension Layer {
 
     // MARK: Actions
 
+    /// Whether a change of `contents` now would run an action (a redraw then cross-fades).
+    var contentsChangeRunsAction: Bool {
+        wasDelivered && modelLayerReference == nil && !Transaction.disableActions() && action(forKey: "contents") != nil
+    }
+
     /// Runs the action for a change of `key` from `old` (before the new value is stored):
     /// layers in a rendered tree only, unless actions are disabled.
     func actionWillChange(_ key: String, from old: @autoclosure () -> AnimationValue) {
