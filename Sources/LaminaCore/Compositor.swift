@@ -343,7 +343,7 @@ public final class Compositor: @unchecked Sendable {
     /// Draws a frame plan: the damage cleared and the items there drawn, scissored.
     private func draw(_ plan: FramePlan, own: Box, on target: RenderTarget, background: Color?,
                       overlays: [(rect: Rect, color: Color, transform: Transform3D)]) throws -> FrameStatistics {
-        guard let tree, let root = tree.surfaces[tree.rootID] else { return FrameStatistics() }
+        guard let tree, let root = tree.surfaces[RenderTree.rootSurfaceID] else { return FrameStatistics() }
         var stats = FrameStatistics()
         let callsBefore = device.drawCalls, bytesBefore = device.uploadedBytes
         let scissor = plan.isFull ? nil : target.pixelRect(covering: plan.damage)
@@ -433,10 +433,10 @@ public final class Compositor: @unchecked Sendable {
     /// thousands of nested groups render).
     func renderDirtyGroups(scale: Double, limit: PixelSize, stats: inout FrameStatistics) throws {
         guard let tree else { return }
-        let dirty = tree.surfaces.values.filter { $0.id != tree.rootID && $0.isDirty }.map(\.id)
+        let dirty = tree.surfaces.values.filter { $0.id != RenderTree.rootSurfaceID && $0.isDirty }.map(\.id)
         guard !dirty.isEmpty else { return }
         // Nesting depth of each group: its surface's depth + 1 (memoised, no recursion).
-        var depth: [LayerID: Int] = [tree.rootID: 0]
+        var depth: [LayerID: Int] = [RenderTree.rootSurfaceID: 0]
         func depthOf(_ id: LayerID) -> Int {
             var chain: [LayerID] = []
             var current = id

@@ -111,7 +111,7 @@ extension Compositor {
         let copy = RenderTree(root: node.state.id, states: states)
         copy.rootWorld = node.world
         _ = copy.plan(size: target.size, full: true)
-        guard let surface = copy.surfaces[copy.rootID] else { return nil }
+        guard let surface = copy.surfaces[RenderTree.rootSurfaceID] else { return nil }
         surface.recomputeBounds()
         let limit = target.pixelSize, scale = target.scale
         guard let b = surface.bounds, let px = Compositor.pixelBox(b, scale: scale, limit: limit) else { return nil }

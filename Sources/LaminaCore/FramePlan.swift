@@ -280,7 +280,7 @@ extension RenderTree {
         } else if !changed.isEmpty {
             (visited, damage) = update(changed, everything: everything)
         }
-        let root = surfaces[rootID]
+        let root = surfaces[rootSurfaceID]
         if rebuild || full || root == nil {
             return FramePlan(damage: everything.rect, isFull: true, layersVisited: visited, rebuilt: rebuild, items: nil)
         }
@@ -312,7 +312,7 @@ extension RenderTree {
     /// The root surface's items meeting a damaged box, in paint order: from the grid for
     /// a small box; all of them (nil) for a large one.
     private func items(meeting d: Box, size: Size) -> [Int]? {
-        guard let root = surfaces[rootID], d.area < 0.5 * size.width * size.height else { return nil }
+        guard let root = surfaces[rootSurfaceID], d.area < 0.5 * size.width * size.height else { return nil }
         if root.grid == nil {
             var grid = Grid(size: size)
             for (i, item) in root.items.enumerated() { grid.insert(Int32(i), item.bounds) }
@@ -368,8 +368,8 @@ extension RenderTree {
             node.ownClip = nil
         }
         surfaces = [:]
-        let root = Surface(id: rootID)
-        surfaces[rootID] = root
+        let root = Surface(id: rootSurfaceID)
+        surfaces[rootSurfaceID] = root
         guard let rootNode = nodes[rootID] else { return 0 }
         var visited = 0
         walk(rootNode, world: rootWorld ?? rootNode.state.transformToSuperlayer.concatenating(.flatten).concatenating(placement),
@@ -598,7 +598,7 @@ extension RenderTree {
             if bounds?.isEmpty == true { bounds = nil }
             surface.items[index].bounds = bounds
             note(bounds)
-            if surface.grid != nil, surface.id == rootID { surface.grid!.remove(Int32(index)); surface.grid!.insert(Int32(index), bounds) }
+            if surface.grid != nil, surface.id == rootSurfaceID { surface.grid!.remove(Int32(index)); surface.grid!.insert(Int32(index), bounds) }
         }
         return damage
     }
@@ -614,7 +614,7 @@ extension RenderTree {
         var dirtyGroups: Set<LayerID> = []
         func note(_ b: Box?, in surface: LayerID) {
             guard let b else { return }
-            if surface == rootID {
+            if surface == rootSurfaceID {
                 damage = damage.map { $0.union(b) } ?? b
             } else {
                 dirtyGroups.insert(surface)
@@ -721,7 +721,7 @@ extension RenderTree {
                 new = clipped.isEmpty ? nil : clipped
             }
             parent.items[index].bounds = new
-            if parent.id == rootID, parent.grid != nil { parent.grid!.remove(Int32(index)); parent.grid!.insert(Int32(index), new) }
+            if parent.id == rootSurfaceID, parent.grid != nil { parent.grid!.remove(Int32(index)); parent.grid!.insert(Int32(index), new) }
             note(old, in: parent.id)
             note(new, in: parent.id)
         }

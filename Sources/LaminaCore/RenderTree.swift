@@ -169,7 +169,10 @@ public final class RenderTree {
     }
 
     var nodes: [LayerID: Node] = [:]
-    /// The surfaces of the last frame plan: the root's (the target) and one per group.
+    /// The target's surface (not the root layer's id: the root layer may be a group).
+    static let rootSurfaceID = LayerID(rawValue: .max)
+    var rootSurfaceID: LayerID { Self.rootSurfaceID }
+    /// The surfaces of the last frame plan: the target's and one per group.
     var surfaces: [LayerID: Surface] = [:]
     /// Counts marks handed out by frame plans (`Node.mark`).
     var planPass = 0

@@ -21,6 +21,9 @@ public struct AnimationOptions: OptionSet, Sendable, Hashable {
     public static let curveEaseOut = AnimationOptions(rawValue: 2 << 16)
     public static let curveLinear = AnimationOptions(rawValue: 3 << 16)
 
+    /// `View.transition(with:…)`: the view's old picture cross-dissolves into its new one.
+    public static let transitionCrossDissolve = AnimationOptions(rawValue: 7 << 20)
+
     var timingFunction: TimingFunction {
         switch (rawValue >> 16) & 3 {
         case 1: return .easeIn
@@ -148,6 +151,34 @@ extension View {
                                animations: () -> Void, completion: ((Bool) -> Void)? = nil) {
         run(ViewAnimationBlock(duration: duration, delay: delay, options: options, spring: (dampingRatio, velocity),
                                completion: completion), animations)
+    }
+
+    /// A transition of a view (`UIView.transition(with:duration:options:animations:completion:)`):
+    /// with `.transitionCrossDissolve`, the view and its subviews as they were before
+    /// `animations` cross-dissolve into what they show after it — subviews added or
+    /// removed, content redrawn, anything — over `duration` seconds (a `TransitionAnimation`
+    /// on its layer). The changes themselves are not animated one by one. Without a
+    /// transition option they happen at once. `completion` runs when the transition ends
+    /// (`true`) or is replaced (`false`).
+    public static func transition(with view: View, duration: Double, options: AnimationOptions = [],
+                                  animations: (() -> Void)?, completion: ((Bool) -> Void)? = nil) {
+        let d = duration.isFinite ? max(0, duration) : 0
+        if options.contains(.transitionCrossDissolve), d > 0 {
+            var t = TransitionAnimation(type: .fade)
+            t.duration = d
+            t.timingFunction = options.timingFunction
+            let blocksInteraction = !options.contains(.allowUserInteraction)
+            if blocksInteraction { view.animationsBlockingInteraction += 1 }
+            t.didStop = { [weak view] finished in
+                if blocksInteraction { view?.animationsBlockingInteraction -= 1 }
+                completion?(finished)
+            }
+            view.layer.add(t, forKey: "transition")
+            performWithoutAnimation { animations?() }
+        } else {
+            performWithoutAnimation { animations?() }
+            if let completion { Transaction.afterNextCommit { completion(true) } }
+        }
     }
 
     /// Runs `changes` without animating them, even inside an animation block.

@@ -30,6 +30,19 @@ struct AppearanceTests {
         #expect(stats.offscreenPasses == 1)
     }
 
+    @Test("the root layer's opacity fades the whole tree as one image too (its group is not the target's surface)")
+    func rootGroupOpacity() throws {
+        let root = rootLayer()
+        root.opacity = 0.5
+        root.addSublayer(solid(Rect(x: 0, y: 0, width: 100, height: 100), .red))
+        root.addSublayer(solid(Rect(x: 50, y: 50, width: 100, height: 100), .blue))
+        let (image, stats) = try render(root)
+        #expect(image[75, 75].maxChannelDifference(px(127, 127, 255)) <= 1, "overlap: blue at half, no red under it: \(image[75, 75])")
+        #expect(image[25, 25].maxChannelDifference(px(255, 127, 127)) <= 1, "\(image[25, 25])")
+        #expect(image[180, 180] == white)
+        #expect(stats.offscreenPasses == 1)
+    }
+
     @Test("without group opacity each child fades separately, and the overlap is darker")
     func nestedOpacity() throws {
         let (image, stats) = try render(overlapScene(group: false))
@@ -341,7 +354,7 @@ struct CompositorBehaviourTests {
             return "\(who).\(item.slot)" + (item.clips.isEmpty ? "" : " clipped")
         }
         // The target draws the group's image; the group's surface, its items in paint order.
-        #expect(tree.surfaces[root.id]?.items.map(describe) == ["parent.group"])
+        #expect(tree.surfaces[RenderTree.rootSurfaceID]?.items.map(describe) == ["parent.group"])
         #expect(tree.surfaces[parent.id]?.items.map(describe) == ["parent.background", "child.background clipped", "parent.border"])
     }
 }

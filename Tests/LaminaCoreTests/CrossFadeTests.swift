@@ -236,6 +236,40 @@ struct CrossFadeTests {
         #expect(Self.targets(s.device) == Self.targets(live), "old picture and mixes freed: \(s.device.liveObjectCounts) vs \(live)")
     }
 
+    @Test("a transition on the root layer cross-fades the whole target; on a render thread too")
+    func rootTransition() throws {
+        for thread in [false, true] {
+            try Transaction.flush()
+            MediaClock.set(1000)
+            let device = try GPUDevice()
+            let target = try OffscreenTarget(device: device, size: Size(width: 100, height: 100))
+            let root = rootLayer(width: 100, height: 100)
+            let a = solid(Rect(x: 0, y: 0, width: 60, height: 60), .red)
+            let b = solid(Rect(x: 40, y: 40, width: 60, height: 60), .blue)
+            root.addSublayer(a)
+            let host = LayerTreeHost(rootLayer: root, target: target, background: .white, rendersOnThread: thread)
+            defer { host.detach(); MediaClock.set(nil) }
+            func frame(_ t: Double) throws -> RGBAImage {
+                MediaClock.set(1000 + t)
+                try Transaction.flush()
+                if let thread = host.renderThread { return try thread.perform { try target.readPixels() } }
+                return try target.readPixels()
+            }
+            let old = try frame(0)
+            var t = TransitionAnimation()
+            t.duration = 1
+            root.add(t, forKey: nil)
+            a.removeFromSuperlayer()
+            root.addSublayer(b)
+            _ = try frame(0)
+            let mid = try frame(0.25)
+            let end = try frame(1.5)
+            #expect(end[80, 80] == blue && end[10, 10] == white)
+            let wrong = mid.mismatches(tolerance: 2, Self.mix(old, end, 0.25))
+            #expect(wrong.isEmpty, "render thread \(thread): \(wrong)")
+        }
+    }
+
     @Test("a transition on a layer new to the tree fades it in; a transition's key replaces a running one")
     func transitionOnNewLayer() throws {
         let s = try AnimationStage()

@@ -459,4 +459,42 @@ struct ViewAnimationTests {
             #expect(done.values == [true] && v.layer.animationKeys().isEmpty)
         }
     }
+
+    @Test("View.transition(with:options: .transitionCrossDissolve) cross-dissolves the view's old picture (subviews, colours) into the new one, exactly; the changes are not animated one by one; completion runs at the end")
+    func crossDissolve() throws {
+        let s = try AnimatedWindow()
+        defer { s.close() }
+        let container = try s.view(Rect(x: 20, y: 20, width: 120, height: 120), .white)
+        let a = View(frame: Rect(x: 0, y: 0, width: 60, height: 60))
+        a.backgroundColor = .red
+        container.addSubview(a)
+        try s.commit(at: 0)
+        let old = try s.pixels()
+        let done = Calls()
+        let b = View(frame: Rect(x: 50, y: 50, width: 60, height: 60))
+        b.backgroundColor = .blue
+        View.transition(with: container, duration: 1, options: [.transitionCrossDissolve, .curveLinear], animations: {
+            a.removeFromSuperview()
+            container.addSubview(b)
+            container.backgroundColor = .green
+        }, completion: done.record)
+        #expect(container.layer.animationKeys() == ["transition"])
+        #expect(container.layer.animation(forKey: "backgroundColor") == nil, "changes are not animated one by one")
+        try s.commit(at: 0)
+        let mid = try s.pixels()
+        try s.commit(at: 0.5)
+        let half = try s.pixels()
+        try s.commit(at: 1.1)
+        let new = try s.pixels()
+        #expect(done.values == [true])
+        #expect(mid.bytes == old.bytes, "f = 0: the old picture")
+        var wrong = 0
+        for y in 0..<200 { for x in 0..<200 {
+            let p = old[x, y], q = new[x, y], h = half[x, y]
+            func m(_ u: UInt8, _ v: UInt8) -> Int { Int((Double(u) + Double(v)) / 2) }
+            if abs(Int(h.r) - m(p.r, q.r)) > 2 || abs(Int(h.g) - m(p.g, q.g)) > 2 || abs(Int(h.b) - m(p.b, q.b)) > 2 { wrong += 1 }
+        } }
+        #expect(wrong == 0, "\(wrong) pixels are not the half-way mix")
+        #expect(new[30, 30] == RGBAPixel(r: 0, g: 255, b: 0, a: 255) && new[100, 100] == RGBAPixel(r: 0, g: 0, b: 255, a: 255))
+    }
 }

@@ -466,8 +466,9 @@ public final class AnimationEffect: Sendable {
             if additive { v = AnimationValue.adding(below, v) }
             property.set(v, in: &p)
         case let .contents(from, to, spring):
+            // (A spring's overshoot is clamped: a mix has no meaning past its two ends.)
             let f = spring.map { $0.value(at: s.time) } ?? paced(s.time / d, duration: d)
-            p.contentsFade = ContentsFade(from: from, to: to, fraction: f)
+            p.contentsFade = ContentsFade(from: from, to: to, fraction: f.isNaN ? 1 : min(max(f, 0), 1))
         case let .contentsKeyframes(data, refs):
             guard !refs.isEmpty, case .number(let x) = data.value(at: paced(s.time / d, duration: d)) else { return }
             let i = min(max(Int(x.rounded(.down)), 0), refs.count - 1)
