@@ -40,9 +40,12 @@ extension LayerBuilder {
         /// A rotation component (`transform.rotation.z`, …): degrees, as everywhere in a scene file.
         case angle
         case point, unitPoint, size, rect, unitRect, color, transform
+        /// Contents: an image file, or {"pixels": …} (cross-faded, or a flip-book).
+        case contents
 
         init(keyPath: String) {
             switch keyPath {
+            case "contents": self = .contents
             case "position", "bounds.origin": self = .point
             case "anchorPoint": self = .unitPoint
             case "bounds.size": self = .size
@@ -64,6 +67,7 @@ extension LayerBuilder {
             case .rect, .unitRect: return "a rectangle [x, y, w, h]"
             case .color: return "a colour"
             case .transform: return "a transform"
+            case .contents: return "contents (an image file name, {\"image\": …} or {\"pixels\": …})"
             }
         }
     }
@@ -130,7 +134,7 @@ extension LayerBuilder {
         let keyPath = try keyPathNode.string()
         guard AnimatableProperty(keyPath: keyPath) != nil else {
             let shown = keyPath.count > 60 ? String(keyPath.prefix(60)) + "…" : keyPath
-            throw keyPathNode.error("'\(shown)' is not an animatable key path; animatable: position(.x/.y), zPosition, bounds(.origin/.size/.size.width/.size.height), anchorPoint, anchorPointZ, transform, sublayerTransform (and their .rotation(.x/.y/.z), .scale(.x/.y/.z), .translation.x/y/z), opacity, backgroundColor, borderColor, borderWidth, cornerRadius, contentsRect, contentsCenter")
+            throw keyPathNode.error("'\(shown)' is not an animatable key path; animatable: position(.x/.y), zPosition, bounds(.origin/.size/.size.width/.size.height), anchorPoint, anchorPointZ, transform, sublayerTransform (and their .rotation(.x/.y/.z), .scale(.x/.y/.z), .translation.x/y/z), opacity, backgroundColor, borderColor, borderWidth, cornerRadius, contentsRect, contentsCenter, contents")
         }
         let valueKind = ValueKind(keyPath: keyPath)
         let additive = try f["additive"]?.bool() ?? false
@@ -328,6 +332,10 @@ extension LayerBuilder {
             return .color(try node.color())
         case .transform:
             return .transform(try transform(node))
+        case .contents:
+            guard !difference else { throw node.error("contents cannot be added ('by' and additive animations take amounts)") }
+            guard case .image(let image) = try contents(node) else { throw node.error("expected an image") }
+            return .image(image)
         }
     }
 

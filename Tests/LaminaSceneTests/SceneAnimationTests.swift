@@ -173,6 +173,9 @@ struct SceneAnimationErrorTests {
         (#"{"keyPath": "bounds", "to": [0, 0, 10]}"#, a + ".to", "expected an array of 4 numbers, found 3"),
         (#"{"keyPath": "anchorPoint", "to": [1e4, 0]}"#, a + ".to[0]", "beyond the limit for anchor points"),
         (#"{"keyPath": "contentsRect", "to": [0, 0, -1, 1]}"#, a + ".to", "negative size"),
+        (#"{"keyPath": "contents", "to": "nope.png"}"#, a + ".to", "missing image 'nope.png'"),
+        (#"{"keyPath": "contents", "by": {"pixels": [["red"]]}}"#, a + ".by", "contents cannot be added"),
+        (#"{"keyPath": "contents", "to": 3}"#, a + ".to", "('contents' takes contents"),
         (##"{"keyPath": "backgroundColor", "to": "#12"}"##, a + ".to", "is not a colour"),
         (#"{"keyPath": "borderColor", "to": 1}"#, a + ".to", "expected a colour"),
         (#"{"keyPath": "transform", "to": [{"spin": 1}]}"#, a + ".to[0].spin", "unknown property 'spin'"),
@@ -340,6 +343,22 @@ struct SceneAnimationRenderTests {
         // Two animations of one property apply in order: the later one wins.
         #expect(try compare(animated(#"{"keyPath": "opacity", "to": 0.2, "duration": 10}, {"keyPath": "opacity", "from": 0.5, "to": 0.5, "duration": 10}"#),
                             at: 1, with: probeScene(#""frame": [8, 8, 16, 16], "backgroundColor": "red", "opacity": 0.5"#), device: device) == 0)
+    }
+
+    @Test("contents: a discrete keyframe animation is a flip-book, a basic one cross-fades (the exact mix of the two stills)")
+    func contentsAnimations() throws {
+        let device = try GPUDevice()
+        defer { device.close() }
+        let frames = [#"{"pixels": [["red"]]}"#, #"{"pixels": [["green"]]}"#, #"{"pixels": [["blue"]]}"#]
+        let members = #""frame": [8, 8, 16, 16], "contents": {"pixels": [["white"]]}"#
+        let flip = animated(#"{"kind": "keyframe", "keyPath": "contents", "values": [\#(frames.joined(separator: ", "))], "calculationMode": "discrete", "duration": 3}"#, members)
+        for (i, t) in [0.5, 1.5, 2.5].enumerated() {
+            let still = probeScene(#""frame": [8, 8, 16, 16], "contents": \#(frames[i])"#)
+            #expect(try compare(flip, at: t, with: still, device: device) == 0, "at \(t) s")
+        }
+        let fade = try parse(animated(#"{"keyPath": "contents", "from": \#(frames[0]), "to": \#(frames[2]), "duration": 1, "timingFunction": "linear"}"#, members))
+        let p = try fade.render(device: device, time: 0.25).image[16, 16]
+        #expect(p.maxChannelDifference(RGBAPixel(r: 191, g: 0, b: 64, a: 255)) <= 1, "\(p)")
     }
 
     @Test("rendering without a time renders time 0, the same every time; the clock is put back")
