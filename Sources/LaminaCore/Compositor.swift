@@ -433,7 +433,7 @@ public final class Compositor: @unchecked Sendable {
     /// thousands of nested groups render).
     func renderDirtyGroups(scale: Double, limit: PixelSize, stats: inout FrameStatistics) throws {
         guard let tree else { return }
-        let dirty = tree.surfaces.values.filter { $0.id != RenderTree.rootSurfaceID && $0.isDirty }.map(\.id)
+        let dirty = tree.surfaces.values.filter { $0.id != RenderTree.rootSurfaceID && ($0.isDirty || $0.compositeIsStale) }.map(\.id)
         guard !dirty.isEmpty else { return }
         // Nesting depth of each group: its surface's depth + 1 (memoised, no recursion).
         var depth: [LayerID: Int] = [RenderTree.rootSurfaceID: 0]
@@ -691,7 +691,8 @@ struct SurfaceDrawer {
             if let fade = layer.properties.contentsFade {
                 // A cross-fade: its two contents mixed offscreen, composited as one image.
                 guard let bounds = item.bounds,
-                      let (texture, rect) = try compositor.contentsMix(node, fade: fade, box: bounds, scale: scale, within: groupLimit)
+                      let (texture, rect) = try compositor.contentsMix(node, fade: fade, box: bounds, scale: scale, within: groupLimit,
+                                                                             stats: &stats)
                 else { return }
                 pass.cutPlanes = []
                 cutting = false

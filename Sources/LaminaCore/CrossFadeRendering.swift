@@ -46,7 +46,7 @@ extension Compositor {
     /// The mix of a cross-fading layer's two contents over `box` (target points: its
     /// contents item), made once per frame; nil when nothing of it is in the target.
     func contentsMix(_ node: RenderTree.Node, fade: ContentsFade, box: Box, scale: Double,
-                     within limit: PixelSize) throws -> (Texture, Rect)? {
+                     within limit: PixelSize, stats: inout FrameStatistics) throws -> (Texture, Rect)? {
         guard let px = Compositor.pixelBox(box, scale: scale, limit: limit) else { return nil }
         let id = node.state.id, layer = node.state
         let stamp = MixStamp(fraction: fade.fraction, frame: frameSerial)
@@ -60,13 +60,16 @@ extension Compositor {
         pass.blendsAdditively = true
         pass.cutPlanes = node.cutPlanes
         var pieces: [Quad] = []
-        for (end, alpha) in [(fade.from, 1 - fade.fraction), (fade.to, fade.fraction)] where alpha > 0 {
-            guard let c = end.resolved(model: layer.contents), let place = try place(for: c) else { continue }
+        for (end, alpha) in [(fade.from, 1 - fade.fraction), (fade.to, fade.fraction)] {
+            // (Both are placed — an image uploaded — from the first frame, drawn or not:
+            // the later frames of the fade upload nothing.)
+            guard let c = end.resolved(model: layer.contents), let place = try place(for: c), alpha > 0 else { continue }
             let (frame, size) = ContentsGeometry.frame(of: c, in: layer)
             try SurfaceDrawer.addContents(place, of: layer, frame: frame, contentSize: size, world: world, alpha: alpha,
                                           opaque: false, pass: pass, pieces: &pieces)
         }
         pass.submit()
+        stats.offscreenPasses += 1
         return (target.texture!, rect)
     }
 
@@ -150,7 +153,9 @@ extension Compositor {
     /// What a group composites: its image — or, in a transition, its old picture mixed
     /// with its image (made again when the image or the progress changes).
     func compositeImage(_ id: LayerID, scale: Double, within limit: PixelSize, stats: inout FrameStatistics) throws -> (Texture, Rect)? {
-        let redrawn = tree?.surfaces[id]?.isDirty ?? false
+        let surface = tree?.surfaces[id]
+        let redrawn = surface?.isDirty ?? false
+        surface?.compositeIsStale = false
         let image = try groupImage(id, scale: scale, within: limit, stats: &stats)
         guard let node = tree?.nodes[id], let t = node.state.properties.transition else { return image }
         let old = node.transitionPicture?.id == t.id ? transitionPictures[t.id] : nil

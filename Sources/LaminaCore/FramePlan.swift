@@ -170,6 +170,9 @@ final class Surface {
     var bounds: Box?
     /// Something in it changed since its image was last rendered (groups).
     var isDirty = true
+    /// Its composite (a transition's mix of its old picture and its image) is to be made
+    /// again, its image is not.
+    var compositeIsStale = false
     /// Where the items are, for finding those in a small damaged region (root only).
     var grid: Grid?
     init(id: LayerID) { self.id = id }
@@ -612,12 +615,16 @@ extension RenderTree {
         var visited = 0
         var damage: Box?
         var dirtyGroups: Set<LayerID> = []
+        // Groups in a transition whose progress alone changed: their composite (the mix) is
+        // made again, their image is not.
+        var progressed: Set<LayerID> = []
         func note(_ b: Box?, in surface: LayerID) {
             guard let b else { return }
             if surface == rootSurfaceID {
                 damage = damage.map { $0.union(b) } ?? b
             } else {
                 dirtyGroups.insert(surface)
+                progressed.remove(surface)
             }
         }
         planPass += 1
@@ -682,7 +689,7 @@ extension RenderTree {
                 node.ownClip?.refresh(everything: everything)
                 let changed = refreshItems(node, everything: everything, contentsChanged: contentsChanged)
                 note(changed, in: node.isGroup ? layer.id : node.surface)
-                if node.isGroup { dirtyGroups.insert(layer.id) }
+                if node.isGroup { dirtyGroups.insert(layer.id); progressed.remove(layer.id) }
                 if !layer.sublayers.isEmpty {
                     for sub in ordered(layer.id) { if let n = nodes[sub] { stack.append(n) } }
                 }
@@ -699,7 +706,10 @@ extension RenderTree {
             node.itemsState = PlannedFacts(node.state)
             let contentsChanged = node.changes.contains(.contents)
             // A transition's progress: its composite is made again.
-            if node.changes.contains(.transitionProgress) && node.isGroup { dirtyGroups.insert(node.state.id) }
+            if node.changes.contains(.transitionProgress) && node.isGroup, dirtyGroups.insert(node.state.id).inserted {
+                progressed.insert(node.state.id)
+            }
+            if node.changes == .transitionProgress { node.changes = []; continue }   // (nothing else to work out)
             node.changes = []
             let changed = refreshItems(node, everything: everything, contentsChanged: contentsChanged)
             note(changed, in: node.isGroup ? node.state.id : node.surface)
@@ -712,7 +722,7 @@ extension RenderTree {
             dirtyGroups.remove(g)
             guard done.insert(g).inserted, let surface = surfaces[g], let node = nodes[g], let parent = surfaces[node.surface],
                   let index = node.items.first else { continue }
-            surface.isDirty = true
+            if progressed.contains(g) { surface.compositeIsStale = true } else { surface.isDirty = true }
             let old = parent.items[index].bounds
             surface.recomputeBounds()
             var new = compositeBox(node, surface)

@@ -347,7 +347,7 @@ struct AnimationTimingTests {
         #expect(after[62, 47] == white, "nothing left at the presented position: \(s.host.lastFrame)")
     }
 
-    @Test("1000 frames of random animations (explicit, implicit, groups, keyframes, springs, paused layers): the damage-limited target equals a full recomposite, every changed pixel is inside the damage, and frames that only advance time draw and upload nothing")
+    @Test("1000 frames of random animations (explicit, implicit, groups, keyframes, springs, contents cross-fades, transitions, paused layers): the damage-limited target equals a full recomposite, every changed pixel is inside the damage, and frames that only advance time draw and upload nothing")
     func randomAnimationFrames() throws {
         MediaClock.set(5000)
         defer { MediaClock.set(nil) }
@@ -360,6 +360,7 @@ struct AnimationTimingTests {
         var image = RGBAImage(width: 6, height: 6)
         for y in 0..<6 { for x in 0..<6 { image[x, y] = (x + y) % 2 == 0 ? RGBAPixel(r: 200, g: 60, b: 40, a: 255) : RGBAPixel(r: 20, g: 20, b: 90, a: 255) } }
         let content = ContentImage(image)
+        let content2 = ContentImage(RGBAImage(width: 5, height: 7, fill: RGBAPixel(r: 0, g: 90, b: 160, a: 160)))
         final class Drawn: Layer {
             override func draw(in ctx: GraphicsContext) {
                 ctx.setFillColor(Color(red: 0.2, green: 0.6, blue: 0.3))
@@ -409,7 +410,7 @@ struct AnimationTimingTests {
         }
         func randomMember(for l: Layer) -> any Animation {
             let parent = l.superlayer ?? root
-            switch random.int(9) {
+            switch random.int(11) {
             case 0:
                 var a = BasicAnimation(keyPath: "position")
                 if random.chance(0.5) { a.fromValue = .point(randomPoint(in: parent)) }
@@ -461,6 +462,19 @@ struct AnimationTimingTests {
                                                             .concatenating(Transform3D(scaleX: random.double(0.5, 1.5), y: random.double(0.5, 1.5)))) }
                 k.calculationMode = [.linear, .discrete, .cubic][random.int(3)]
                 return timed(k, on: l)
+            case 9:
+                // A contents cross-fade (from, to: an image, none, or the model's).
+                var a = BasicAnimation(keyPath: "contents")
+                let images: [AnimationValue?] = [.image(content), .image(content2), .contents(nil), nil]
+                a.fromValue = images[random.int(4)]
+                a.toValue = images[random.int(4)]
+                return timed(a, on: l)
+            case 10:
+                // A transition with a change of the layer in the same transaction.
+                let t = timed(TransitionAnimation(), on: l)
+                Transaction.setDisableActions(true)
+                if random.chance(0.5) { l.backgroundColor = randomColor() } else { l.contents = random.chance(0.5) ? .image(content2) : nil }
+                return t
             default:
                 var sp = SpringAnimation(keyPath: random.chance(0.5) ? "position.x" : "transform.scale")
                 sp.byValue = .number(random.double(-20, 20) / (sp.keyPath == "position.x" ? 1 : 40))
@@ -499,7 +513,8 @@ struct AnimationTimingTests {
                     // Implicit animations: a standalone layer of a rendered tree (the settings
                     // of this frame's implicit transaction: no commit before the flush).
                     Transaction.setAnimationDuration(random.double(0.1, 0.8))
-                    switch random.int(5) {
+                    switch random.int(6) {
+                    case 5: l.contents = .image(random.chance(0.5) ? content : content2)
                     case 0: l.position = randomPoint(in: l.superlayer ?? root)
                     case 1: l.opacity = random.double(0.2, 1)
                     case 2: l.backgroundColor = randomColor()
@@ -551,5 +566,8 @@ struct AnimationTimingTests {
         print("animation damage fuzz: \(added) animations added, \(implicit) implicit; \(partial) damage-limited frames, \(skipped) skipped, \(1000 - partial - skipped) full")
         for l in layers { l.removeAllAnimations() }
         try Transaction.flush()
+        let c = rig.host.compositor
+        #expect(c.transitionPictures.isEmpty && c.transitionsSeen.isEmpty && c.transitionMixes.isEmpty && c.contentMixes.isEmpty,
+                "cross-fade images freed once no layer animates: \(c.transitionPictures.count) pictures, \(c.transitionMixes.count) + \(c.contentMixes.count) mixes")
     }
 }

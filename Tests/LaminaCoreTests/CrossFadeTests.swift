@@ -57,6 +57,7 @@ struct CrossFadeTests {
             let wrong = frame.mismatches(tolerance: 2, Self.mix(old, new, f))
             #expect(wrong.isEmpty, "f = \(f): \(wrong)")
             #expect(s.host.lastFrame.textureBytesUploaded == 0)
+            if f > 0 { #expect(s.host.lastFrame.offscreenPasses == 1, "one mix") }
         }
         // The naive way (old at 1 − f over new at f) would be 0.25 darker where both are opaque:
         // the exact mix of opaque red and the half-blue-over-green-over-white is checked above.
@@ -228,6 +229,7 @@ struct CrossFadeTests {
             let wrong = frame.mismatches(tolerance: 2, Self.mix(old, new, f))
             #expect(wrong.isEmpty, "f = \(f): \(wrong)")
             #expect(s.host.lastFrame.layersDrawn == 0 && s.host.lastFrame.textureBytesUploaded == 0)
+            if f > 0 { #expect(s.host.lastFrame.offscreenPasses == 1, "the mix only: the new picture is kept") }
         }
         #expect(painter.draws == 1)
         try s.frame(at: 2.1)

@@ -17,6 +17,8 @@ struct Demo: ParsableCommand {
     @Option(help: "Pixels per point.") var scale: Double = 2
     @Option(help: "Also write a filmstrip of one animation (frames at fixed times side by side) to this PNG.")
     var filmstrip: String?
+    @Option(help: "Also write a filmstrip of a fade transition and a contents cross-fade to this PNG.")
+    var transitionFilmstrip: String?
 
     func run() throws {
         try MainActor.assumeIsolated {
@@ -27,6 +29,7 @@ struct Demo: ParsableCommand {
             let app = DemoApp(device: d, scale: scale, output: output)
             try app.run()
             if let filmstrip { try app.writeFilmstrip(to: filmstrip) }
+            if let transitionFilmstrip { try app.writeTransitionFilmstrip(to: transitionFilmstrip) }
         }
     }
 }
@@ -334,6 +337,84 @@ struct DemoApp {
         }
         try strip(frames, cell: scene).writePNG(to: path)
         print("wrote \(path): \(times.count) frames of a spring (stiffness 120, damping 9), a turn and a tint")
+    }
+
+    /// A fade transition and a contents cross-fade at fixed media times: a card whose
+    /// sublayers change under a `TransitionAnimation` (its old picture dissolves into the
+    /// new one), beside an image layer whose `contents` cross-fade (an implicit animation).
+    func writeTransitionFilmstrip(to path: String) throws {
+        let times = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5]
+        let scene = Size(width: 190, height: 96)
+        let target = try OffscreenTarget(device: device, size: scene, scale: 1)
+        defer { target.release() }
+        let root = Layer()
+        root.frame = Rect(origin: .zero, size: scene)
+        root.backgroundColor = Color(r8: 248, g8: 249, b8: 252)
+        let host = LayerTreeHost(rootLayer: root, target: target, background: .white)
+        defer { host.detach() }
+        func picture(_ a: Color, _ b: Color, ring: Bool) throws -> ContentImage {
+            let bitmap = try Bitmap(pixelSize: PixelSize(width: 72, height: 72))
+            let c = GraphicsContext(bitmap: bitmap, scale: 1)
+            c.setFillColor(a)
+            c.fill(Rect(x: 0, y: 0, width: 72, height: 72))
+            c.setFillColor(b)
+            if ring {
+                c.fillEllipse(in: Rect(x: 12, y: 12, width: 48, height: 48))
+            } else {
+                c.fill(Rect(x: 0, y: 36, width: 72, height: 36))
+            }
+            c.invalidate()
+            return ContentImage(bitmap.rgbaImage())
+        }
+        let card = Layer()
+        card.frame = Rect(x: 8, y: 12, width: 92, height: 72)
+        card.cornerRadius = 10
+        card.masksToBounds = true
+        card.backgroundColor = Color(r8: 66, g8: 133, b8: 244)
+        let before = Layer()
+        before.frame = Rect(x: 12, y: 12, width: 30, height: 30)
+        before.cornerRadius = 15
+        before.backgroundColor = .white
+        card.addSublayer(before)
+        let photo = Layer()
+        photo.frame = Rect(x: 110, y: 12, width: 72, height: 72)
+        photo.contents = .image(try picture(Color(r8: 250, g8: 200, b8: 60), Color(r8: 230, g8: 120, b8: 40), ring: true))
+        for l in [card, photo] { root.addSublayer(l) }
+        let start = 3000.0
+        MediaClock.set(start)
+        try Transaction.flush()
+
+        // In one transaction: the card's new sublayers and colour under a transition; the
+        // photo's new contents by its implicit action (a cross-fade).
+        Transaction.begin()
+        Transaction.setAnimationDuration(0.5)
+        Transaction.setAnimationTimingFunction(.linear)
+        var transition = TransitionAnimation(type: .fade)
+        transition.duration = 0.5
+        card.add(transition, forKey: nil)
+        Transaction.setDisableActions(true)
+        before.removeFromSuperlayer()
+        let after = Layer()
+        after.frame = Rect(x: 46, y: 30, width: 36, height: 30)
+        after.cornerRadius = 4
+        after.backgroundColor = Color(r8: 250, g8: 250, b8: 250)
+        card.addSublayer(after)
+        card.backgroundColor = Color(r8: 52, g8: 168, b8: 83)
+        Transaction.setDisableActions(false)
+        photo.contents = .image(try picture(Color(r8: 120, g8: 80, b8: 200), Color(r8: 40, g8: 200, b8: 200), ring: false))
+        try Transaction.commit()
+
+        var frames: [(RGBAImage, String)] = []
+        for t in times {
+            MediaClock.set(start + t)
+            try Transaction.flush()
+            let f = host.lastFrame
+            print(String(format: "transition filmstrip t = %.2f s: drew %d, uploaded %d B, %d offscreen passes", t, f.layersDrawn,
+                         f.textureBytesUploaded, f.offscreenPasses))
+            frames.append((try target.readPixels(), String(format: "t = %.2f s", t)))
+        }
+        try strip(frames, cell: scene).writePNG(to: path)
+        print("wrote \(path): \(times.count) frames of a fade transition (left) and a contents cross-fade (right), 0.5 s, linear")
     }
 
     /// Frames side by side with a caption under each, composited by Lamina.
