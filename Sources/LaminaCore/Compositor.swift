@@ -172,6 +172,7 @@ public final class Compositor: @unchecked Sendable {
         var clock = PhaseClock()
         captureTransitions(in: update)   // (before the update: the layers as they were)
         tree.apply(update)
+        if !transitionsSeen.isEmpty { releaseEndedTransitions() }
         statesApplied += update.layers.count
         for upload in update.uploads where tree.contentUsers[.store(upload.store.id)] != nil {
             receive(upload)
@@ -384,7 +385,7 @@ public final class Compositor: @unchecked Sendable {
     var groupImages: [LayerID: (target: OffscreenTarget, box: PixelRect)] = [:]
     /// Cross-fades (CrossFadeRendering.swift): each transition's old picture (by its id),
     /// the ids seen, and the offscreen mixes of transitions and of contents animations.
-    var transitionPictures: [UInt64: (target: OffscreenTarget, rect: Rect)] = [:]
+    var transitionPictures: [UInt64: OldPicture] = [:]
     var transitionsSeen: Set<UInt64> = []
     var transitionMixes: [LayerID: Mix] = [:]
     var contentMixes: [LayerID: Mix] = [:]
@@ -423,6 +424,7 @@ public final class Compositor: @unchecked Sendable {
             pass.submit()
             stats.offscreenPasses += 1
             surface.isDirty = false
+            surface.renders += 1
         }
         return (image!.target.texture!, Rect(x: origin.x, y: origin.y, width: Double(box.width) / scale, height: Double(box.height) / scale))
     }
@@ -665,7 +667,9 @@ struct SurfaceDrawer {
             pass.cutPlanes = []
             cutting = false
             guard let (texture, rect) = try compositor.compositeImage(layer.id, scale: scale, within: groupLimit, stats: &stats) else { return }
-            try pass.draw(texture, in: rect, alpha: node.inheritedAlpha * layer.opacity, minFilter: .nearest, magFilter: .nearest,
+            // (A transition's mix holds the opacities of its old and new pictures.)
+            let own = layer.properties.transition != nil ? 1 : layer.opacity
+            try pass.draw(texture, in: rect, alpha: node.inheritedAlpha * own, minFilter: .nearest, magFilter: .nearest,
                           transform: offset)
             return
         }

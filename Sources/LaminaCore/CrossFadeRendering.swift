@@ -14,6 +14,19 @@ struct MixStamp: Equatable {
     var fraction: Double
     /// The frame it was made in (contents mixes), or 0.
     var frame: Int
+    /// The group image it mixes: how many times it was rendered, and where (transitions).
+    var renders = 0
+    var image: Rect?
+    /// The opacity of the new picture (transitions).
+    var opacity = 1.0
+}
+
+/// A transition's old picture: the layer's subtree as it was, in target space, and the
+/// opacity it was composited with.
+struct OldPicture {
+    var target: OffscreenTarget
+    var rect: Rect
+    var opacity: Double
 }
 
 /// Cross-fades: a `contents` animation mixes the layer's two contents, a transition mixes
@@ -53,8 +66,13 @@ extension Compositor {
         let origin = Point(x: Double(px.x) / scale, y: Double(px.y) / scale)
         let rect = Rect(x: origin.x, y: origin.y, width: Double(px.width) / scale, height: Double(px.height) / scale)
         if let m = contentMixes[id], m.box == px, m.stamp == stamp, !m.target.isReleased { return (m.target.texture!, rect) }
+        if contentMixes[id] == nil {
+            // The first frame of the fade places every content its animations show (a
+            // flip-book's images are uploaded now, not when each comes up).
+            for c in node.animationContents { _ = try place(for: c) }
+        }
         let target = try mixTarget(contentMixes[id], box: px, scale: scale)
-        contentMixes[id] = Mix(target: target, box: px, stamp: stamp)
+        contentMixes[id] = Mix(target: target, box: px, stamp: MixStamp(fraction: .nan, frame: -1))
         let world = node.world.concatenating(Transform3D(translationX: -origin.x, y: -origin.y))
         let pass = try device.beginRenderPass(on: target, clear: .clear)
         pass.blendsAdditively = true
@@ -69,6 +87,7 @@ extension Compositor {
                                           opaque: false, pass: pass, pieces: &pieces)
         }
         pass.submit()
+        contentMixes[id]?.stamp = stamp   // (made: a pass that threw leaves it to be made again)
         stats.offscreenPasses += 1
         return (target.texture!, rect)
     }
@@ -98,7 +117,7 @@ extension Compositor {
     /// The layer and its subtree as last composited, into an image of the target's space
     /// (without the layer's own opacity, which applies to its composite); nil when it
     /// showed nothing.
-    private func picture(of node: RenderTree.Node) throws -> (target: OffscreenTarget, rect: Rect)? {
+    private func picture(of node: RenderTree.Node) throws -> OldPicture? {
         guard let tree, let target = lastTarget, !target.isReleased, node.visible, node.itemsState != nil else { return nil }
         var states: [LayerID: LayerState] = [:]
         var stack = [node.state.id]
@@ -107,12 +126,18 @@ extension Compositor {
             states[id] = n.state
             stack += n.state.sublayers
         }
+        // Without the layer's own opacity (it is part of the composite's mix), unless the
+        // layer has no group opacity (then its items carry it). A transition running on it
+        // stays: the picture is what was on screen, mid-transition or not.
         var p = node.state.properties
-        p.opacity = 1
-        p.transition = nil
+        let groupOpacity = node.state.allowsGroupOpacity
+        let opacity = groupOpacity ? RenderTree.opacity(of: node.state) : 1
+        if groupOpacity { p.opacity = 1 }
         states[node.state.id] = node.state.presenting(p)
         let copy = RenderTree(root: node.state.id, states: states)
+        for (id, copied) in copy.nodes { copied.transitionPicture = tree.nodes[id]?.transitionPicture }
         copy.rootWorld = node.world
+        copy.rootDepthCuts = node.depthCuts
         _ = copy.plan(size: target.size, full: true)
         guard let surface = copy.surfaces[RenderTree.rootSurfaceID] else { return nil }
         surface.recomputeBounds()
@@ -147,37 +172,43 @@ extension Compositor {
             image.release()
             throw error
         }
-        return (image, Rect(x: origin.x, y: origin.y, width: Double(px.width) / scale, height: Double(px.height) / scale))
+        return OldPicture(target: image, rect: Rect(x: origin.x, y: origin.y, width: Double(px.width) / scale, height: Double(px.height) / scale),
+                          opacity: opacity)
     }
 
     /// What a group composites: its image — or, in a transition, its old picture mixed
     /// with its image (made again when the image or the progress changes).
     func compositeImage(_ id: LayerID, scale: Double, within limit: PixelSize, stats: inout FrameStatistics) throws -> (Texture, Rect)? {
         let surface = tree?.surfaces[id]
-        let redrawn = surface?.isDirty ?? false
         surface?.compositeIsStale = false
         let image = try groupImage(id, scale: scale, within: limit, stats: &stats)
         guard let node = tree?.nodes[id], let t = node.state.properties.transition else { return image }
+        // The new picture at the layer's opacity now (0 when it is now hidden), the old at its
+        // opacity then: the mix fades between the two opacities too.
+        let state = node.state
+        let newOpacity = node.visible ? (state.allowsGroupOpacity ? RenderTree.opacity(of: state) : 1) : 0
         let old = node.transitionPicture?.id == t.id ? transitionPictures[t.id] : nil
         var box: Box? = image.map { Box($0.1) }
         if let o = old { box = box.map { $0.union(Box(o.rect)) } ?? Box(o.rect) }
         guard let b = box, let px = Compositor.pixelBox(b, scale: scale, limit: limit) else { return nil }
         let origin = Point(x: Double(px.x) / scale, y: Double(px.y) / scale)
         let rect = Rect(x: origin.x, y: origin.y, width: Double(px.width) / scale, height: Double(px.height) / scale)
-        let stamp = MixStamp(fraction: t.fraction, frame: 0)
-        if !redrawn, let m = transitionMixes[id], m.box == px, m.stamp == stamp, !m.target.isReleased { return (m.target.texture!, rect) }
+        let stamp = MixStamp(fraction: t.fraction, frame: 0, renders: surface?.renders ?? 0, image: image?.1, opacity: newOpacity)
+        if let m = transitionMixes[id], m.box == px, m.stamp == stamp, !m.target.isReleased { return (m.target.texture!, rect) }
         let target = try mixTarget(transitionMixes[id], box: px, scale: scale)
-        transitionMixes[id] = Mix(target: target, box: px, stamp: stamp)
+        transitionMixes[id] = Mix(target: target, box: px, stamp: MixStamp(fraction: .nan, frame: -1))
         let pass = try device.beginRenderPass(on: target, clear: .clear)
         pass.blendsAdditively = true
         let offset = Transform3D(translationX: -origin.x, y: -origin.y)
-        if let o = old, t.fraction < 1, let texture = o.target.texture {
-            try pass.draw(texture, in: o.rect, alpha: 1 - t.fraction, minFilter: .nearest, magFilter: .nearest, transform: offset)
+        if let o = old, t.fraction < 1, o.opacity > 0, let texture = o.target.texture {
+            try pass.draw(texture, in: o.rect, alpha: (1 - t.fraction) * o.opacity, minFilter: .nearest, magFilter: .nearest,
+                          transform: offset)
         }
-        if let (texture, r) = image, t.fraction > 0 {
-            try pass.draw(texture, in: r, alpha: t.fraction, minFilter: .nearest, magFilter: .nearest, transform: offset)
+        if let (texture, r) = image, t.fraction > 0, newOpacity > 0 {
+            try pass.draw(texture, in: r, alpha: t.fraction * newOpacity, minFilter: .nearest, magFilter: .nearest, transform: offset)
         }
         pass.submit()
+        transitionMixes[id]?.stamp = stamp
         stats.offscreenPasses += 1
         return (target.texture!, rect)
     }

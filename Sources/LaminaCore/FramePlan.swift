@@ -173,6 +173,8 @@ final class Surface {
     /// Its composite (a transition's mix of its old picture and its image) is to be made
     /// again, its image is not.
     var compositeIsStale = false
+    /// How many times its image was rendered (a composite made from it knows when it is old).
+    var renders = 0
     /// Where the items are, for finding those in a small damaged region (root only).
     var grid: Grid?
     init(id: LayerID) { self.id = id }
@@ -395,8 +397,9 @@ extension RenderTree {
     /// recursion.
     private func walk(_ start: Node, world startWorld: Transform3D, surface startSurface: Surface, everything: Box,
                       visited: inout Int) {
+        let startCuts = rootWorld != nil ? rootDepthCuts : DepthCut.through(startWorld, from: [])
         var steps: [Step] = [.visit(start, world: startWorld, alpha: 1, parentVisible: true, surface: startSurface, clip: nil,
-                                    inDepth: false, cuts: DepthCut.through(startWorld, from: []))]
+                                    inDepth: false, cuts: startCuts)]
         var planes: [Plane] = []
         while let step = steps.popLast() {
             switch step {
@@ -440,7 +443,7 @@ extension RenderTree {
                 let group = layer.properties.transition != nil
                     || (opacity < 1 && layer.allowsGroupOpacity && drawsMoreThanOneItem(layer.id))
                 node.isGroup = group
-                node.alpha = group ? 1 : alpha * opacity
+                node.alpha = group ? RenderTree.alphaInGroup(layer, opacity) : alpha * opacity
                 if group {
                     let sub = Surface(id: layer.id)
                     surfaces[layer.id] = sub
@@ -511,11 +514,20 @@ extension RenderTree {
     /// Where a group's composite goes in its parent surface (before clipping): its image's
     /// box — and, in a transition, the old picture's too.
     private func compositeBox(_ node: Node, _ surface: Surface) -> Box? {
-        guard node.visible else { return nil }
         if let t = node.state.properties.transition, let old = node.transitionPicture, old.id == t.id, let ob = old.box {
-            return surface.bounds.map { $0.union(ob) } ?? ob
+            // The old picture shows even when the layer itself is now hidden or transparent
+            // (a transition that hides it fades it out) — not when a superlayer hides it.
+            guard node.inheritedAlpha > 0, node.parentNode?.visible ?? true else { return nil }
+            return node.visible ? surface.bounds.map { $0.union(ob) } ?? ob : ob
         }
-        return surface.bounds
+        return node.visible ? surface.bounds : nil
+    }
+
+    /// The alpha a group's own items are drawn with in its image: 1 (its opacity applies
+    /// to the composite) — except a layer made a group only by a transition that has no
+    /// group opacity, whose items keep their own.
+    static func alphaInGroup(_ layer: LayerState, _ opacity: Double) -> Double {
+        layer.properties.transition != nil && !layer.allowsGroupOpacity ? opacity : 1
     }
 
     /// The opacity a layer is drawn with: clamped to 0…1, NaN as 0 (not drawn).
@@ -680,7 +692,7 @@ extension RenderTree {
                 let opacity = RenderTree.opacity(of: layer)
                 node.visible = parentVisible && !layer.isHidden && opacity > 0 && alpha > 0
                     && (layer.isDoubleSided || !RenderTree.facesAway(layer.bounds, world))
-                node.alpha = node.isGroup ? 1 : alpha * opacity
+                node.alpha = node.isGroup ? RenderTree.alphaInGroup(layer, opacity) : alpha * opacity
                 node.itemsState = PlannedFacts(layer)
                 let contentsChanged = node.changes.contains(.contents)
                 node.changes = []
@@ -742,7 +754,8 @@ extension RenderTree {
     /// (nil: work it out from the whole item — nine-slice, or no record of the region; an
     /// empty box: nothing of it is shown).
     private func redrawnBox(_ node: Node, everything: Box) -> Box? {
-        guard case .store(let store)? = node.state.contents, let region = redrawnPixels[store.id],
+        guard case .store(let store)? = node.state.contents, node.state.properties.contentsFade == nil,
+              let region = redrawnPixels[store.id],
               node.state.contentsCenter == Rect(x: 0, y: 0, width: 1, height: 1),
               let surface = ownSurface(node, node.state.id) else { return nil }
         let list = node.isGroup ? node.groupItems : node.items

@@ -195,6 +195,8 @@ public final class RenderTree {
     /// The root's world transform, when it is not worked out from the placement (a copy
     /// of a subtree drawn where the subtree is: a transition's old picture).
     var rootWorld: Transform3D?
+    /// Its depth cuts then (those of the levels above it).
+    var rootDepthCuts: [DepthCut] = []
     /// The last plan's placement; another one needs a rebuild.
     var plannedPlacement: Transform3D?
     /// How many layers of the tree show each content.
@@ -432,7 +434,8 @@ public final class RenderTree {
                 t = timing.local(t)
                 if timing.speed == 0 { frozen = true }
             }
-            let p = presentedProperties(model.properties, effects: model.effects, at: t)
+            var p = presentedProperties(model.properties, effects: model.effects, at: t)
+            if model.preservesDepth { p.transition = nil }   // (a transform layer draws nothing of its own to fade)
             if !frozen && !running { running = model.effects.contains { $0.isRunning(at: t) } }
             if p != node.state.properties {
                 node.state = model.presenting(p)

@@ -22,7 +22,7 @@ public struct AnimationOptions: OptionSet, Sendable, Hashable {
     public static let curveLinear = AnimationOptions(rawValue: 3 << 16)
 
     /// `View.transition(with:…)`: the view's old picture cross-dissolves into its new one.
-    public static let transitionCrossDissolve = AnimationOptions(rawValue: 7 << 20)
+    public static let transitionCrossDissolve = AnimationOptions(rawValue: 5 << 20)
 
     var timingFunction: TimingFunction {
         switch (rawValue >> 16) & 3 {
@@ -174,9 +174,9 @@ extension View {
                 completion?(finished)
             }
             view.layer.add(t, forKey: "transition")
-            performWithoutAnimation { animations?() }
+            Transaction.withoutActions { performWithoutAnimation { animations?() } }
         } else {
-            performWithoutAnimation { animations?() }
+            Transaction.withoutActions { performWithoutAnimation { animations?() } }
             if let completion { Transaction.afterNextCommit { completion(true) } }
         }
     }

@@ -272,6 +272,82 @@ struct CrossFadeTests {
         }
     }
 
+    @Test("under a transition, hiding the layer fades it out, and its opacity before and after are mixed; a layer without group opacity keeps its look")
+    func transitionOpacities() throws {
+        let s = try AnimationStage()
+        defer { s.close() }
+        let l = solid(Rect(x: 20, y: 20, width: 80, height: 80), .red)
+        let child = solid(Rect(x: 40, y: 40, width: 80, height: 80), .blue)
+        l.addSublayer(child)
+        s.root.addSublayer(l)
+        let shown = try s.frame(at: 0)
+        var t = TransitionAnimation()
+        t.duration = 1
+        l.add(t, forKey: nil)
+        l.isHidden = true
+        try s.frame(at: 0)
+        let hidden = RGBAImage(width: 200, height: 200, fill: white)
+        let mid = try s.frame(at: 0.25)
+        #expect(mid.mismatches(tolerance: 2, Self.mix(shown, hidden, 0.25)).isEmpty, "fades out")
+        try s.frame(at: 1.1)
+        #expect(try s.frame(at: 1.2).mismatches { hidden[$0, $1] }.isEmpty)
+
+        // Opacity 1 → 0.5 under a transition: (1 − f)·old + f·(new at 0.5).
+        l.isHidden = false
+        try s.frame(at: 1.2)
+        let opaque = try s.frame(at: 1.2)
+        l.opacity = 0.5
+        let half = try s.frame(at: 1.2)
+        l.opacity = 1
+        try s.frame(at: 1.2)
+        l.add(t, forKey: nil)
+        l.opacity = 0.5
+        try s.frame(at: 1.2)
+        let m = try s.frame(at: 1.7)
+        #expect(m.mismatches(tolerance: 2, Self.mix(opaque, half, 0.5)).isEmpty)
+        try s.frame(at: 2.3)
+
+        // Without group opacity the sublayers show through each other at 0.5, during the
+        // transition as before and after it.
+        l.allowsGroupOpacity = false
+        let ungrouped = try s.frame(at: 2.3)
+        #expect(ungrouped[70, 70] != half[70, 70], "(not a group: the red shows under the blue)")
+        l.add(t, forKey: nil)
+        l.backgroundColor = .green
+        try s.frame(at: 2.3)
+        let during = try s.frame(at: 2.3)
+        #expect(during.mismatches(tolerance: 2) { ungrouped[$0, $1] }.isEmpty, "f = 0 shows the layer exactly as it was")
+    }
+
+    @Test("a transition replacing a running one starts from what is on screen; View-style changes inside it run no implicit action")
+    func transitionReplacesRunning() throws {
+        let s = try AnimationStage()
+        defer { s.close() }
+        let l = solid(Rect(x: 20, y: 20, width: 100, height: 100), .red)
+        s.root.addSublayer(l)
+        let a = try s.frame(at: 0)
+        var t = TransitionAnimation()
+        t.duration = 1
+        l.add(t, forKey: nil)
+        l.backgroundColor = .blue
+        try s.frame(at: 0)
+        let mid = try s.frame(at: 0.4)        // 0.6 red + 0.4 blue
+        l.add(t, forKey: nil)                 // replaces it: from what is shown
+        l.backgroundColor = .green
+        try s.frame(at: 0.4)
+        let start = try s.frame(at: 0.4)
+        #expect(start.mismatches(tolerance: 2) { mid[$0, $1] }.isEmpty, "no jump when the second transition starts")
+        #expect(mid[70, 70] != a[70, 70])
+        // Changes made with Transaction.withoutActions run no action (View.transition's block).
+        let img = ContentImage(RGBAImage(width: 4, height: 4, fill: px(0, 0, 0)))
+        withImplicitAnimations {
+            Transaction.withoutActions { l.contents = .image(img) }
+            #expect(l.animation(forKey: "contents") == nil)
+            l.contents = nil
+            #expect(l.animation(forKey: "contents") != nil, "outside it, actions run")
+        }
+    }
+
     @Test("a transition on a layer new to the tree fades it in; a transition's key replaces a running one")
     func transitionOnNewLayer() throws {
         let s = try AnimationStage()

@@ -75,6 +75,16 @@ extension Transaction {
     /// `begin()`: a transaction of its own settings.
     static func pushFrame() { frames.append(TransactionFrame(id: makeID())) }
 
+    /// Runs `body` in a nested transaction with actions disabled (Core Animation's
+    /// `begin()`, `setDisableActions(true)`, …, `commit()` inside another transaction:
+    /// nothing is committed at its end — the changes join the enclosing transaction).
+    public static func withoutActions<T>(_ body: () throws -> T) rethrows -> T {
+        pushFrame()
+        defer { popFrame() }
+        setDisableActions(true)
+        return try body()
+    }
+
     /// Closes the innermost transaction (the implicit one: starts the next turn's).
     static func popFrame() {
         let frame = frames.count > 1 ? frames.removeLast() : frames[0]
