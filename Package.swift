@@ -14,6 +14,9 @@ let package = Package(
         .library(name: "LaminaScene", targets: ["LaminaScene"]),
         .library(name: "LaminaUI", targets: ["LaminaUI"]),
         .executable(name: "lamina", targets: ["lamina"]),
+        // The C API (Sources/CLamina/include/lamina.h) as a shared library: liblamina.so
+        // once installed (Tools/install.sh; SwiftPM names it libLaminaC.so).
+        .library(name: "LaminaC", type: .dynamic, targets: ["LaminaCAPI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
@@ -40,6 +43,11 @@ let package = Package(
         .target(name: "LaminaCore", dependencies: ["CRunLoop", "LaminaGeometry", "LaminaGPU", "LaminaGraphics"], swiftSettings: strict),
         .target(name: "LaminaUI", dependencies: ["LaminaCore", "LaminaGeometry", "LaminaGPU", "LaminaGraphics"], swiftSettings: strict),
         .target(name: "LaminaScene", dependencies: ["LaminaCore", "LaminaGeometry", "LaminaGPU", "LaminaGraphics"], swiftSettings: strict),
+
+        // The C API: the header (a C target) and its implementation in Swift.
+        .target(name: "CLamina", dependencies: ["CCairo"]),
+        .target(name: "LaminaCAPI", dependencies: ["CLamina", "LaminaCore", "LaminaGeometry", "LaminaGPU", "LaminaGraphics", "LaminaScene"],
+                swiftSettings: strict),
 
         // Build-time tool + plugin that embed Shaders/*.vert|*.frag into LaminaGPU.
         .executableTarget(name: "EmbedShaders", path: "Tools/EmbedShaders", swiftSettings: strict),

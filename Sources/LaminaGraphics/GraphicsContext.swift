@@ -68,6 +68,7 @@ public final class GraphicsContext {
 
     public let bitmap: Bitmap
     private var cr: OpaquePointer?
+    private let clip: Rect?
     private var fill = Color.black
     private var stroke = Color.black
     private var stateStack: [(fill: Color, stroke: Color)] = []
@@ -78,6 +79,7 @@ public final class GraphicsContext {
     /// (a bounds origin) at the bitmap's top-left, clipped to `clip` (points) if given.
     public init(bitmap: Bitmap, scale: Double = 1, origin: Point = .zero, clip: Rect? = nil) {
         self.bitmap = bitmap
+        self.clip = clip
         cr = cairo_create(bitmap.surface)
         // Pixels per point: 1 when not finite or not positive, else within 10⁻⁶…10⁶.
         let scale = scale.isFinite && scale > 0 ? min(max(scale, 1e-6), 1e6) : 1
@@ -101,6 +103,17 @@ public final class GraphicsContext {
     }
 
     public var isValid: Bool { cr != nil }
+
+    /// The Cairo context (`cairo_t *`) behind this one, for drawing code of your own — a C
+    /// library's, or the C API's draw callbacks. Nil once the context is invalidated. Taking
+    /// it counts as painting (what is drawn through it cannot be seen from here).
+    public var cairoContext: OpaquePointer? {
+        if cr != nil { paintCount += 1 }
+        return cr
+    }
+
+    /// The rectangle drawing is clipped to (points), when one was given.
+    public var clipRect: Rect? { clip }
 
     /// Cairo's inert context (its calls do nothing) once this one is invalidated: use after
     /// the draw returned is a documented no-op rather than a trap, since drawing code may

@@ -1,0 +1,231 @@
+/*
+ * lamina.h — the C API of Lamina, a Core-Animation-style layer compositor for Linux
+ * (EGL + OpenGL ES 3). Link with `pkg-config --cflags --libs lamina`.
+ *
+ * Conventions
+ *  - Every object is an opaque handle with explicit reference counting: a `_create` or
+ *    `_load` call returns a handle holding one reference; `lamina_retain` adds one,
+ *    `lamina_release` drops one (the object goes when none is left). Releasing a handle
+ *    that holds no reference any more is diagnosed (LAMINA_ERROR_RELEASED), never a crash.
+ *  - Every call that can fail returns a `lamina_status`; on failure the message of what
+ *    was tried and what to do is `lamina_last_error()` (per thread, until the next failing
+ *    call on that thread).
+ *  - Lamina's model (layers, transactions, hosts, scenes) lives on one thread: the
+ *    process's main thread. A call from another thread returns LAMINA_ERROR_WRONG_THREAD.
+ *  - Colours are straight (not premultiplied) RGBA in 0…1; pixel buffers are premultiplied
+ *    RGBA8 or BGRA8 (Cairo's ARGB32 on little-endian), rows top to bottom.
+ *  - Geometry is in points, y down; a transform is a 4×4 row-major matrix in Core
+ *    Animation's convention (row vectors: p' = p · M, translation in m41, m42, m43).
+ */
+#ifndef LAMINA_H
+#define LAMINA_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <cairo.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The version of this header's API: a program built against one version runs with a
+ * library whose lamina_api_version() is the same. */
+#define LAMINA_API_VERSION 1
+#define LAMINA_VERSION "0.5.0"
+
+typedef enum lamina_status {
+    LAMINA_OK = 0,
+    LAMINA_ERROR_INVALID_ARGUMENT = 1, /* a NULL handle, a value out of range, a bad size */
+    LAMINA_ERROR_WRONG_THREAD = 2,     /* called off the main thread */
+    LAMINA_ERROR_RELEASED = 3,         /* the handle holds no reference any more */
+    LAMINA_ERROR_GPU = 4,              /* EGL/GL: no device, a lost context, a limit */
+    LAMINA_ERROR_SCENE = 5,            /* a malformed scene file */
+    LAMINA_ERROR_IO = 6,               /* a file that cannot be read or written */
+    LAMINA_ERROR_DRAW = 7,             /* drawing or committing failed */
+    LAMINA_ERROR_UNSUPPORTED = 8       /* not on this backend or system */
+} lamina_status;
+
+typedef struct lamina_point { double x, y; } lamina_point;
+typedef struct lamina_size { double width, height; } lamina_size;
+typedef struct lamina_rect { double x, y, width, height; } lamina_rect;
+typedef struct lamina_color { double red, green, blue, alpha; } lamina_color;
+typedef struct lamina_transform { double m[16]; } lamina_transform;
+
+typedef enum lamina_pixel_format {
+    LAMINA_PIXEL_RGBA8 = 0, /* bytes R, G, B, A, premultiplied */
+    LAMINA_PIXEL_BGRA8 = 1  /* bytes B, G, R, A, premultiplied (Cairo's ARGB32) */
+} lamina_pixel_format;
+
+typedef enum lamina_contents_gravity {
+    LAMINA_GRAVITY_CENTER = 0, LAMINA_GRAVITY_TOP, LAMINA_GRAVITY_BOTTOM, LAMINA_GRAVITY_LEFT, LAMINA_GRAVITY_RIGHT,
+    LAMINA_GRAVITY_TOP_LEFT, LAMINA_GRAVITY_TOP_RIGHT, LAMINA_GRAVITY_BOTTOM_LEFT, LAMINA_GRAVITY_BOTTOM_RIGHT,
+    LAMINA_GRAVITY_RESIZE, LAMINA_GRAVITY_RESIZE_ASPECT, LAMINA_GRAVITY_RESIZE_ASPECT_FILL
+} lamina_contents_gravity;
+
+typedef struct lamina_device lamina_device;
+typedef struct lamina_target lamina_target;
+typedef struct lamina_layer lamina_layer;
+typedef struct lamina_host lamina_host;
+typedef struct lamina_scene lamina_scene;
+
+/* ---- Library ---------------------------------------------------------------------- */
+
+uint32_t lamina_api_version(void);
+const char *lamina_version(void);
+/* The message of the last failing call on this thread (NULL when none failed). */
+const char *lamina_last_error(void);
+/* Handles alive (every kind): for leak checks. */
+size_t lamina_live_handles(void);
+/* Adds or drops a reference to any handle (device, target, layer, host, scene). */
+lamina_status lamina_retain(void *handle);
+lamina_status lamina_release(void *handle);
+
+/* ---- Devices ---------------------------------------------------------------------- */
+
+/* A device of Lamina's own. `backend`: "auto" (or NULL), "gbm", "device", "surfaceless";
+ * `drm_device`: a DRM node for GBM, or NULL. */
+lamina_status lamina_device_create(const char *backend, const char *drm_device, lamina_device **out);
+/* Adopts the host's OpenGL ES 3 context current on the calling thread: Lamina draws with
+ * it and restores the host's GL state after each pass. */
+lamina_status lamina_device_create_adopting_current(lamina_device **out);
+/* A context of Lamina's own in the share group of the host's current context (textures
+ * made on either side are visible to both). */
+lamina_status lamina_device_create_sharing_current(lamina_device **out);
+/* "gbm", "device" or "surfaceless" (EGL platforms), or "adopted"/"shared" for a host's. */
+const char *lamina_device_backend(const lamina_device *device);
+/* Frees the device's GPU objects and its context now (its handle stays until released). */
+lamina_status lamina_device_close(lamina_device *device);
+
+/* ---- Targets ---------------------------------------------------------------------- */
+
+/* A texture-backed target of width × height pixels (`scale` pixels per point). */
+lamina_status lamina_target_create_offscreen(lamina_device *device, uint32_t width, uint32_t height, double scale,
+                                             lamina_target **out);
+/* A target backed by a GBM buffer object (GBM backend only): a dma-buf. */
+lamina_status lamina_target_create_gbm(lamina_device *device, uint32_t width, uint32_t height, double scale,
+                                       lamina_target **out);
+/* The host's framebuffer object `framebuffer` (0: the default one) of width × height pixels. */
+lamina_status lamina_target_create_framebuffer(lamina_device *device, uint32_t framebuffer, uint32_t width, uint32_t height,
+                                               double scale, lamina_target **out);
+/* Reads the target's pixels, premultiplied, rows top to bottom, `row_bytes` apart (at
+ * least width × 4); `capacity` is the size of `pixels` in bytes. */
+lamina_status lamina_target_read_pixels(lamina_target *target, lamina_pixel_format format, uint8_t *pixels, size_t row_bytes,
+                                        size_t capacity);
+lamina_status lamina_target_pixel_size(const lamina_target *target, uint32_t *width, uint32_t *height);
+/* Writes the target's pixels to a PNG file. */
+lamina_status lamina_target_write_png(lamina_target *target, const char *path);
+
+/* ---- Layers ----------------------------------------------------------------------- */
+
+lamina_status lamina_layer_create(lamina_layer **out);
+lamina_status lamina_layer_add_sublayer(lamina_layer *layer, lamina_layer *sublayer);
+lamina_status lamina_layer_insert_sublayer(lamina_layer *layer, lamina_layer *sublayer, size_t index);
+lamina_status lamina_layer_remove_from_superlayer(lamina_layer *layer);
+/* The number of sublayers, and one of them (a new reference: release it). */
+lamina_status lamina_layer_sublayer_count(const lamina_layer *layer, size_t *count);
+lamina_status lamina_layer_sublayer_at(const lamina_layer *layer, size_t index, lamina_layer **out);
+lamina_status lamina_layer_set_name(lamina_layer *layer, const char *name);
+
+lamina_status lamina_layer_set_frame(lamina_layer *layer, lamina_rect frame);
+lamina_status lamina_layer_get_frame(const lamina_layer *layer, lamina_rect *frame);
+lamina_status lamina_layer_set_bounds(lamina_layer *layer, lamina_rect bounds);
+lamina_status lamina_layer_get_bounds(const lamina_layer *layer, lamina_rect *bounds);
+lamina_status lamina_layer_set_position(lamina_layer *layer, lamina_point position);
+lamina_status lamina_layer_get_position(const lamina_layer *layer, lamina_point *position);
+lamina_status lamina_layer_set_anchor_point(lamina_layer *layer, lamina_point anchor);
+lamina_status lamina_layer_set_anchor_point_z(lamina_layer *layer, double z);
+lamina_status lamina_layer_set_z_position(lamina_layer *layer, double z);
+lamina_status lamina_layer_set_transform(lamina_layer *layer, const lamina_transform *transform);
+lamina_status lamina_layer_get_transform(const lamina_layer *layer, lamina_transform *transform);
+lamina_status lamina_layer_set_sublayer_transform(lamina_layer *layer, const lamina_transform *transform);
+lamina_status lamina_layer_set_opacity(lamina_layer *layer, double opacity);
+lamina_status lamina_layer_get_opacity(const lamina_layer *layer, double *opacity);
+lamina_status lamina_layer_set_hidden(lamina_layer *layer, int hidden);
+lamina_status lamina_layer_set_double_sided(lamina_layer *layer, int double_sided);
+lamina_status lamina_layer_set_allows_group_opacity(lamina_layer *layer, int allows);
+/* `color` NULL: no background. */
+lamina_status lamina_layer_set_background_color(lamina_layer *layer, const lamina_color *color);
+lamina_status lamina_layer_set_border_width(lamina_layer *layer, double width);
+lamina_status lamina_layer_set_border_color(lamina_layer *layer, lamina_color color);
+lamina_status lamina_layer_set_corner_radius(lamina_layer *layer, double radius);
+lamina_status lamina_layer_set_masks_to_bounds(lamina_layer *layer, int masks);
+lamina_status lamina_layer_set_opaque(lamina_layer *layer, int opaque);
+lamina_status lamina_layer_set_contents_rect(lamina_layer *layer, lamina_rect rect);
+lamina_status lamina_layer_set_contents_center(lamina_layer *layer, lamina_rect rect);
+lamina_status lamina_layer_set_contents_gravity(lamina_layer *layer, lamina_contents_gravity gravity);
+lamina_status lamina_layer_set_contents_scale(lamina_layer *layer, double scale);
+lamina_status lamina_layer_set_needs_display_on_bounds_change(lamina_layer *layer, int redraw);
+
+/* Contents: pixels copied now (premultiplied), a PNG file, a texture of the device's
+ * context (borrowed: keep it alive while shown), or a dma-buf (imported; GBM and device
+ * backends with EGL_EXT_image_dma_buf_import). NULL/none: no contents. */
+lamina_status lamina_layer_set_contents_pixels(lamina_layer *layer, const uint8_t *pixels, uint32_t width, uint32_t height,
+                                               size_t row_bytes, lamina_pixel_format format);
+lamina_status lamina_layer_set_contents_png(lamina_layer *layer, const char *path);
+lamina_status lamina_layer_set_contents_texture(lamina_layer *layer, lamina_device *device, uint32_t gl_texture, uint32_t width,
+                                                uint32_t height);
+lamina_status lamina_layer_set_contents_dmabuf(lamina_layer *layer, lamina_device *device, int fd, uint32_t width, uint32_t height,
+                                               uint32_t drm_fourcc, uint32_t stride, uint32_t offset, uint64_t modifier);
+lamina_status lamina_layer_clear_contents(lamina_layer *layer);
+/* Tells the renderers that the pixels of a texture shown as contents changed. */
+lamina_status lamina_layer_contents_did_change(lamina_layer *layer);
+
+/* Drawing: `draw` is called on the main thread when the layer is displayed, with a Cairo
+ * context set up in points (bounds coordinates, y down) and clipped to `dirty`; draw only
+ * there. Return nothing; Cairo errors are the callback's. `destroy` (may be NULL) is
+ * called with `user_data` when the callback is replaced or the layer goes. */
+typedef void (*lamina_draw_fn)(lamina_layer *layer, cairo_t *cr, lamina_rect dirty, void *user_data);
+typedef void (*lamina_destroy_fn)(void *user_data);
+lamina_status lamina_layer_set_draw_callback(lamina_layer *layer, lamina_draw_fn draw, void *user_data, lamina_destroy_fn destroy);
+lamina_status lamina_layer_set_needs_display(lamina_layer *layer);
+lamina_status lamina_layer_set_needs_display_in_rect(lamina_layer *layer, lamina_rect rect);
+lamina_status lamina_layer_display_if_needed(lamina_layer *layer);
+/* Draws now: when it returns, the layer's backing store holds the new pixels
+ * (lamina_flush puts them on the targets). */
+lamina_status lamina_layer_display_now(lamina_layer *layer);
+/* How many times the layer's content was drawn. */
+lamina_status lamina_layer_display_count(const lamina_layer *layer, uint64_t *count);
+
+/* ---- Hosts: a layer tree on a target ---------------------------------------------- */
+
+/* Every commit that changes the tree of `root` composites it into `target`, cleared to
+ * `background` first (NULL: over what the target holds — a host's frame). */
+lamina_status lamina_host_create(lamina_layer *root, lamina_target *target, const lamina_color *background, lamina_host **out);
+/* Composites at every commit even when nothing changed (a host redrawing its frame). */
+lamina_status lamina_host_set_composites_every_frame(lamina_host *host, int every_frame);
+/* The last frame's draw calls and bytes uploaded. */
+lamina_status lamina_host_last_frame(const lamina_host *host, uint64_t *draw_calls, uint64_t *bytes_uploaded);
+/* Stops compositing (also done when the handle goes). */
+lamina_status lamina_host_detach(lamina_host *host);
+
+/* ---- Transactions and the run loop ------------------------------------------------ */
+
+lamina_status lamina_transaction_begin(void);
+/* Closes an explicit transaction; the outermost one commits (layout, display, composite). */
+lamina_status lamina_transaction_commit(void);
+/* Commits now what is pending: when it returns, the pixels are on the targets. */
+lamina_status lamina_flush(void);
+lamina_status lamina_transaction_set_disable_actions(int disable);
+lamina_status lamina_transaction_set_animation_duration(double seconds);
+/* The run loop's file descriptor: poll it for POLLIN in the host's own loop, and call
+ * lamina_run_loop_dispatch() when it is readable (or once per frame). */
+lamina_status lamina_run_loop_fd(int *fd);
+/* One turn of Lamina's loop (timers, posted work, the end-of-turn commit). Never waits. */
+lamina_status lamina_run_loop_dispatch(void);
+/* Milliseconds until Lamina's loop has work (0: now; -1: none scheduled). */
+lamina_status lamina_run_loop_timeout(int *milliseconds);
+
+/* ---- Scene files (docs/scene-format.md) ------------------------------------------- */
+
+lamina_status lamina_scene_load(const char *path, lamina_scene **out);
+/* Renders the scene (its own size and scale when width/height are 0) at `time` seconds
+ * into a PNG file. */
+lamina_status lamina_scene_render_png(lamina_scene *scene, lamina_device *device, double time, const char *png_path);
+/* The scene's root layer (a new reference). */
+lamina_status lamina_scene_root_layer(const lamina_scene *scene, lamina_layer **out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LAMINA_H */
