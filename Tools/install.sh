@@ -19,7 +19,6 @@ while [ $# -gt 0 ]; do
   esac
 done
 bash Tools/setup.sh
-command -v patchelf >/dev/null || { apt-get install -y -qq patchelf >/dev/null; }
 version=$(sed -n 's/.*static let string = "\(.*\)".*/\1/p' Sources/LaminaCore/Version.swift)
 set +e
 swift build -c "$configuration" --product LaminaC 2>&1 | grep -vE '^\[[0-9]+/[0-9]+\]'

@@ -542,6 +542,9 @@ public func c_host_last_frame(_ h: OpaquePointer?, _ calls: UnsafeMutablePointer
 @_cdecl("lamina_transaction_set_disable_actions") public func c_disable_actions(_ v: Int32) -> lamina_status {
     call("lamina_transaction_set_disable_actions") { Transaction.setDisableActions(v != 0) }
 }
+@_cdecl("lamina_set_actions_disabled_by_default") public func c_actions_default(_ v: Int32) -> lamina_status {
+    call("lamina_set_actions_disabled_by_default") { Transaction.disablesActionsByDefault = v != 0 }
+}
 @_cdecl("lamina_transaction_set_animation_duration") public func c_duration(_ v: Double) -> lamina_status {
     call("lamina_transaction_set_animation_duration") {
         guard v.isFinite, v >= 0 else { throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "a duration must be a number ≥ 0 (got \(v))") }

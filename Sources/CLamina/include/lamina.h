@@ -205,7 +205,11 @@ lamina_status lamina_transaction_begin(void);
 lamina_status lamina_transaction_commit(void);
 /* Commits now what is pending: when it returns, the pixels are on the targets. */
 lamina_status lamina_flush(void);
+/* Implicit animations: a change to a layer of a rendered tree animates (0.25 s) unless
+ * actions are disabled — for the current transaction, or by default for every one (a host
+ * that sets its layers every frame itself). */
 lamina_status lamina_transaction_set_disable_actions(int disable);
+lamina_status lamina_set_actions_disabled_by_default(int disabled);
 lamina_status lamina_transaction_set_animation_duration(double seconds);
 /* The run loop's file descriptor: poll it for POLLIN in the host's own loop, and call
  * lamina_run_loop_dispatch() when it is readable (or once per frame). */

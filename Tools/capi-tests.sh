@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# The C API's tests: installs Lamina's C library into a temporary prefix (Tools/install.sh),
+# then builds and runs — against the installed library, through pkg-config — the C, C++
+# and Rust examples (each checks pixels) and the C error-path test, and compiles the
+# header as strict C99 and as C++17. Prints "✔ capi: …"/"✘ capi: …" per check, the build
+# times, and "capi: N passed, N failed". Extra arguments go to install.sh.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+work=$(mktemp -d /tmp/lamina-capi.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+passed=0; failed=0
+ok() { echo "✔ capi: $1"; passed=$((passed + 1)); }
+ko() { echo "✘ capi: $1"; failed=$((failed + 1)); }
+# Runs a command with its output in a file ($1), and says how long it took.
+timed() { local out=$1; shift; local start=$SECONDS; "$@" >"$out" 2>&1; local s=$?; echo "   $(basename "$out" .txt): $((SECONDS - start)) s"; return $s; }
+
+prefix=$work/prefix
+if timed "$work/install.txt" bash Tools/install.sh --prefix "$prefix" "$@"; then
+  ok "Tools/install.sh --prefix (liblamina.so, lamina.h, lamina.pc): $(tail -1 "$work/install.txt")"
+else
+  tail -30 "$work/install.txt"; ko "Tools/install.sh failed"; echo "capi: $passed passed, $failed failed"; exit 1
+fi
+export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
+lib=$(readlink -f "$prefix/lib/liblamina.so")
+echo "   liblamina: $(du -h "$lib" | cut -f1); it needs: $(readelf -d "$lib" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')"
+
+header=$prefix/include/lamina.h
+if printf '#include <lamina.h>\nint main(void) { return lamina_api_version() == LAMINA_API_VERSION ? 0 : 1; }\n' \
+   | cc -std=c99 -Wall -Wextra -Werror -pedantic -x c - $(pkg-config --cflags --libs lamina) -o "$work/c99" 2>"$work/c99.txt" && "$work/c99"; then
+  ok "lamina.h compiles as C99 with -Wall -Wextra -Werror -pedantic, and links"
+else cat "$work/c99.txt"; ko "lamina.h as C99"; fi
+if printf '#include <lamina.h>\nint main() { lamina_rect r{0, 0, 1, 1}; (void)r; return lamina_api_version() == LAMINA_API_VERSION ? 0 : 1; }\n' \
+   | c++ -std=c++17 -Wall -Wextra -Werror -pedantic -x c++ - $(pkg-config --cflags --libs lamina) -o "$work/cxx17" 2>"$work/cxx17.txt" && "$work/cxx17"; then
+  ok "lamina.h compiles as C++17 with -Wall -Wextra -Werror -pedantic, and links"
+else cat "$work/cxx17.txt"; ko "lamina.h as C++17"; fi
+
+run() {   # name, build command…; then runs $work/$name and checks its exit status
+  local name=$1; shift
+  echo "   building $name: $*"
+  if ! timed "$work/$name-build.txt" "$@"; then cat "$work/$name-build.txt"; ko "$name: the build failed"; return; fi
+}
+check_run() {  # name, binary, args…
+  local name=$1 bin=$2; shift 2
+  if (cd "$work" && "$bin" "$@") >"$work/$name.txt" 2>&1; then sed 's/^/   /' "$work/$name.txt" | tail -4; ok "$name"
+  else cat "$work/$name.txt"; ko "$name"; fi
+}
+
+run c-example cc -std=c99 -Wall -Wextra -Werror -pedantic Examples/C/example.c $(pkg-config --cflags --libs lamina egl glesv2) -o "$work/c-example"
+[ -x "$work/c-example" ] && check_run "C example (offscreen PNG and the host's own EGL context, pixels checked)" "$work/c-example" c-example.png
+run c-errors cc -std=c99 -Wall -Wextra -Werror -pedantic Tests/CAPI/errors.c $(pkg-config --cflags --libs lamina) -lpthread -o "$work/c-errors"
+[ -x "$work/c-errors" ] && check_run "C error paths and handle lifetimes (bad scene, missing PNG, too-large target, wrong thread, double release, 10⁴ layers)" "$work/c-errors"
+run cpp-example c++ -std=c++17 -Wall -Wextra -Werror -pedantic Examples/CPP/example.cpp $(pkg-config --cflags --libs lamina) -o "$work/cpp-example"
+[ -x "$work/cpp-example" ] && check_run "C++ example (RAII wrapper, pixels checked)" "$work/cpp-example" cpp-example.png
+run rust-example cargo build --offline --quiet --manifest-path Examples/Rust/Cargo.toml --target-dir "$work/rust"
+[ -x "$work/rust/debug/lamina-rust-example" ] && check_run "Rust example (extern \"C\", pixels checked)" "$work/rust/debug/lamina-rust-example"
+
+echo "capi: $passed passed, $failed failed"
+[ "$failed" = 0 ]
