@@ -8,6 +8,9 @@ let strict: [SwiftSetting] = [.treatAllWarnings(as: .error)]
 let package = Package(
     name: "Lamina",
     products: [
+        // Everything at once: `import Lamina` re-exports the modules below.
+        .library(name: "Lamina", targets: ["Lamina"]),
+        .library(name: "LaminaGeometry", targets: ["LaminaGeometry"]),
         .library(name: "LaminaGPU", targets: ["LaminaGPU"]),
         .library(name: "LaminaGraphics", targets: ["LaminaGraphics"]),
         .library(name: "LaminaCore", targets: ["LaminaCore"]),
@@ -43,6 +46,8 @@ let package = Package(
         .target(name: "LaminaCore", dependencies: ["CRunLoop", "LaminaGeometry", "LaminaGPU", "LaminaGraphics"], swiftSettings: strict),
         .target(name: "LaminaUI", dependencies: ["LaminaCore", "LaminaGeometry", "LaminaGPU", "LaminaGraphics"], swiftSettings: strict),
         .target(name: "LaminaScene", dependencies: ["LaminaCore", "LaminaGeometry", "LaminaGPU", "LaminaGraphics"], swiftSettings: strict),
+        .target(name: "Lamina", dependencies: ["LaminaGeometry", "LaminaGPU", "LaminaGraphics", "LaminaCore", "LaminaScene", "LaminaUI"],
+                swiftSettings: strict),
 
         // The C API: the header (a C target) and its implementation in Swift.
         .target(name: "CLamina", dependencies: ["CCairo"]),

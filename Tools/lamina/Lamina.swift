@@ -11,6 +11,7 @@ struct Lamina: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "lamina",
         abstract: "Lamina: a GPU layer compositor. Device info, test renders, scenes, reftests, the demo and benchmarks.",
+        version: LaminaVersion.string,
         subcommands: [Info.self, Render.self, RefTest.self, Demo.self, SelfTest.self, Bench.self, Soak.self]
     )
 }
