@@ -54,5 +54,10 @@ run cpp-example c++ -std=c++17 -Wall -Wextra -Werror -pedantic Examples/CPP/exam
 run rust-example cargo build --offline --quiet --manifest-path Examples/Rust/Cargo.toml --target-dir "$work/rust"
 [ -x "$work/rust/debug/lamina-rust-example" ] && check_run "Rust example (extern \"C\", pixels checked)" "$work/rust/debug/lamina-rust-example"
 
+# A benchmark, not a test: printed, never asserted (medians, ratio to the cheapest call).
+if cc -std=c99 -O2 Tools/capi-bench.c $(pkg-config --cflags --libs lamina) -o "$work/capi-bench" 2>"$work/bench-build.txt"; then
+  "$work/capi-bench" | sed 's/^/   benchmark: /'
+else cat "$work/bench-build.txt"; fi
+
 echo "capi: $passed passed, $failed failed"
 [ "$failed" = 0 ]
