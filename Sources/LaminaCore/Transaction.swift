@@ -213,7 +213,8 @@ public enum Transaction {
                 let names = Set(queued.map { $0.name ?? String(describing: type(of: $0)) }).sorted().prefix(5)
                 failures.append(CommitError.Failure(
                     phase: .layout, layer: queued.first.map { $0.name ?? String(describing: type(of: $0)) }, layerID: queued.first?.id,
-                    message: "layout does not settle: after \(maximumLayoutPasses) passes layoutSublayers() still invalidates layout (of \(names.joined(separator: ", "))); do not call setNeedsLayout() on a layer or its ancestors from its own layoutSublayers() unless something changed"))
+                    message: "layout does not settle: after \(maximumLayoutPasses) passes layoutSublayers() still invalidates layout (of \(names.joined(separator: ", "))); do not call setNeedsLayout() on a layer or its ancestors from its own layoutSublayers() unless something changed",
+                    cause: .layoutDoesNotSettle(passes: maximumLayoutPasses, layers: Array(names))))
                 break
             }
             var depths = Depths()
@@ -230,7 +231,7 @@ public enum Transaction {
             guard layer.needsDisplay else { continue }
             do { try layer.displayIfNeeded() } catch {
                 failures.append(CommitError.Failure(phase: .display, layer: layer.name ?? String(describing: type(of: layer)),
-                                                    layerID: layer.id, message: "\(error)"))
+                                                    layerID: layer.id, message: "\(error)", cause: .init(error)))
             }
         }
         let drawn = records
@@ -252,7 +253,7 @@ public enum Transaction {
             guard let host = entry.host else { continue }
             do { try host.composite(displays: drawn, layouts: layouts, timings: timings) } catch {
                 failures.append(CommitError.Failure(phase: .composite, layer: host.rootLayer.name, layerID: host.rootLayer.id,
-                                                    message: "\(error)"))
+                                                    message: "\(error)", cause: .init(error)))
             }
         }
         // (Changes made while compositing, e.g. in didComposite, wait for the next commit.)
@@ -288,19 +289,46 @@ public enum TransactionWarning: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// What went wrong in a commit (the rest of the commit still ran). Compared by its
-/// failures, field by field.
+/// failures, field by field (their causes by kind and description).
 public struct CommitError: Error, Equatable, Sendable, CustomStringConvertible {
-    /// One failure: the phase, the layer concerned (the host's root for a composite), and
-    /// what went wrong.
+    /// One failure: the phase, the layer concerned (the host's root for a composite), what
+    /// went wrong (`message`), and why, as a value to match on (`cause`).
     public struct Failure: Equatable, Sendable, CustomStringConvertible {
         public var phase: CommitPhase
         /// The layer's name, or its type.
         public var layer: String?
         public var layerID: LayerID?
         public var message: String
+        public var cause: Cause
 
-        public init(phase: CommitPhase, layer: String?, layerID: LayerID?, message: String) {
+        /// Why a phase failed.
+        public enum Cause: Sendable, Equatable {
+            /// Layout kept invalidating itself for `passes` passes (the layers named).
+            case layoutDoesNotSettle(passes: Int, layers: [String])
+            /// A layer's display, or a host's composite, threw this (a `DisplayError`, a
+            /// `GPUError`, a `RenderPassError`, …: match it with `as`).
+            case error(any Error)
+            /// A failure described by its message only (made with `Failure.init` without a cause).
+            case other(String)
+
+            init(_ error: any Error) { self = .error(error) }
+
+            /// The error, when there is one.
+            public var error: (any Error)? { if case .error(let e) = self { return e }; return nil }
+
+            public static func == (a: Cause, b: Cause) -> Bool {
+                switch (a, b) {
+                case let (.layoutDoesNotSettle(p, l), .layoutDoesNotSettle(q, m)): return p == q && l == m
+                case let (.error(x), .error(y)): return type(of: x) == type(of: y) && "\(x)" == "\(y)"
+                case let (.other(x), .other(y)): return x == y
+                default: return false
+                }
+            }
+        }
+
+        public init(phase: CommitPhase, layer: String?, layerID: LayerID?, message: String, cause: Cause? = nil) {
             self.phase = phase; self.layer = layer; self.layerID = layerID; self.message = message
+            self.cause = cause ?? .other(message)
         }
 
         public var description: String { message }

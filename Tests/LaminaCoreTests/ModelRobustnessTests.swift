@@ -86,6 +86,11 @@ struct ModelValueTests {
         #expect(failures.map(\.layer) == ["scaled", "wide"])
         #expect(failures.allSatisfy { $0.phase == .display })
         #expect(failures[0].message.contains("contentsScale 1e+300") && failures[0].message.contains("lower contentsScale"))
+        // Typed causes: the display's own errors, to match on.
+        if case .backingStoreSizeNotRepresentable(let layer, _, let scale, _)? = failures[0].cause.error as? DisplayError {
+            #expect(layer == "scaled" && scale == 1e300)
+        } else { Issue.record("cause: \(failures[0].cause)") }
+        #expect(failures[1].cause.error is DisplayError, "\(failures[1].cause)")
         #expect(fine.displayCount == 1, "the other layers still draw")
         #expect(try s.pixels()[5, 5] == red)
     }
@@ -239,6 +244,7 @@ struct TransactionRobustnessTests {
         do { try Transaction.flush() } catch let e as CommitError { caught = e }
         let failure = try #require(caught?.failures.first)
         #expect(failure.phase == .layout && failure.layer == "restless" && failure.message.contains("does not settle"))
+        #expect(failure.cause == .layoutDoesNotSettle(passes: Transaction.maximumLayoutPasses, layers: ["restless"]))
         #expect((Transaction.maximumLayoutPasses...2 * Transaction.maximumLayoutPasses).contains(restless.runs), "bounded work")
         #expect(!restless.needsLayout)
         #expect(try drawn.displayCount == 1 && s.pixels()[5, 5] == red)
