@@ -23,6 +23,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     ],
     targets: [
         // One system-library target per C library, found through pkg-config.
@@ -38,7 +39,7 @@ let package = Package(
         .target(name: "LaminaGeometry", swiftSettings: strict),
         .target(
             name: "LaminaGPU",
-            dependencies: ["CEGL", "CGLES", "CGBM", "LaminaGeometry"],
+            dependencies: ["CEGL", "CGLES", "CGBM", "LaminaGeometry", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict,
             plugins: ["ShaderEmbedder"]
         ),
@@ -101,7 +102,8 @@ let package = Package(
         ),
         .testTarget(
             name: "LaminaGPUTests",
-            dependencies: ["LaminaGPU", "LaminaGraphics", "LaminaGeometry", "CGLES", "CGBM", "CEGL", "LaminaTestSupport"],
+            dependencies: ["LaminaGPU", "LaminaGraphics", "LaminaGeometry", "CGLES", "CGBM", "CEGL", "LaminaTestSupport",
+                           .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
     ],

@@ -51,9 +51,9 @@ enum BackendOpener {
         for backend in selection.candidates {
             switch backend {
             case .gbm:
-                if let c = openGBM(drmDevice: drmDevice, attempts: &attempts) { return c }
+                if let c = openGBM(drmDevice: drmDevice, attempts: &attempts) { return chosen(c, after: attempts) }
             case .device:
-                if let c = openEGLDevice(attempts: &attempts) { return c }
+                if let c = openEGLDevice(attempts: &attempts) { return chosen(c, after: attempts) }
             case .host:
                 continue   // only through GPUDevice(adopting:) or GPUDevice(sharingWith:)
             case .surfaceless:
@@ -61,7 +61,8 @@ enum BackendOpener {
                     let display = try DisplayRegistry.acquire(platform: EGLenum(EGL_PLATFORM_SURFACELESS_MESA), native: nil)
                     do {
                         let context = try createContext(display)
-                        return OpenedContext(backend: .surfaceless, detail: "EGL_MESA_platform_surfaceless", display: display, context: context)
+                        return chosen(OpenedContext(backend: .surfaceless, detail: "EGL_MESA_platform_surfaceless", display: display, context: context),
+                                      after: attempts)
                     } catch {
                         DisplayRegistry.release(display); throw error
                     }
@@ -70,7 +71,16 @@ enum BackendOpener {
                 }
             }
         }
-        throw GPUError.noUsableBackend(selection: selection.description, attempts: attempts)
+        let error = GPUError.noUsableBackend(selection: selection.description, attempts: attempts)
+        LaminaLog.logger.error("\(error)")
+        throw error
+    }
+
+    /// Logs the backend chosen and why the ones tried before it were not.
+    private static func chosen(_ c: OpenedContext, after attempts: [BackendAttempt]) -> OpenedContext {
+        for a in attempts { LaminaLog.logger.info("backend \(a.backend) not used (\(a.what)): \(a.reason)") }
+        LaminaLog.logger.info("backend \(c.backend) chosen: \(c.detail)")
+        return c
     }
 
     /// DRM nodes to try: the one asked for, else render nodes (no DRM master needed on real

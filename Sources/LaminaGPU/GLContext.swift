@@ -190,6 +190,7 @@ final class GLContext {
     let hostSurfaces: (draw: EGLSurface?, read: EGLSurface?)
     let ledger = ObjectLedger()
     var glErrorHandler: (GLErrorReport) -> Void = { report in
+        LaminaLog.logger.error("GL error: \(report)")
         assertionFailure("Lamina GL error: \(report)")
     }
     var uploadedBytes = 0

@@ -161,6 +161,8 @@ public final class GPUDevice {
             try? gl.withCurrentThrowing { glGetIntegerv(GLenum(GL_RESET_NOTIFICATION_STRATEGY_KHR), &strategy) }
             gl.notifiesResets = strategy == GL_LOSE_CONTEXT_ON_RESET_KHR
         }
+        LaminaLog.logger.info("GPU device: \(ownership) context, \(backend) backend (\(backendDetail)), \(capabilities.glVersion), renderer \(capabilities.glRenderer)")
+        enableDebugOutputIfAsked()
     }
 
     // MARK: Context loss

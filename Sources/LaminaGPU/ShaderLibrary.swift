@@ -74,6 +74,7 @@ extension GPUDevice {
         guard ok == GL_TRUE else {
             let log = infoLog(p, isProgram: true)
             glDeleteProgram(p)
+            LaminaLog.logger.error("program \(vertexName)+\(fragmentName) failed to link: \(log)")
             throw GPUError.programLink(vertex: vertexName, fragment: fragmentName, log: log)
         }
         gl.checkGLError("glLinkProgram(\(vertexName)+\(fragmentName))")
@@ -93,7 +94,13 @@ extension GPUDevice {
         guard ok == GL_TRUE else {
             let log = infoLog(shader, isProgram: false)
             glDeleteShader(shader)
+            LaminaLog.logger.error("shader \(name) failed to compile: \(log)")
             throw GPUError.shaderCompile(name: name, log: log)
+        }
+        // The compiler's warnings, if any.
+        if LaminaLog.logger.logLevel <= .debug {
+            let log = infoLog(shader, isProgram: false)
+            if log != "(the driver gave no log)" { LaminaLog.logger.debug("shader \(name) compiled: \(log)") }
         }
         return shader
     }
