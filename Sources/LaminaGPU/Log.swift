@@ -10,9 +10,16 @@ import Synchronization
 /// `LoggingSystem.bootstrap(…)` once at start — or give Lamina a logger of its own:
 /// `LaminaLog.logger = Logger(label: "…", factory: …)`.
 public enum LaminaLog {
-    private static let storage = Mutex(Logger(label: "lamina"))
+    private static let storage = Mutex({
+        var logger = Logger(label: "lamina")
+        // Quiet unless asked: warnings and errors by default, LAMINA_LOG_LEVEL=info|debug|trace for more.
+        let asked = ProcessInfo.processInfo.environment["LAMINA_LOG_LEVEL"].flatMap { Logger.Level(rawValue: $0.lowercased()) }
+        logger.logLevel = asked ?? .warning
+        return logger
+    }())
 
-    /// The logger Lamina's modules log through (label "lamina").
+    /// The logger Lamina's modules log through (label "lamina"; level `warning` unless
+    /// `LAMINA_LOG_LEVEL` says otherwise).
     public static var logger: Logger {
         get { storage.withLock { $0 } }
         set { storage.withLock { $0 = newValue } }
