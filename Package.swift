@@ -60,6 +60,11 @@ let package = Package(
         // Build-time tool + plugin that embed Shaders/*.vert|*.frag into LaminaGPU.
         .executableTarget(name: "EmbedShaders", path: "Tools/EmbedShaders", swiftSettings: strict),
         .plugin(name: "ShaderEmbedder", capability: .buildTool(), dependencies: ["EmbedShaders"]),
+        // The Swift code of README.md and docs/*.md, compiled as functions (the docs cannot drift).
+        .executableTarget(name: "ExtractSnippets", path: "Tools/ExtractSnippets", swiftSettings: strict),
+        .plugin(name: "SnippetExtractor", capability: .buildTool(), dependencies: ["ExtractSnippets"]),
+        .target(name: "DocSnippets", dependencies: ["Lamina"], path: "Tests/DocSnippets", swiftSettings: strict,
+                plugins: ["SnippetExtractor"]),
 
         .executableTarget(
             name: "lamina",
@@ -94,7 +99,8 @@ let package = Package(
         ),
         .testTarget(
             name: "LaminaUITests",
-            dependencies: ["LaminaUI", "LaminaCore", "LaminaGPU", "LaminaGraphics", "LaminaGeometry", "CGLES", "CEGL", "LaminaTestSupport"],
+            dependencies: ["LaminaUI", "LaminaCore", "LaminaGPU", "LaminaGraphics", "LaminaGeometry", "CGLES", "CEGL", "LaminaTestSupport",
+                           "DocSnippets"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -45,6 +45,17 @@ check_run() {  # name, binary, args…
   else cat "$work/$name.txt"; ko "$name"; fi
 }
 
+# The C code of docs/c-api.md, compiled and run as it is written (inside a main()).
+{
+  printf '#include <lamina.h>\n#include <stdio.h>\nint main(void) {\n'
+  awk '/^```c$/ { p = 1; next } /^```/ { p = 0 } p' docs/c-api.md
+  printf 'return lamina_live_handles() == 4 ? 0 : 1;\n}\n'
+} >"$work/doc-snippet.c"
+if cc -std=c99 -Wall -Wextra -Werror -pedantic "$work/doc-snippet.c" $(pkg-config --cflags --libs lamina) -o "$work/doc-snippet" 2>"$work/doc-snippet.txt" \
+   && (cd "$work" && ./doc-snippet) >>"$work/doc-snippet.txt" 2>&1 && [ -s "$work/out.png" ]; then
+  ok "the C code of docs/c-api.md compiles (C99, -Werror) and runs: it writes out.png"
+else cat "$work/doc-snippet.txt"; ko "the C code of docs/c-api.md"; fi
+
 run c-example cc -std=c99 -Wall -Wextra -Werror -pedantic Examples/C/example.c $(pkg-config --cflags --libs lamina egl glesv2) -o "$work/c-example"
 [ -x "$work/c-example" ] && check_run "C example (offscreen PNG and the host's own EGL context, pixels checked)" "$work/c-example" c-example.png
 run c-errors cc -std=c99 -Wall -Wextra -Werror -pedantic Tests/CAPI/errors.c $(pkg-config --cflags --libs lamina) -lpthread -o "$work/c-errors"

@@ -19,6 +19,16 @@ struct ReadmeExampleTests {
         try target.readPixels().writePNG(to: path)
         // --
         target.release()
+        // The lines above are README.md's (its other snippets are compiled with the package:
+        // Tests/DocSnippets); only the file name differs.
+        let readme = try String(contentsOfFile: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../README.md").path, encoding: .utf8)
+        for line in ["let device = try GPUDevice()", "let target = try OffscreenTarget(device: device, size: Size(width: 200, height: 100), scale: 2)",
+                     "let pass = try device.beginRenderPass(on: target, clear: .white)",
+                     "try pass.fill(Rect(x: 20, y: 20, width: 60, height: 60), color: .blue)", "pass.submit()",
+                     "try target.readPixels().writePNG(to: \"out.png\")"] {
+            #expect(readme.contains(line), "README.md no longer has: \(line)")
+        }
         let image = try RGBAImage(contentsOfPNG: path)
         #expect(image.width == 400 && image.height == 200)
         let wrong = image.mismatches { x, y in
