@@ -6,6 +6,7 @@
 # times, and "capi: N passed, N failed". Extra arguments go to install.sh.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+repo=$PWD
 work=$(mktemp -d /tmp/lamina-capi.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 passed=0; failed=0
@@ -64,6 +65,18 @@ run cpp-example c++ -std=c++17 -Wall -Wextra -Werror -pedantic Examples/CPP/exam
 [ -x "$work/cpp-example" ] && check_run "C++ example (RAII wrapper, pixels checked)" "$work/cpp-example" cpp-example.png
 run rust-example cargo build --offline --quiet --manifest-path Examples/Rust/Cargo.toml --target-dir "$work/rust"
 [ -x "$work/rust/debug/lamina-rust-example" ] && check_run "Rust example (extern \"C\", pixels checked)" "$work/rust/debug/lamina-rust-example"
+
+# The GBM backend (a GBM target, dma-buf contents made with libgbm) inside the test VM,
+# which has a DRM device (Tools/vm/run-in-vm.sh); the test command always runs it
+# (LAMINA_CAPI_VM=1), a bare run of this script only when asked.
+run c-gbm cc -std=c99 -Wall -Wextra -Werror -pedantic Tests/CAPI/gbm.c $(pkg-config --cflags --libs lamina gbm) -o "$work/c-gbm"
+if [ "${LAMINA_CAPI_VM:-0}" = 1 ] && [ -x "$work/c-gbm" ]; then
+  if (cd "$work" && GBM_ALWAYS_SOFTWARE=1 bash "$repo/Tools/vm/run-in-vm.sh" "$work/c-gbm") >"$work/c-gbm.txt" 2>&1; then
+    grep -v DRM_IOCTL_MODE_CREATE_DUMB "$work/c-gbm.txt" | sed 's/^/   /' | tail -3; ok "GBM target and dma-buf contents from libgbm, in the VM (pixels checked)"
+  else grep -v DRM_IOCTL_MODE_CREATE_DUMB "$work/c-gbm.txt" | tail -20; ko "GBM target and dma-buf contents in the VM"; fi
+else
+  echo "   (the GBM test runs in the VM with LAMINA_CAPI_VM=1, as Tools/test.sh does)"
+fi
 
 # A benchmark, not a test: printed, never asserted (medians, ratio to the cheapest call).
 if cc -std=c99 -O2 Tools/capi-bench.c $(pkg-config --cflags --libs lamina) -o "$work/capi-bench" 2>"$work/bench-build.txt"; then

@@ -38,7 +38,7 @@ set -e
 
 echo "== the C API: install, C/C++/Rust examples against it through pkg-config, C error tests (Tools/capi-tests.sh)"
 set +e
-bash Tools/capi-tests.sh 2>&1 | strip | tee "$log/capi.txt"
+LAMINA_CAPI_VM=1 bash Tools/capi-tests.sh 2>&1 | strip | tee "$log/capi.txt"
 capi_status=${PIPESTATUS[0]}
 set -e
 
