@@ -19,7 +19,7 @@ nonisolated(unsafe) private let versionString = strdup(LaminaVersion.string)!
 @_cdecl("lamina_last_error") public func c_last_error() -> UnsafePointer<CChar>? { lastErrorPointer() }
 
 @_cdecl("lamina_live_handles") public func c_live_handles() -> Int {
-    guard Thread.isMainThread else { return 0 }
+    guard onMainThread() else { return 0 }
     return MainActor.assumeIsolated { Handles.entries.count }
 }
 

@@ -1,6 +1,7 @@
 import CLamina
 import Foundation
 import Glibc
+import Synchronization
 import LaminaCore
 import LaminaGPU
 import LaminaGraphics
@@ -142,15 +143,33 @@ func lastErrorPointer() -> UnsafePointer<CChar>? {
     pthread_getspecific(errorKey).map { UnsafePointer($0.assumingMemoryBound(to: CChar.self)) }
 }
 
+/// The main thread's pthread, once a call from it was seen (0: not yet): later checks
+/// compare `pthread_self()` with it, without the two system calls of `Thread.isMainThread`.
+private let mainThread = Atomic<UInt>(0)
+
+/// Whether the calling thread is the process's main thread.
+@inline(__always) func onMainThread() -> Bool {
+    let me = UInt(pthread_self())
+    let known = mainThread.load(ordering: .relaxed)
+    if known != 0 { return me == known }
+    guard Thread.isMainThread else { return false }
+    mainThread.store(me, ordering: .relaxed)
+    return true
+}
+
 /// Runs a call's body on the main actor: off the main thread it fails (never traps);
 /// errors become a status and the thread's last error.
 func call(_ name: String, _ body: @MainActor () throws -> Void) -> lamina_status {
-    guard Thread.isMainThread else {
+    guard onMainThread() else {
         setLastError("\(name): called off the main thread; Lamina's layers, transactions and hosts belong to the process's main thread (call it there, or post the work to it)")
         return LAMINA_ERROR_WRONG_THREAD
     }
     do {
-        try MainActor.assumeIsolated { try body() }
+        // On the main thread (checked just above): the main actor's code runs here, as
+        // `MainActor.assumeIsolated` would run it, without its executor check per call.
+        try withoutActuallyEscaping(body) { body in
+            try unsafeBitCast(body, to: (() throws -> Void).self)()
+        }
         return LAMINA_OK
     } catch let e as CAPIError {
         setLastError("\(name): \(e.message)")
@@ -182,6 +201,8 @@ func cString(_ p: UnsafePointer<CChar>?, _ what: String) throws -> String {
     return String(cString: p)
 }
 
-func finite(_ values: Double..., what: String) throws {
-    guard values.allSatisfy(\.isFinite) else { throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "\(what) must be finite numbers (got \(values))") }
+@inline(__always) func finite(_ a: Double, _ b: Double = 0, _ c: Double = 0, _ d: Double = 0, what: String) throws {
+    guard a.isFinite, b.isFinite, c.isFinite, d.isFinite else {
+        throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "\(what) must be finite numbers (got \([a, b, c, d].filter { !$0.isFinite }))")
+    }
 }
