@@ -273,10 +273,10 @@ open class Layer {
     /// is refused (Core Animation raises `CALayerInvalidGeometry`; a Swift setter cannot
     /// throw, so the property keeps its value), as are a NaN `opacity`, a non-finite
     /// `borderWidth`/`cornerRadius`/colour and a `contentsScale` that is not a positive
-    /// finite number. The default prints a warning to standard error; set it to collect
+    /// finite number. The default logs a warning (`LaminaLog.logger`); set it to collect
     /// the reports (tests) or to nil to ignore them.
     public static var invalidValueHandler: ((InvalidLayerValue) -> Void)? = { report in
-        FileHandle.standardError.write(Data("Lamina warning: \(report)\n".utf8))
+        LaminaLog.logger.warning("\(report)")
     }
 
     public var bounds: Rect {

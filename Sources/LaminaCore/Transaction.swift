@@ -1,4 +1,5 @@
 import Foundation
+import LaminaGPU
 import Glibc
 import LaminaGeometry
 
@@ -62,10 +63,10 @@ public enum Transaction {
     /// Observes each phase of each commit as it starts (for tests and tracing).
     public static var phaseObserver: ((CommitPhase) -> Void)?
 
-    /// Called with every misuse the transaction recovered from. The default prints a
-    /// warning to standard error; set it to collect them (tests) or to nil.
+    /// Called with every misuse the transaction recovered from. The default logs a
+    /// warning (`LaminaLog.logger`); set it to collect them (tests) or to nil.
     public static var warningHandler: ((TransactionWarning) -> Void)? = { warning in
-        FileHandle.standardError.write(Data("Lamina warning: \(warning)\n".utf8))
+        LaminaLog.logger.warning("\(warning)")
     }
 
     /// Layout passes a commit runs at most before it gives up on a layout that keeps

@@ -1,0 +1,127 @@
+/*
+ * The rest of the C API, used as a host uses it: the run loop's descriptor and turns,
+ * explicit transactions, displayNow and partial invalidation, contents from BGRA pixels,
+ * scene files (load, render, root layer), getters. Checks results and pixels.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <lamina.h>
+
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failed = 0, passed = 0;
+static void check(int ok, const char *what) {
+    if (ok) { passed++; printf("ok: %s\n", what); } else { failed++; printf("FAILED: %s (last error: %s)\n", what, lamina_last_error() ? lamina_last_error() : "none"); }
+}
+static int near(const uint8_t *p, int r, int g, int b) { return abs(p[0] - r) + abs(p[1] - g) + abs(p[2] - b) <= 6; }
+
+static int draws = 0;
+static lamina_rect last_dirty;
+static void draw(lamina_layer *layer, cairo_t *cr, lamina_rect dirty, void *user) {
+    (void)layer; (void)user;
+    draws++;
+    last_dirty = dirty;
+    cairo_set_source_rgb(cr, 0, 0.5, 1);
+    cairo_paint(cr);
+}
+
+int main(int argc, char **argv) {
+    const char *scene_path = argc > 1 ? argv[1] : "Examples/showcase.json";
+    lamina_device *device;
+    lamina_target *target;
+    lamina_layer *root, *drawn, *pixels;
+    lamina_host *host;
+    lamina_device_create(NULL, NULL, &device);
+    lamina_target_create_offscreen(device, 100, 100, 1, &target);
+    uint32_t w = 0, h = 0;
+    check(lamina_target_pixel_size(target, &w, &h) == LAMINA_OK && w == 100 && h == 100, "lamina_target_pixel_size");
+    check(lamina_set_actions_disabled_by_default(1) == LAMINA_OK, "implicit animations off for this host");
+    lamina_layer_create(&root);
+    lamina_layer_set_frame(root, (lamina_rect){0, 0, 100, 100});
+    lamina_layer_create(&drawn);
+    lamina_layer_set_frame(drawn, (lamina_rect){0, 0, 40, 40});
+    lamina_layer_set_draw_callback(drawn, draw, NULL, NULL);
+    lamina_layer_add_sublayer(root, drawn);
+    lamina_color white = {1, 1, 1, 1};
+    lamina_host_create(root, target, &white, &host);
+
+    /* displayNow: drawn when it returns. */
+    check(lamina_layer_display_now(drawn) == LAMINA_OK && draws == 1, "lamina_layer_display_now draws before it returns");
+    uint64_t count = 0;
+    lamina_layer_display_count(drawn, &count);
+    check(count == 1, "lamina_layer_display_count");
+    /* Partial invalidation: the callback gets the dirty rectangle. */
+    lamina_layer_set_needs_display_in_rect(drawn, (lamina_rect){5, 5, 10, 10});
+    lamina_layer_display_if_needed(drawn);
+    check(draws == 2 && last_dirty.x <= 5 && last_dirty.width >= 10 && last_dirty.width < 40,
+          "set_needs_display_in_rect: the callback is given the dirty rectangle");
+
+    /* Contents from BGRA pixels (a 2×2 image stretched over the layer). */
+    uint8_t bgra[16];
+    for (int i = 0; i < 4; i++) { bgra[i * 4] = 0; bgra[i * 4 + 1] = 0; bgra[i * 4 + 2] = 255; bgra[i * 4 + 3] = 255; }   /* red */
+    lamina_layer_create(&pixels);
+    lamina_layer_set_frame(pixels, (lamina_rect){50, 50, 40, 40});
+    check(lamina_layer_set_contents_pixels(pixels, bgra, 2, 2, 8, LAMINA_PIXEL_BGRA8) == LAMINA_OK, "contents from BGRA pixels");
+    lamina_layer_add_sublayer(root, pixels);
+
+    /* The run loop: its descriptor is pollable; a turn commits what is pending. */
+    int fd = -1, timeout = 0;
+    check(lamina_run_loop_fd(&fd) == LAMINA_OK && fd >= 0, "lamina_run_loop_fd");
+    check(lamina_run_loop_timeout(&timeout) == LAMINA_OK, "lamina_run_loop_timeout");
+    struct pollfd p = {fd, POLLIN, 0};
+    (void)poll(&p, 1, 0);
+    check(lamina_run_loop_dispatch() == LAMINA_OK, "lamina_run_loop_dispatch runs a turn");
+    uint64_t calls = 0, bytes = 0;
+    lamina_host_last_frame(host, &calls, &bytes);
+    check(calls > 0, "the turn composited (draw calls in the last frame)");
+    uint8_t px[100 * 100 * 4];
+    lamina_target_read_pixels(target, LAMINA_PIXEL_RGBA8, px, 400, sizeof px);
+    check(near(px + (70 * 100 + 70) * 4, 255, 0, 0), "the BGRA contents show red");
+    check(near(px + (20 * 100 + 20) * 4, 0, 128, 255), "the drawn layer shows its drawing");
+    /* BGRA readback swaps the channels. */
+    uint8_t bx[100 * 100 * 4];
+    lamina_target_read_pixels(target, LAMINA_PIXEL_BGRA8, bx, 400, sizeof bx);
+    check(bx[(70 * 100 + 70) * 4 + 2] == px[(70 * 100 + 70) * 4] && bx[(70 * 100 + 70) * 4] == px[(70 * 100 + 70) * 4 + 2], "BGRA readback");
+
+    /* An explicit transaction: nothing shows until the outermost commit. */
+    lamina_transaction_begin();
+    lamina_color green = {0, 1, 0, 1};
+    lamina_layer_set_background_color(root, &green);
+    lamina_flush();   /* inside a transaction: waits for the commit */
+    lamina_target_read_pixels(target, LAMINA_PIXEL_RGBA8, px, 400, sizeof px);
+    check(near(px + (95 * 100 + 5) * 4, 255, 255, 255), "inside an explicit transaction nothing is committed yet");
+    check(lamina_transaction_commit() == LAMINA_OK, "lamina_transaction_commit");
+    lamina_target_read_pixels(target, LAMINA_PIXEL_RGBA8, px, 400, sizeof px);
+    check(near(px + (95 * 100 + 5) * 4, 0, 255, 0), "the commit shows the change");
+    check(lamina_transaction_commit() == LAMINA_OK, "a commit without begin is recovered from (a warning, not an error)");
+
+    /* Getters. */
+    lamina_rect frame;
+    double opacity = 0;
+    lamina_transform t;
+    lamina_layer_set_opacity(pixels, 0.25);
+    lamina_layer_get_opacity(pixels, &opacity);
+    lamina_layer_get_frame(pixels, &frame);
+    lamina_layer_get_transform(pixels, &t);
+    check(opacity == 0.25 && frame.x == 50 && frame.width == 40 && t.m[0] == 1 && t.m[15] == 1, "getters");
+
+    /* A scene file: loaded, rendered to PNG, its root layer reachable. */
+    lamina_scene *scene;
+    check(lamina_scene_load(scene_path, &scene) == LAMINA_OK, "lamina_scene_load");
+    check(lamina_scene_render_png(scene, device, 0, "coverage-scene.png") == LAMINA_OK, "lamina_scene_render_png");
+    lamina_layer *scene_root;
+    size_t n = 0;
+    check(lamina_scene_root_layer(scene, &scene_root) == LAMINA_OK && lamina_layer_sublayer_count(scene_root, &n) == LAMINA_OK && n > 0,
+          "the scene's root layer and its sublayers");
+    check(lamina_layer_set_draw_callback(scene_root, draw, NULL, NULL) == LAMINA_ERROR_UNSUPPORTED, "a scene's layer takes no draw callback (an error, said why)");
+
+    lamina_release(scene_root); lamina_release(scene);
+    lamina_release(host); lamina_release(pixels); lamina_release(drawn); lamina_release(root); lamina_release(target);
+    lamina_device_close(device);
+    lamina_release(device);
+    check(lamina_live_handles() == 0, "no handle left");
+    printf("capi coverage: %d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}
