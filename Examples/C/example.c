@@ -135,6 +135,19 @@ static void adopted(void) {
     printf("device: %s\n", lamina_device_backend(device));
     CHECK(lamina_target_create_framebuffer(device, fbo, 160, 120, 1, &target));
     lamina_layer *root = build_tree(&radius);
+    /* A texture of the host's, shown as a layer's contents (borrowed: the host keeps it). */
+    GLuint host_tex;
+    uint8_t magenta[8 * 8 * 4];
+    for (int i = 0; i < 8 * 8; i++) { magenta[i * 4] = 255; magenta[i * 4 + 1] = 0; magenta[i * 4 + 2] = 255; magenta[i * 4 + 3] = 255; }
+    glGenTextures(1, &host_tex);
+    glBindTexture(GL_TEXTURE_2D, host_tex);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, 8, 8, 0, GL_RGBA, GL_UNSIGNED_BYTE, magenta);
+    lamina_layer *tile;
+    CHECK(lamina_layer_create(&tile));
+    CHECK(lamina_layer_set_frame(tile, (lamina_rect){120, 5, 30, 20}));
+    CHECK(lamina_layer_set_contents_texture(tile, device, host_tex, 8, 8));
+    CHECK(lamina_layer_add_sublayer(root, tile));
+    CHECK(lamina_release(tile));
     CHECK(lamina_host_create(root, target, NULL, &host));   /* NULL: over the host's frame */
     CHECK(lamina_flush());
 
@@ -148,12 +161,38 @@ static void adopted(void) {
     expect_pixel("adopt", pixels, 160, 110, 120 - 1 - 70, 0, 0, 255, 255);  /* the disc (radius 20) */
     expect_pixel("adopt", pixels, 160, 140, 120 - 1 - 40, 0, 255, 0, 255);  /* the host's green */
     expect_pixel("adopt", pixels, 160, 135, 120 - 1 - 70, 0, 255, 0, 255);  /* outside the disc */
-    free(pixels);
+    expect_pixel("adopt", pixels, 160, 135, 120 - 1 - 15, 255, 0, 255, 255); /* the host's texture */
     CHECK(lamina_release(host));
     CHECK(lamina_release(root));
     CHECK(lamina_release(target));
     CHECK(lamina_device_close(device));
     CHECK(lamina_release(device));
+
+    /* Share-group mode: a context of Lamina's own sharing the host's objects, rendering
+     * offscreen; the host's texture is visible to it. */
+    lamina_device *shared;
+    lamina_target *offscreen;
+    lamina_layer *panel;
+    lamina_host *panel_host;
+    CHECK(lamina_device_create_sharing_current(&shared));
+    printf("device: %s\n", lamina_device_backend(shared));
+    CHECK(lamina_target_create_offscreen(shared, 40, 30, 1, &offscreen));
+    CHECK(lamina_layer_create(&panel));
+    CHECK(lamina_layer_set_frame(panel, (lamina_rect){0, 0, 40, 30}));
+    CHECK(lamina_layer_set_contents_texture(panel, shared, host_tex, 8, 8));
+    CHECK(lamina_host_create(panel, offscreen, NULL, &panel_host));
+    CHECK(lamina_flush());
+    CHECK(lamina_target_read_pixels(offscreen, LAMINA_PIXEL_RGBA8, pixels, 40 * 4, 40 * 30 * 4));
+    expect_pixel("share", pixels, 40, 20, 15, 255, 0, 255, 255);            /* the host's texture, through the share group */
+    CHECK(lamina_release(panel_host));
+    CHECK(lamina_release(panel));
+    CHECK(lamina_release(offscreen));
+    CHECK(lamina_device_close(shared));
+    CHECK(lamina_release(shared));
+    /* The host's context is current again. */
+    if (eglGetCurrentContext() != ctx) { fprintf(stderr, "share: the host's context is no longer current\n"); failures++; }
+    free(pixels);
+    glDeleteTextures(1, &host_tex);
     glDeleteFramebuffers(1, &fbo);
     glDeleteTextures(1, &tex);
     eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);

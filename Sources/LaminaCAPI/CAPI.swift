@@ -400,6 +400,30 @@ private let gravities: [ContentsGravity] = [.center, .top, .bottom, .left, .righ
     return set("lamina_layer_set_needs_display_on_bounds_change", l) { $0.needsDisplayOnBoundsChange = v != 0 }
 }
 
+@_cdecl("lamina_layer_set_filters")
+public func c_set_filters(_ l: OpaquePointer?, _ minification: lamina_filter, _ magnification: lamina_filter) -> lamina_status {
+    nonisolated(unsafe) let l = l
+    return set("lamina_layer_set_filters", l) { layer in
+        func filter(_ f: lamina_filter) throws -> TextureFilter {
+            switch f {
+            case LAMINA_FILTER_LINEAR: return .linear
+            case LAMINA_FILTER_NEAREST: return .nearest
+            default: throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "\(f.rawValue) is not a lamina_filter")
+            }
+        }
+        layer.minificationFilter = try filter(minification)
+        layer.magnificationFilter = try filter(magnification)
+    }
+}
+@_cdecl("lamina_layer_set_timing")
+public func c_set_timing(_ l: OpaquePointer?, _ beginTime: Double, _ speed: Double, _ timeOffset: Double) -> lamina_status {
+    nonisolated(unsafe) let l = l
+    return set("lamina_layer_set_timing", l) { layer in
+        try finite(beginTime, speed, timeOffset, what: "begin_time, speed and time_offset")
+        layer.beginTime = beginTime; layer.speed = speed; layer.timeOffset = timeOffset
+    }
+}
+
 // MARK: Contents
 
 @_cdecl("lamina_layer_set_contents_pixels")

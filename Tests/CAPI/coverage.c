@@ -106,6 +106,10 @@ int main(int argc, char **argv) {
     lamina_layer_get_frame(pixels, &frame);
     lamina_layer_get_transform(pixels, &t);
     check(opacity == 0.25 && frame.x == 50 && frame.width == 40 && t.m[0] == 1 && t.m[15] == 1, "getters");
+    check(lamina_layer_set_filters(pixels, LAMINA_FILTER_NEAREST, LAMINA_FILTER_NEAREST) == LAMINA_OK, "lamina_layer_set_filters");
+    check(lamina_layer_set_filters(pixels, (lamina_filter)7, LAMINA_FILTER_NEAREST) == LAMINA_ERROR_INVALID_ARGUMENT, "an unknown filter is refused");
+    check(lamina_layer_set_timing(pixels, 0, 0, 0.5) == LAMINA_OK, "lamina_layer_set_timing (paused at 0.5 s)");
+    check(lamina_layer_set_timing(pixels, 0, 1.0 / 0.0, 0) == LAMINA_ERROR_INVALID_ARGUMENT, "an infinite speed is refused");
 
     /* A scene file: loaded, rendered to PNG, its root layer reachable. */
     lamina_scene *scene;

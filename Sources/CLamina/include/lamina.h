@@ -62,6 +62,11 @@ typedef enum lamina_contents_gravity {
     LAMINA_GRAVITY_RESIZE, LAMINA_GRAVITY_RESIZE_ASPECT, LAMINA_GRAVITY_RESIZE_ASPECT_FILL
 } lamina_contents_gravity;
 
+typedef enum lamina_filter {
+    LAMINA_FILTER_LINEAR = 0,
+    LAMINA_FILTER_NEAREST = 1
+} lamina_filter;
+
 typedef struct lamina_device lamina_device;
 typedef struct lamina_target lamina_target;
 typedef struct lamina_layer lamina_layer;
@@ -155,6 +160,11 @@ lamina_status lamina_layer_set_contents_center(lamina_layer *layer, lamina_rect 
 lamina_status lamina_layer_set_contents_gravity(lamina_layer *layer, lamina_contents_gravity gravity);
 lamina_status lamina_layer_set_contents_scale(lamina_layer *layer, double scale);
 lamina_status lamina_layer_set_needs_display_on_bounds_change(lamina_layer *layer, int redraw);
+/* How contents are sampled when drawn smaller (minification) and larger (magnification). */
+lamina_status lamina_layer_set_filters(lamina_layer *layer, lamina_filter minification, lamina_filter magnification);
+/* The layer's media timing (`CAMediaTiming`): its time is its superlayer's mapped by
+ * (t − begin_time) · speed + time_offset; speed 0 pauses its animations and its sublayers'. */
+lamina_status lamina_layer_set_timing(lamina_layer *layer, double begin_time, double speed, double time_offset);
 
 /* Contents: pixels copied now (premultiplied), a PNG file, a texture of the device's
  * context (borrowed: keep it alive while shown), or a dma-buf (imported; GBM and device
