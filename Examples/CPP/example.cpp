@@ -80,14 +80,22 @@ public:
     Layer &add(const Layer &sub) { check(lamina_layer_add_sublayer(get(), sub.get()), "add_sublayer"); return *this; }
     // A C++ callable as the draw callback (freed by the library's destroy callback).
     Layer &draw(DrawFunction f) {
-        auto *boxed = new DrawFunction(std::move(f));
-        check(lamina_layer_set_draw_callback(get(), &Layer::trampoline, boxed, &Layer::destroy), "set_draw_callback");
+        auto boxed = std::make_unique<DrawFunction>(std::move(f));
+        check(lamina_layer_set_draw_callback(get(), &Layer::trampoline, boxed.get(), &Layer::destroy), "set_draw_callback");
+        boxed.release();   // the library owns it now: Layer::destroy frees it
         check(lamina_layer_set_needs_display(get()), "set_needs_display");
         return *this;
     }
 private:
     static lamina_layer *make() { lamina_layer *l = nullptr; check(lamina_layer_create(&l), "lamina_layer_create"); return l; }
-    static void trampoline(lamina_layer *, cairo_t *cr, lamina_rect dirty, void *user) { (*static_cast<DrawFunction *>(user))(cr, dirty); }
+    // No exception may unwind through the library: a throwing draw is reported and dropped.
+    static void trampoline(lamina_layer *, cairo_t *cr, lamina_rect dirty, void *user) noexcept {
+        try {
+            (*static_cast<DrawFunction *>(user))(cr, dirty);
+        } catch (const std::exception &e) {
+            std::fprintf(stderr, "draw callback threw: %s\n", e.what());
+        }
+    }
     static void destroy(void *user) { delete static_cast<DrawFunction *>(user); }
 };
 

@@ -2,5 +2,5 @@
  * header compiles as part of the build. */
 #include "lamina.h"
 
-uint32_t lamina_header_api_version_(void);
+__attribute__((visibility("hidden"))) uint32_t lamina_header_api_version_(void);
 uint32_t lamina_header_api_version_(void) { return LAMINA_API_VERSION; }

@@ -126,7 +126,7 @@ public func c_target_pixel_size(_ t: OpaquePointer?, _ w: UnsafeMutablePointer<U
     nonisolated(unsafe) let t = t, w = w, h = h
     return call("lamina_target_pixel_size") {
         let s = try Handles.target(t).pixelSize
-        w?.pointee = UInt32(s.width); h?.pointee = UInt32(s.height)
+        try required(w).pointee = UInt32(s.width); try required(h).pointee = UInt32(s.height)
     }
 }
 
@@ -146,6 +146,9 @@ public func c_target_read(_ t: OpaquePointer?, _ format: lamina_pixel_format, _ 
             throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "the buffer holds \(capacity) bytes; \(s.width)×\(s.height) pixels at \(rowBytes) bytes a row need \(needed)")
         }
         let image = try target.readPixels()
+        guard format == LAMINA_PIXEL_RGBA8 || format == LAMINA_PIXEL_BGRA8 else {
+            throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "\(format.rawValue) is not a lamina_pixel_format")
+        }
         let swap = format == LAMINA_PIXEL_BGRA8
         image.bytes.withUnsafeBufferPointer { src in
             for y in 0..<s.height {
@@ -173,10 +176,14 @@ final class CAPILayer: Layer {
     var userData: UnsafeMutableRawPointer?
     var destroy: lamina_destroy_fn?
 
+    /// Replaces the callback; the old one's destroy runs when the API call returns (not
+    /// when the same user data and destroy are set again).
     func setCallback(_ d: lamina_draw_fn?, _ user: UnsafeMutableRawPointer?, _ x: lamina_destroy_fn?) {
         let (oldDestroy, oldUser) = (destroy, userData)
         (draw, userData, destroy) = (d, user, x)
-        oldDestroy?(oldUser)
+        if let oldDestroy, !(oldUser == user && x.map { unsafeBitCast($0, to: UInt.self) } == unsafeBitCast(oldDestroy, to: UInt.self)) {
+            pendingCallbacks.append { oldDestroy(oldUser) }
+        }
     }
 
     override func draw(in context: GraphicsContext) {
@@ -184,11 +191,17 @@ final class CAPILayer: Layer {
         let r = context.clipRect ?? bounds
         // The layer's own handle for the callback (a reference held only for the call).
         let h = Handles.handle(for: .layer(self))
-        defer { try? Handles.release(UnsafeRawPointer(h)) }
+        drawDepth += 1
+        defer { drawDepth -= 1; try? Handles.release(UnsafeRawPointer(h)) }
         draw(h, cr, lamina_rect(x: r.origin.x, y: r.origin.y, width: r.size.width, height: r.size.height), userData)
     }
 
-    isolated deinit { destroy?(userData) }
+    // The destroy callback runs once the API call that dropped the layer returns: never
+    // inside the layer's deinit, where the layer is half gone.
+    isolated deinit {
+        draw = nil
+        if let destroy { let user = userData; pendingCallbacks.append { destroy(user) } }
+    }
 }
 
 @_cdecl("lamina_layer_create")
@@ -214,7 +227,7 @@ public func c_layer_insert(_ l: OpaquePointer?, _ s: OpaquePointer?, _ index: In
     var p: Layer? = parent
     while let a = p { if a === child { throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "the sublayer is an ancestor of the layer (a cycle)") }; p = a.superlayer }
     if let index {
-        guard index <= parent.sublayers.count else {
+        guard index >= 0, index <= parent.sublayers.count else {
             throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "index \(index) is past the end of the \(parent.sublayers.count) sublayers")
         }
         parent.insertSublayer(child, at: index)
@@ -244,7 +257,7 @@ public func c_layer_at(_ l: OpaquePointer?, _ index: Int, _ out: UnsafeMutablePo
     nonisolated(unsafe) let l = l, out = out
     return call("lamina_layer_sublayer_at") {
         let subs = try Handles.layer(l).sublayers
-        guard index < subs.count else { throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "index \(index) is past the end of the \(subs.count) sublayers") }
+        guard index >= 0, index < subs.count else { throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "index \(index) is past the end of the \(subs.count) sublayers") }
         try give(.layer(subs[index]), to: out)
     }
 }
@@ -273,7 +286,7 @@ private func color(_ c: lamina_color) throws -> Color {
 private func transform(_ t: UnsafePointer<lamina_transform>?) throws -> Transform3D {
     guard let t else { throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "the transform is NULL") }
     let m = withUnsafeBytes(of: t.pointee.m) { Array($0.bindMemory(to: Double.self)) }
-    try finite(m.reduce(0, +), what: "a transform's elements")
+    guard m.allSatisfy(\.isFinite) else { throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "a transform's elements must be finite numbers") }
     return Transform3D(m)
 }
 
@@ -283,7 +296,7 @@ private func transform(_ t: UnsafePointer<lamina_transform>?) throws -> Transfor
 }
 @_cdecl("lamina_layer_get_frame") public func c_get_frame(_ l: OpaquePointer?, _ out: UnsafeMutablePointer<lamina_rect>?) -> lamina_status {
     nonisolated(unsafe) let l = l, out = out
-    return set("lamina_layer_get_frame", l) { out?.pointee = crect($0.frame) }
+    return set("lamina_layer_get_frame", l) { try required(out).pointee = crect($0.frame) }
 }
 @_cdecl("lamina_layer_set_bounds") public func c_set_bounds(_ l: OpaquePointer?, _ r: lamina_rect) -> lamina_status {
     nonisolated(unsafe) let l = l
@@ -291,7 +304,7 @@ private func transform(_ t: UnsafePointer<lamina_transform>?) throws -> Transfor
 }
 @_cdecl("lamina_layer_get_bounds") public func c_get_bounds(_ l: OpaquePointer?, _ out: UnsafeMutablePointer<lamina_rect>?) -> lamina_status {
     nonisolated(unsafe) let l = l, out = out
-    return set("lamina_layer_get_bounds", l) { out?.pointee = crect($0.bounds) }
+    return set("lamina_layer_get_bounds", l) { try required(out).pointee = crect($0.bounds) }
 }
 @_cdecl("lamina_layer_set_position") public func c_set_position(_ l: OpaquePointer?, _ p: lamina_point) -> lamina_status {
     nonisolated(unsafe) let l = l
@@ -299,7 +312,7 @@ private func transform(_ t: UnsafePointer<lamina_transform>?) throws -> Transfor
 }
 @_cdecl("lamina_layer_get_position") public func c_get_position(_ l: OpaquePointer?, _ out: UnsafeMutablePointer<lamina_point>?) -> lamina_status {
     nonisolated(unsafe) let l = l, out = out
-    return set("lamina_layer_get_position", l) { out?.pointee = lamina_point(x: $0.position.x, y: $0.position.y) }
+    return set("lamina_layer_get_position", l) { try required(out).pointee = lamina_point(x: $0.position.x, y: $0.position.y) }
 }
 @_cdecl("lamina_layer_set_anchor_point") public func c_set_anchor(_ l: OpaquePointer?, _ p: lamina_point) -> lamina_status {
     nonisolated(unsafe) let l = l
@@ -335,7 +348,7 @@ private func transform(_ t: UnsafePointer<lamina_transform>?) throws -> Transfor
 }
 @_cdecl("lamina_layer_get_opacity") public func c_get_opacity(_ l: OpaquePointer?, _ out: UnsafeMutablePointer<Double>?) -> lamina_status {
     nonisolated(unsafe) let l = l, out = out
-    return set("lamina_layer_get_opacity", l) { out?.pointee = $0.opacity }
+    return set("lamina_layer_get_opacity", l) { try required(out).pointee = $0.opacity }
 }
 @_cdecl("lamina_layer_set_hidden") public func c_set_hidden(_ l: OpaquePointer?, _ v: Int32) -> lamina_status {
     nonisolated(unsafe) let l = l
@@ -437,6 +450,10 @@ public func c_set_pixels(_ l: OpaquePointer?, _ pixels: UnsafePointer<UInt8>?, _
             throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "\(w)×\(h) pixels are beyond contents' limit of 16384 a side")
         }
         guard rowBytes >= size.width * 4 else { throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "row_bytes \(rowBytes) is less than width × 4") }
+        let (span, overflow) = rowBytes.multipliedReportingOverflow(by: size.height - 1)
+        guard !overflow, !span.addingReportingOverflow(size.width * 4).overflow else {
+            throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "row_bytes \(rowBytes) × \(size.height) rows is beyond any buffer")
+        }
         guard format == LAMINA_PIXEL_RGBA8 || format == LAMINA_PIXEL_BGRA8 else {
             throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "\(format.rawValue) is not a lamina_pixel_format")
         }
@@ -477,7 +494,10 @@ public func c_set_dmabuf(_ l: OpaquePointer?, _ d: OpaquePointer?, _ fd: Int32, 
         let device = try Handles.device(d)
         guard fd >= 0 else { throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "\(fd) is not a file descriptor") }
         let size = try pixelSize(w, h)
-        let buf = DMABuf(fd: fd, width: size.width, height: size.height, fourcc: fourcc, stride: Int(stride), offset: Int(offset), modifier: modifier)
+        // Lamina's own descriptor of the buffer (DMABuf closes its own): the caller keeps `fd`.
+        let own = dup(fd)
+        guard own >= 0 else { throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "\(fd) is not an open file descriptor (dup: \(String(cString: strerror(errno))))") }
+        let buf = DMABuf(fd: own, width: size.width, height: size.height, fourcc: fourcc, stride: Int(stride), offset: Int(offset), modifier: modifier)
         layer.contents = .texture(try device.importDMABuf(buf))
     }
 }
@@ -512,19 +532,22 @@ public func c_set_draw(_ l: OpaquePointer?, _ draw: lamina_draw_fn?, _ user: Uns
 }
 @_cdecl("lamina_layer_set_needs_display_in_rect") public func c_needs_display_in(_ l: OpaquePointer?, _ r: lamina_rect) -> lamina_status {
     nonisolated(unsafe) let l = l
-    return set("lamina_layer_set_needs_display_in_rect", l) { $0.setNeedsDisplay(try rect(r)) }
+    return set("lamina_layer_set_needs_display_in_rect", l) {
+        // (An infinite rectangle means the whole layer, a NaN one nothing: the layer's rules.)
+        $0.setNeedsDisplay(Rect(x: r.x, y: r.y, width: r.width, height: r.height))
+    }
 }
 @_cdecl("lamina_layer_display_if_needed") public func c_display_if_needed(_ l: OpaquePointer?) -> lamina_status {
     nonisolated(unsafe) let l = l
-    return set("lamina_layer_display_if_needed", l) { try $0.displayIfNeeded() }
+    return set("lamina_layer_display_if_needed", l) { try refuseInsideDraw("lamina_layer_display_if_needed"); try $0.displayIfNeeded() }
 }
 @_cdecl("lamina_layer_display_now") public func c_display_now(_ l: OpaquePointer?) -> lamina_status {
     nonisolated(unsafe) let l = l
-    return set("lamina_layer_display_now", l) { try $0.displayNow() }
+    return set("lamina_layer_display_now", l) { try refuseInsideDraw("lamina_layer_display_now"); try $0.displayNow() }
 }
 @_cdecl("lamina_layer_display_count") public func c_display_count(_ l: OpaquePointer?, _ out: UnsafeMutablePointer<UInt64>?) -> lamina_status {
     nonisolated(unsafe) let l = l, out = out
-    return set("lamina_layer_display_count", l) { out?.pointee = UInt64($0.displayCount) }
+    return set("lamina_layer_display_count", l) { try required(out).pointee = UInt64($0.displayCount) }
 }
 
 // MARK: Hosts
@@ -550,7 +573,7 @@ public func c_host_last_frame(_ h: OpaquePointer?, _ calls: UnsafeMutablePointer
     nonisolated(unsafe) let h = h, calls = calls, bytes = bytes
     return call("lamina_host_last_frame") {
         let f = try Handles.host(h).lastFrame
-        calls?.pointee = UInt64(f.drawCalls); bytes?.pointee = UInt64(f.textureBytesUploaded)
+        try required(calls).pointee = UInt64(f.drawCalls); try required(bytes).pointee = UInt64(f.textureBytesUploaded)
     }
 }
 @_cdecl("lamina_host_detach") public func c_host_detach(_ h: OpaquePointer?) -> lamina_status {
@@ -561,8 +584,8 @@ public func c_host_last_frame(_ h: OpaquePointer?, _ calls: UnsafeMutablePointer
 // MARK: Transactions and the run loop
 
 @_cdecl("lamina_transaction_begin") public func c_begin() -> lamina_status { call("lamina_transaction_begin") { Transaction.begin() } }
-@_cdecl("lamina_transaction_commit") public func c_commit() -> lamina_status { call("lamina_transaction_commit") { try Transaction.commit() } }
-@_cdecl("lamina_flush") public func c_flush() -> lamina_status { call("lamina_flush") { try Transaction.flush() } }
+@_cdecl("lamina_transaction_commit") public func c_commit() -> lamina_status { call("lamina_transaction_commit") { try refuseInsideDraw("lamina_transaction_commit"); try Transaction.commit() } }
+@_cdecl("lamina_flush") public func c_flush() -> lamina_status { call("lamina_flush") { try refuseInsideDraw("lamina_flush"); try Transaction.flush() } }
 @_cdecl("lamina_transaction_set_disable_actions") public func c_disable_actions(_ v: Int32) -> lamina_status {
     call("lamina_transaction_set_disable_actions") { Transaction.setDisableActions(v != 0) }
 }
@@ -577,16 +600,16 @@ public func c_host_last_frame(_ h: OpaquePointer?, _ calls: UnsafeMutablePointer
 }
 @_cdecl("lamina_run_loop_fd") public func c_loop_fd(_ out: UnsafeMutablePointer<Int32>?) -> lamina_status {
     nonisolated(unsafe) let out = out
-    return call("lamina_run_loop_fd") { out?.pointee = MainLoop.main.descriptor }
+    return call("lamina_run_loop_fd") { try required(out).pointee = MainLoop.main.descriptor }
 }
 @_cdecl("lamina_run_loop_dispatch") public func c_loop_dispatch() -> lamina_status {
-    call("lamina_run_loop_dispatch") { try MainLoop.main.dispatch() }
+    call("lamina_run_loop_dispatch") { try refuseInsideDraw("lamina_run_loop_dispatch"); try MainLoop.main.dispatch() }
 }
 @_cdecl("lamina_run_loop_timeout") public func c_loop_timeout(_ out: UnsafeMutablePointer<Int32>?) -> lamina_status {
     nonisolated(unsafe) let out = out
     return call("lamina_run_loop_timeout") {
         let t = MainLoop.main.timeout
-        out?.pointee = t.map { Int32(min(($0 * 1000).rounded(.up), Double(Int32.max))) } ?? -1
+        try required(out).pointee = t.map { Int32(min(($0 * 1000).rounded(.up), Double(Int32.max))) } ?? -1
     }
 }
 

@@ -164,9 +164,15 @@ func call(_ name: String, _ body: @MainActor () throws -> Void) -> lamina_status
         setLastError("\(name): called off the main thread; Lamina's layers, transactions and hosts belong to the process's main thread (call it there, or post the work to it)")
         return LAMINA_ERROR_WRONG_THREAD
     }
+    // On the main thread (checked just above): the main actor's code runs here, as
+    // `MainActor.assumeIsolated` would run it, without its executor check per call.
+    callDepth += 1
+    defer {
+        callDepth -= 1
+        // The outermost call: the callbacks it left run now (they may call in again).
+        while callDepth == 0, !pendingCallbacks.isEmpty { pendingCallbacks.removeFirst()() }
+    }
     do {
-        // On the main thread (checked just above): the main actor's code runs here, as
-        // `MainActor.assumeIsolated` would run it, without its executor check per call.
         try withoutActuallyEscaping(body) { body in
             try unsafeBitCast(body, to: (() throws -> Void).self)()
         }
@@ -189,11 +195,32 @@ func call(_ name: String, _ body: @MainActor () throws -> Void) -> lamina_status
     }
 }
 
-/// Stores a new handle in `out` (checked first).
+/// Stores a new handle in `out` — checked before the object is made.
 @MainActor
-func give(_ object: HandleObject, to out: UnsafeMutablePointer<OpaquePointer?>?) throws {
-    guard let out else { throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "the out-pointer is NULL") }
-    out.pointee = Handles.handle(for: object)
+func give(_ object: @autoclosure () throws -> HandleObject, to out: UnsafeMutablePointer<OpaquePointer?>?) throws {
+    let out = try required(out)
+    out.pointee = Handles.handle(for: try object())
+}
+
+/// An out-pointer that must not be NULL.
+func required<T>(_ p: UnsafeMutablePointer<T>?) throws -> UnsafeMutablePointer<T> {
+    guard let p else { throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "the out-pointer is NULL") }
+    return p
+}
+
+/// C callbacks to run once the outermost API call returns (destroy callbacks: never in
+/// the middle of Lamina's own work, such as a layer's deinit or a commit).
+/// (These three are touched on the main thread only: every call checks it first.)
+nonisolated(unsafe) var pendingCallbacks: [() -> Void] = []
+/// API calls in progress on the main thread (callbacks may call the API again).
+nonisolated(unsafe) var callDepth = 0
+/// Draw callbacks running: committing or drawing again from one is refused.
+nonisolated(unsafe) var drawDepth = 0
+
+func refuseInsideDraw(_ what: String) throws {
+    guard drawDepth == 0 else {
+        throw CAPIError(LAMINA_ERROR_DRAW, "\(what) from inside a draw callback: a draw callback only draws (commit, flush or display after it returns)")
+    }
 }
 
 func cString(_ p: UnsafePointer<CChar>?, _ what: String) throws -> String {

@@ -41,6 +41,19 @@ static void *off_main(void *arg) {
     return NULL;
 }
 
+static lamina_status reentrant_statuses[3];
+static int reentrant_destroyed = 0;
+static void draw_reentrant(lamina_layer *l, cairo_t *cr, lamina_rect dirty, void *user_data) {
+    (void)cr; (void)dirty; (void)user_data;
+    reentrant_statuses[0] = lamina_flush();
+    reentrant_statuses[1] = lamina_layer_display_now(l);
+    reentrant_statuses[2] = lamina_run_loop_dispatch();
+}
+static void destroy_reentrant(void *user_data) {
+    (void)user_data;
+    if (lamina_flush() == LAMINA_OK) reentrant_destroyed++;
+}
+
 static int destroyed = 0;
 static void on_destroy(void *user_data) { destroyed += *(int *)user_data; }
 static void draw_nothing(lamina_layer *l, cairo_t *cr, lamina_rect dirty, void *user_data) { (void)l; (void)cr; (void)dirty; (void)user_data; }
@@ -107,12 +120,61 @@ int main(void) {
     expect_error(lamina_layer_set_opacity(layer, 1), LAMINA_ERROR_RELEASED, "released", "a released handle is diagnosed");
     check(lamina_live_handles() == baseline, "no handle left but the device");
 
+    /* Indexes past either end (size_t wraps to a huge value), an unknown pixel format,
+     * and large but finite transforms. */
+    lamina_layer *parent;
+    lamina_layer_create(&parent);
+    lamina_layer *got = NULL;
+    expect_error(lamina_layer_sublayer_at(parent, (size_t)-1, &got), LAMINA_ERROR_INVALID_ARGUMENT, "past the end", "sublayer_at((size_t)-1) is refused");
+    lamina_layer *kid;
+    lamina_layer_create(&kid);
+    expect_error(lamina_layer_insert_sublayer(parent, kid, (size_t)-1), LAMINA_ERROR_INVALID_ARGUMENT, "past the end", "insert_sublayer((size_t)-1) is refused");
+    lamina_transform big = {{1e308, 0, 0, 0, 0, 1e308, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}};
+    check(lamina_layer_set_transform(kid, &big) == LAMINA_OK, "a transform of large but finite elements is accepted");
+    uint8_t one[4];
+    lamina_target *small;
+    lamina_target_create_offscreen(device, 1, 1, 1, &small);
+    expect_error(lamina_target_read_pixels(small, (lamina_pixel_format)42, one, 4, 4), LAMINA_ERROR_INVALID_ARGUMENT, "lamina_pixel_format",
+                 "an unknown pixel format is refused");
+    expect_error(lamina_layer_get_opacity(kid, NULL), LAMINA_ERROR_INVALID_ARGUMENT, "out-pointer", "a getter with a NULL out-pointer is refused");
+    size_t before_create = lamina_live_handles();
+    expect_error(lamina_layer_create(NULL), LAMINA_ERROR_INVALID_ARGUMENT, "out-pointer", "a create with a NULL out-pointer is refused");
+    check(lamina_live_handles() == before_create, "… and makes nothing");
+    lamina_release(small); lamina_release(kid); lamina_release(parent);
+
+    /* Re-entrancy: a draw callback that commits or displays again gets an error (no
+     * recursion); a destroy callback that calls back in runs after the call, safely. */
+    {
+        lamina_layer *root2, *reentrant;
+        lamina_target *t2;
+        lamina_host *h2;
+        lamina_layer_create(&root2);
+        lamina_layer_set_frame(root2, (lamina_rect){0, 0, 20, 20});
+        lamina_layer_create(&reentrant);
+        lamina_layer_set_frame(reentrant, (lamina_rect){0, 0, 20, 20});
+        lamina_layer_set_draw_callback(reentrant, draw_reentrant, NULL, destroy_reentrant);
+        lamina_layer_set_needs_display(reentrant);
+        lamina_layer_add_sublayer(root2, reentrant);
+        lamina_target_create_offscreen(device, 20, 20, 1, &t2);
+        lamina_color w2 = {1, 1, 1, 1};
+        lamina_host_create(root2, t2, &w2, &h2);
+        check(lamina_flush() == LAMINA_OK, "a commit whose draw callback tries to commit again");
+        check(reentrant_statuses[0] == LAMINA_ERROR_DRAW && reentrant_statuses[1] == LAMINA_ERROR_DRAW && reentrant_statuses[2] == LAMINA_ERROR_DRAW,
+              "inside a draw: lamina_flush, lamina_layer_display_now and lamina_run_loop_dispatch are LAMINA_ERROR_DRAW");
+        lamina_layer_remove_from_superlayer(reentrant);
+        check(lamina_release(reentrant) == LAMINA_OK && reentrant_destroyed == 1, "the destroy callback, which calls lamina_flush, ran after the release returned");
+        lamina_release(h2); lamina_release(t2); lamina_release(root2);
+    }
+
     /* The destroy callback runs when the layer goes. */
     int weight = 1;
     lamina_layer *drawn;
     lamina_layer_create(&drawn);
+    int other = 1;
     lamina_layer_set_draw_callback(drawn, draw_nothing, &weight, on_destroy);
-    lamina_layer_set_draw_callback(drawn, draw_nothing, &weight, on_destroy);   /* the old one's destroy runs */
+    lamina_layer_set_draw_callback(drawn, draw_nothing, &weight, on_destroy);   /* the same: no destroy */
+    check(destroyed == 0, "setting the same user data and destroy again destroys nothing");
+    lamina_layer_set_draw_callback(drawn, draw_nothing, &other, on_destroy);    /* the old one's destroy runs */
     check(destroyed == 1, "replacing a draw callback calls the old one's destroy");
     lamina_release(drawn);
     check(destroyed == 2, "the layer's last release calls its destroy");

@@ -40,7 +40,8 @@ extern "C" {
 
 fn check(status: Status, what: &str) {
     if status != OK {
-        let message = unsafe { CStr::from_ptr(lamina_last_error()) }.to_string_lossy();
+        let e = unsafe { lamina_last_error() };
+        let message = if e.is_null() { "(no message)".into() } else { unsafe { CStr::from_ptr(e) }.to_string_lossy() };
         panic!("{what} failed ({status}): {message}");
     }
 }

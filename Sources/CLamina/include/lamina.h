@@ -87,8 +87,9 @@ lamina_status lamina_release(void *handle);
 
 /* ---- Devices ---------------------------------------------------------------------- */
 
-/* A device of Lamina's own. `backend`: "auto" (or NULL), "gbm", "device", "surfaceless";
- * `drm_device`: a DRM node for GBM, or NULL. */
+/* A device of Lamina's own. `backend`: "auto", "gbm", "device", "surfaceless", or NULL
+ * for the LAMINA_BACKEND environment variable (else auto); `drm_device`: a DRM node for
+ * GBM, or NULL (LAMINA_DRM_DEVICE, else every node). */
 lamina_status lamina_device_create(const char *backend, const char *drm_device, lamina_device **out);
 /* Adopts the host's OpenGL ES 3 context current on the calling thread: Lamina draws with
  * it and restores the host's GL state after each pass. */
@@ -96,7 +97,8 @@ lamina_status lamina_device_create_adopting_current(lamina_device **out);
 /* A context of Lamina's own in the share group of the host's current context (textures
  * made on either side are visible to both). */
 lamina_status lamina_device_create_sharing_current(lamina_device **out);
-/* "gbm", "device" or "surfaceless" (EGL platforms), or "adopted"/"shared" for a host's. */
+/* "gbm", "device" or "surfaceless" (EGL platforms), or "adopted"/"shared" for a host's;
+ * "unknown" for a handle that is not a live device (or off the main thread). */
 const char *lamina_device_backend(const lamina_device *device);
 /* Frees the device's GPU objects and its context now (its handle stays until released). */
 lamina_status lamina_device_close(lamina_device *device);
@@ -167,8 +169,9 @@ lamina_status lamina_layer_set_filters(lamina_layer *layer, lamina_filter minifi
 lamina_status lamina_layer_set_timing(lamina_layer *layer, double begin_time, double speed, double time_offset);
 
 /* Contents: pixels copied now (premultiplied), a PNG file, a texture of the device's
- * context (borrowed: keep it alive while shown), or a dma-buf (imported; GBM and device
- * backends with EGL_EXT_image_dma_buf_import). NULL/none: no contents. */
+ * context (borrowed: keep it alive while shown), or a dma-buf (imported from a duplicate
+ * of `fd`: the caller keeps, and closes, its own; GBM and device backends with
+ * EGL_EXT_image_dma_buf_import). lamina_layer_clear_contents: no contents. */
 lamina_status lamina_layer_set_contents_pixels(lamina_layer *layer, const uint8_t *pixels, uint32_t width, uint32_t height,
                                                size_t row_bytes, lamina_pixel_format format);
 lamina_status lamina_layer_set_contents_png(lamina_layer *layer, const char *path);
@@ -182,8 +185,11 @@ lamina_status lamina_layer_contents_did_change(lamina_layer *layer);
 
 /* Drawing: `draw` is called on the main thread when the layer is displayed, with a Cairo
  * context set up in points (bounds coordinates, y down) and clipped to `dirty`; draw only
- * there. Return nothing; Cairo errors are the callback's. `destroy` (may be NULL) is
- * called with `user_data` when the callback is replaced or the layer goes. */
+ * there. A draw callback only draws: committing, flushing, dispatching the run loop or
+ * displaying from inside it returns LAMINA_ERROR_DRAW. Callbacks must return normally
+ * (no C++ exception or Rust panic may unwind through Lamina). `destroy` (may be NULL) is
+ * called with `user_data` when the callback is replaced by another (not by the same
+ * user_data and destroy) or the layer goes — after the API call that caused it returns. */
 typedef void (*lamina_draw_fn)(lamina_layer *layer, cairo_t *cr, lamina_rect dirty, void *user_data);
 typedef void (*lamina_destroy_fn)(void *user_data);
 lamina_status lamina_layer_set_draw_callback(lamina_layer *layer, lamina_draw_fn draw, void *user_data, lamina_destroy_fn destroy);
@@ -198,8 +204,9 @@ lamina_status lamina_layer_display_count(const lamina_layer *layer, uint64_t *co
 
 /* ---- Hosts: a layer tree on a target ---------------------------------------------- */
 
-/* Every commit that changes the tree of `root` composites it into `target`, cleared to
- * `background` first (NULL: over what the target holds — a host's frame). */
+/* Every commit that changes the tree of `root` (a layer without a superlayer) composites
+ * it into `target`, cleared to `background` first (NULL: over what the target holds — a
+ * host's frame). */
 lamina_status lamina_host_create(lamina_layer *root, lamina_target *target, const lamina_color *background, lamina_host **out);
 /* Composites at every commit even when nothing changed (a host redrawing its frame). */
 lamina_status lamina_host_set_composites_every_frame(lamina_host *host, int every_frame);
@@ -213,7 +220,8 @@ lamina_status lamina_host_detach(lamina_host *host);
 lamina_status lamina_transaction_begin(void);
 /* Closes an explicit transaction; the outermost one commits (layout, display, composite). */
 lamina_status lamina_transaction_commit(void);
-/* Commits now what is pending: when it returns, the pixels are on the targets. */
+/* Commits now what is pending: when it returns, the pixels are on the targets. Inside an
+ * explicit transaction it does nothing: the outermost lamina_transaction_commit commits. */
 lamina_status lamina_flush(void);
 /* Implicit animations: a change to a layer of a rendered tree animates (0.25 s) unless
  * actions are disabled — for the current transaction, or by default for every one (a host
@@ -232,8 +240,8 @@ lamina_status lamina_run_loop_timeout(int *milliseconds);
 /* ---- Scene files (docs/scene-format.md) ------------------------------------------- */
 
 lamina_status lamina_scene_load(const char *path, lamina_scene **out);
-/* Renders the scene (its own size and scale when width/height are 0) at `time` seconds
- * into a PNG file. */
+/* Renders the scene, at its own size and scale, `time` seconds in (its animations
+ * evaluated then), into a PNG file. */
 lamina_status lamina_scene_render_png(lamina_scene *scene, lamina_device *device, double time, const char *png_path);
 /* The scene's root layer (a new reference). */
 lamina_status lamina_scene_root_layer(const lamina_scene *scene, lamina_layer **out);
