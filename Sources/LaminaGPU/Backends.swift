@@ -167,13 +167,13 @@ enum BackendOpener {
     static func createContext(_ display: EGLDisplay, sharingWith shared: EGLContext? = nil) throws -> EGLContext {
         let exts = extensionSet(eglQueryString(display, EGL_EXTENSIONS))
         guard exts.contains("EGL_KHR_surfaceless_context") else {
-            throw GPUError.eglFailure(call: "eglQueryString(EGL_EXTENSIONS)", error: "no EGL_KHR_surfaceless_context",
+            throw GPUError.loggedEGLFailure(call: "eglQueryString(EGL_EXTENSIONS)", error: "no EGL_KHR_surfaceless_context",
                                       hint: "Lamina's own context renders offscreen only and needs a driver with surfaceless contexts (Mesa has one); adopt the host's context instead (GPUDevice(adopting:))")
         }
         let previousAPI = eglQueryAPI()
         defer { if previousAPI != EGLenum(EGL_OPENGL_ES_API) { eglBindAPI(previousAPI) } }
         guard eglBindAPI(EGLenum(EGL_OPENGL_ES_API)) == EGL_TRUE else {
-            throw GPUError.eglFailure(call: "eglBindAPI(EGL_OPENGL_ES_API)", error: lastEGLError(), hint: "this EGL has no OpenGL ES")
+            throw GPUError.loggedEGLFailure(call: "eglBindAPI(EGL_OPENGL_ES_API)", error: lastEGLError(), hint: "this EGL has no OpenGL ES")
         }
         var config: EGLConfig? = nil
         if !exts.contains("EGL_KHR_no_config_context") {
@@ -185,7 +185,7 @@ enum BackendOpener {
             }
             var n: EGLint = 0
             guard eglChooseConfig(display, want, &config, 1, &n) == EGL_TRUE, n > 0 else {
-                throw GPUError.eglFailure(call: "eglChooseConfig(\(shared == nil ? "EGL_OPENGL_ES3_BIT" : "the host context's EGL_CONFIG_ID"))",
+                throw GPUError.loggedEGLFailure(call: "eglChooseConfig(\(shared == nil ? "EGL_OPENGL_ES3_BIT" : "the host context's EGL_CONFIG_ID"))",
                                           error: lastEGLError(), hint: "the driver offers no OpenGL ES 3 configuration")
             }
         }
@@ -199,7 +199,7 @@ enum BackendOpener {
             if let context = eglCreateContext(display, config, shared, robust) { return context }
         }
         guard let context = eglCreateContext(display, config, shared, attributes) else {
-            throw GPUError.eglFailure(call: "eglCreateContext(OpenGL ES 3.0\(shared == nil ? "" : ", sharing with the host's context"))",
+            throw GPUError.loggedEGLFailure(call: "eglCreateContext(OpenGL ES 3.0\(shared == nil ? "" : ", sharing with the host's context"))",
                                       error: lastEGLError(), hint: shared == nil
                                         ? "the driver cannot create an OpenGL ES 3.0 context"
                                         : "the driver refused a context in the host's share group; adopt the host's context instead (GPUDevice(adopting:))")

@@ -58,11 +58,11 @@ enum DisplayRegistry {
                 return e.display
             }
             guard let display = eglGetPlatformDisplay(platform, native, nil) else {
-                throw GPUError.eglFailure(call: "eglGetPlatformDisplay", error: lastEGLError(), hint: "the platform is not supported by this EGL")
+                throw GPUError.loggedEGLFailure(call: "eglGetPlatformDisplay", error: lastEGLError(), hint: "the platform is not supported by this EGL")
             }
             var major: EGLint = 0, minor: EGLint = 0
             guard eglInitialize(display, &major, &minor) == EGL_TRUE else {
-                throw GPUError.eglFailure(call: "eglInitialize", error: lastEGLError(), hint: "the driver could not start on this platform")
+                throw GPUError.loggedEGLFailure(call: "eglInitialize", error: lastEGLError(), hint: "the driver could not start on this platform")
             }
             map[key] = Entry(display: UInt(bitPattern: display), references: 1, terminates: ownsNative)
             return UInt(bitPattern: display)

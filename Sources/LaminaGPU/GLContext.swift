@@ -388,7 +388,7 @@ final class GLContext {
             if code == EGL_BAD_ACCESS && stack.caller?.context == nil {
                 hint = "another window-system API (GLX, say) has a context current on this thread, which EGL cannot replace: release it first, or create the host's context through EGL (SDL: SDL_HINT_VIDEO_X11_FORCE_EGL)"
             }
-            return GPUError.eglFailure(call: "eglMakeCurrent (Lamina's \(ownership) context)", error: eglErrorName(code), hint: hint)
+            return GPUError.loggedEGLFailure(call: "eglMakeCurrent (Lamina's \(ownership) context)", error: eglErrorName(code), hint: hint)
         }
         return nil
     }

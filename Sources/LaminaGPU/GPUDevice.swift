@@ -243,12 +243,12 @@ public final class GPUDevice {
     private static func requireES3(display: EGLDisplay, context: EGLContext) throws {
         var type: EGLint = 0, version: EGLint = 0
         guard eglQueryContext(display, context, EGL_CONTEXT_CLIENT_TYPE, &type) == EGL_TRUE else {
-            throw GPUError.eglFailure(call: "eglQueryContext(EGL_CONTEXT_CLIENT_TYPE)", error: lastEGLError(),
+            throw GPUError.loggedEGLFailure(call: "eglQueryContext(EGL_CONTEXT_CLIENT_TYPE)", error: lastEGLError(),
                                       hint: "the display or context handed to Lamina is not valid")
         }
         eglQueryContext(display, context, EGL_CONTEXT_CLIENT_VERSION, &version)
         guard type == EGLint(EGL_OPENGL_ES_API), version >= 3 else {
-            throw GPUError.eglFailure(
+            throw GPUError.loggedEGLFailure(
                 call: "eglQueryContext", error: type == EGLint(EGL_OPENGL_ES_API) ? "an OpenGL ES \(version) context"
                     : type == EGLint(EGL_OPENGL_API) ? "a desktop OpenGL context" : "not an OpenGL ES context",
                 hint: "Lamina needs an OpenGL ES 3 context: create the host's context with EGL_CONTEXT_MAJOR_VERSION 3 and EGL_OPENGL_ES_API (SDL: SDL_GL_CONTEXT_PROFILE_ES, major version 3)")

@@ -65,3 +65,12 @@ extension GPUDevice {
         LaminaLog.logger.info("GL debug output on (LAMINA_DEBUG_GL=1): the driver's messages are logged")
     }
 }
+
+extension GPUError {
+    /// An EGL call that failed, logged (at `error`) as the error is made.
+    static func loggedEGLFailure(call: String, error: String, hint: String) -> GPUError {
+        let e = GPUError.eglFailure(call: call, error: error, hint: hint)
+        LaminaLog.logger.error("\(e)")
+        return e
+    }
+}

@@ -374,10 +374,10 @@ extension GPUDevice {
     public func importDMABuf(_ buf: DMABuf) throws -> Texture {
         guard !isClosed else { throw GPUError.deviceClosed(operation: "importDMABuf") }
         guard capabilities.dmaBufImport else {
-            throw GPUError.eglFailure(call: "importDMABuf", error: "no EGL_EXT_image_dma_buf_import", hint: "this driver cannot import dma-bufs")
+            throw GPUError.loggedEGLFailure(call: "importDMABuf", error: "no EGL_EXT_image_dma_buf_import", hint: "this driver cannot import dma-bufs")
         }
         guard let target = eglImageTargetTexture else {
-            throw GPUError.eglFailure(call: "eglGetProcAddress(glEGLImageTargetTexture2DOES)", error: "not found", hint: "this driver lacks GL_OES_EGL_image")
+            throw GPUError.loggedEGLFailure(call: "eglGetProcAddress(glEGLImageTargetTexture2DOES)", error: "not found", hint: "this driver lacks GL_OES_EGL_image")
         }
         try validate(PixelSize(width: buf.width, height: buf.height), what: "dma-buf texture", maximum: capabilities.maxTextureSize)
         return try gl.withCurrentThrowing { try importDMABufInScope(buf, target: target) }
@@ -397,7 +397,7 @@ extension GPUDevice {
         }
         attrs.append(EGLAttrib(EGL_NONE))
         guard let image = eglCreateImage(display, nil, EGLenum(EGL_LINUX_DMA_BUF_EXT), nil, attrs) else {
-            throw GPUError.eglFailure(call: "eglCreateImage(EGL_LINUX_DMA_BUF_EXT, \(buf.fourccString) \(buf.width)×\(buf.height) stride \(buf.stride))",
+            throw GPUError.loggedEGLFailure(call: "eglCreateImage(EGL_LINUX_DMA_BUF_EXT, \(buf.fourccString) \(buf.width)×\(buf.height) stride \(buf.stride))",
                                       error: lastEGLError(), hint: "the driver refused this buffer layout")
         }
         var t: GLuint = 0
@@ -411,7 +411,7 @@ extension GPUDevice {
         let e = glGetError()
         guard e == GLenum(GL_NO_ERROR) else {
             texture.release()
-            throw GPUError.eglFailure(call: "glEGLImageTargetTexture2DOES", error: glErrorName(e), hint: "the driver cannot texture from this dma-buf")
+            throw GPUError.loggedEGLFailure(call: "glEGLImageTargetTexture2DOES", error: glErrorName(e), hint: "the driver cannot texture from this dma-buf")
         }
         configure(texture)
         return texture

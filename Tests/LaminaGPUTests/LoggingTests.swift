@@ -44,6 +44,12 @@ struct LoggingTests {
         }
         #expect(handler.messages(.error).contains { $0.hasPrefix("shader broken.frag failed to compile") }, "\(handler.messages(.error))")
 
+        // An EGL failure (a context that is not one: EGL_BAD_CONTEXT) is logged as it is thrown.
+        #expect(throws: GPUError.self) {
+            _ = try GPUDevice(adopting: .context(display: UnsafeMutableRawPointer(device.display), context: UnsafeMutableRawPointer(bitPattern: 0x4c41)!))
+        }
+        #expect(handler.messages(.error).contains { $0.contains("eglQueryContext") }, "\(handler.messages(.error))")
+
         // (Mesa has KHR_debug on every driver: this machine's llvmpipe included.)
         try #require(device.capabilities.khrDebug, "GL_KHR_debug missing from \(device.capabilities.glRenderer)")
         do {
