@@ -36,17 +36,20 @@ swift test --skip-build 2>&1 | strip | tee "$log/host.txt" | grep -vE '^◇'
 host_status=${PIPESTATUS[0]}
 set -e
 
+# A step: its command's output shown and kept in $log/NAME.txt, its status in NAME_status.
+step() {
+  local name=$1; shift
+  set +e
+  "$@" 2>&1 | strip | tee "$log/$name.txt"
+  printf -v "${name}_status" '%s' "${PIPESTATUS[0]}"
+  set -e
+}
+
 echo "== the C API: install, C/C++/Rust examples against it through pkg-config, C error tests (Tools/capi-tests.sh)"
-set +e
-LAMINA_CAPI_VM=1 bash Tools/capi-tests.sh 2>&1 | strip | tee "$log/capi.txt"
-capi_status=${PIPESTATUS[0]}
-set -e
+step capi env LAMINA_CAPI_VM=1 bash Tools/capi-tests.sh
 
 echo "== DocC documentation of every public module, warnings as errors (Tools/docs.sh)"
-set +e
-bash Tools/docs.sh 2>&1 | strip | tee "$log/docs.txt"
-docs_status=${PIPESTATUS[0]}
-set -e
+step docs bash Tools/docs.sh
 
 echo "== GBM tests inside the VM (Tools/vm/run-in-vm.sh, vgem, /dev/dri/card0)"
 set +e
@@ -57,10 +60,7 @@ vm_status=${PIPESTATUS[0]}
 set -e
 
 echo "== the suite under AddressSanitizer and ThreadSanitizer (Tools/sanitize.sh)"
-set +e
-bash Tools/sanitize.sh 2>&1 | strip | tee "$log/sanitize.txt"
-sanitize_status=${PIPESTATUS[0]}
-set -e
+step sanitize bash Tools/sanitize.sh
 
 count() { grep -cE "$1" "$2" || true; }
 host_passed=$(count '^✔ Test "' "$log/host.txt")

@@ -388,7 +388,8 @@ public final class RenderTree {
     /// A layer's model state arrived: it animates (its presented state is worked out at
     /// the next frame) or stops animating (it shows the model again).
     private func noteAnimations(of node: Node, model: LayerState) {
-        let shown = model.effects.flatMap(\.referencedContents)
+        // (Most animations name no contents: then nothing is allocated here.)
+        let shown = model.effects.contains { !$0.referencedContents.isEmpty } ? model.effects.flatMap(\.referencedContents) : []
         if shown != node.animationContents {
             for c in shown { setContent(old: nil, new: c) }
             for c in node.animationContents { setContent(old: c, new: nil) }

@@ -21,6 +21,13 @@ struct CrossFadeTests {
     static func targets(_ counts: GPUObjectCounts) -> [Int] { [counts.counts[.texture] ?? 0, counts.counts[.framebuffer] ?? 0] }
     static func targets(_ device: GPUDevice) -> [Int] { targets(device.liveObjectCounts) }
 
+    /// A frame made pixel by pixel.
+    static func frame(_ width: Int, _ height: Int, _ pixel: (Int, Int) -> RGBAPixel) -> RGBAImage {
+        var image = RGBAImage(width: width, height: height)
+        for y in 0..<height { for x in 0..<width { image[x, y] = pixel(x, y) } }
+        return image
+    }
+
     /// The per-pixel mix of two frames.
     static func mix(_ a: RGBAImage, _ b: RGBAImage, _ f: Double) -> (Int, Int) -> RGBAPixel? {
         { x, y in
@@ -87,11 +94,7 @@ struct CrossFadeTests {
         let f = TimingFunction.default.value(at: 0.5)
         let mid = try s.frame(at: 0.125)
         #expect(s.host.compositor.cachedTextureCount == textures + 1, "both images are on the GPU while fading")
-        let newFrame = { (x: Int, y: Int) -> RGBAPixel? in (10..<60).contains(x) && (10..<60).contains(y) ? blue : old[x, y] }
-        let expected = RGBAImage(width: 200, height: 200, bytes: (0..<200 * 200).flatMap { i -> [UInt8] in
-            let p = newFrame(i % 200, i / 200)!
-            return [p.r, p.g, p.b, p.a]
-        })
+        let expected = Self.frame(200, 200) { x, y in (10..<60).contains(x) && (10..<60).contains(y) ? blue : old[x, y] }
         #expect(mid.mismatches(tolerance: 2, Self.mix(old, expected, f)).isEmpty)
         try s.frame(at: 0.3)
         #expect(l.animationKeys().isEmpty)
@@ -127,16 +130,11 @@ struct CrossFadeTests {
         #expect(l.backingStore !== firstStore, "a new store")
         #expect(l.lastDisplay?.rect == l.bounds, "drawn whole")
         #expect(l.animation(forKey: "contents") != nil)
-        let expected = { (x: Int, y: Int) -> RGBAPixel in (20..<60).contains(x) && (20..<60).contains(y) ? blue : old[x, y] }
+        let expected = Self.frame(200, 200) { x, y in (20..<60).contains(x) && (20..<60).contains(y) ? blue : old[x, y] }
         let mid = try s.frame(at: 0.125)
-        let f = TimingFunction.default.value(at: 0.5)
-        let wrong = mid.mismatches(tolerance: 2) { x, y in
-            let p = old[x, y], q = expected(x, y)
-            func m(_ u: UInt8, _ v: UInt8) -> UInt8 { UInt8((Double(u) * (1 - f) + Double(v) * f).rounded()) }
-            return RGBAPixel(r: m(p.r, q.r), g: m(p.g, q.g), b: m(p.b, q.b), a: m(p.a, q.a))
-        }
+        let wrong = mid.mismatches(tolerance: 2, Self.mix(old, expected, TimingFunction.default.value(at: 0.5)))
         #expect(wrong.isEmpty, "\(wrong)")
-        #expect(try s.frame(at: 0.3).mismatches { expected($0, $1) }.isEmpty)
+        #expect(try s.frame(at: 0.3).mismatches { expected[$0, $1] }.isEmpty)
         // With actions off (a view's layer outside an animation block), the store is redrawn in place.
         let store = l.backingStore
         painter.color = .green

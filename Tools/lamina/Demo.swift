@@ -278,7 +278,57 @@ struct DemoApp {
     /// host on an offscreen target, the clock fixed per frame) and the strip composited by
     /// Lamina too: a card springs along a track (overshooting), turns and changes colour.
     func writeFilmstrip(to path: String) throws {
-        let times = [0.0, 0.1, 0.2, 0.3, 0.45, 0.6, 0.8, 1.2]
+        var card: Layer!
+        try recordFilmstrip(to: path, times: [0.0, 0.1, 0.2, 0.3, 0.45, 0.6, 0.8, 1.2], start: 2000, build: { root in
+            let track = Layer()
+            track.frame = Rect(x: 10, y: 47, width: 170, height: 2)
+            track.backgroundColor = Color(r8: 200, g8: 205, b8: 215)
+            let goal = Layer()     // where the card comes to rest (its model position)
+            goal.frame = Rect(x: 96, y: 24, width: 48, height: 48)
+            goal.cornerRadius = 11
+            goal.borderWidth = 1.5
+            goal.borderColor = Color(r8: 150, g8: 160, b8: 175)
+            card = Layer()
+            card.name = "card"
+            card.bounds = Rect(x: 0, y: 0, width: 44, height: 44)
+            card.position = Point(x: 120, y: 48)
+            card.cornerRadius = 10
+            card.backgroundColor = Color(r8: 230, g8: 120, b8: 40)
+            let dot = Layer()      // shows the turn
+            dot.frame = Rect(x: 28, y: 6, width: 10, height: 10)
+            dot.cornerRadius = 5
+            dot.backgroundColor = .white
+            card.addSublayer(dot)
+            for l in [track, goal, card!] { root.addSublayer(l) }
+        }, animate: {
+            var slide = SpringAnimation(keyPath: "position.x")
+            slide.fromValue = .number(32)
+            slide.stiffness = 120
+            slide.damping = 9
+            var turn = BasicAnimation(keyPath: "transform.rotation.z")
+            turn.fromValue = .number(-Double.pi / 2)
+            turn.toValue = .number(0)
+            turn.duration = 0.8
+            turn.timingFunction = .easeInEaseOut
+            var tint = BasicAnimation(keyPath: "backgroundColor")
+            tint.fromValue = .color(Color(r8: 66, g8: 133, b8: 244))
+            tint.duration = 0.8
+            card.add(slide, forKey: "slide")
+            card.add(turn, forKey: "turn")
+            card.add(tint, forKey: "tint")
+        }, describe: { t, f in
+            String(format: "filmstrip t = %.2f s: card at x %.1f, drew %d, uploaded %d B", t, card.presentation().position.x,
+                   f.layersDrawn, f.textureBytesUploaded)
+        })
+        print("wrote \(path): frames of a spring (stiffness 120, damping 9), a turn and a tint")
+    }
+
+    /// Records a filmstrip: a 190×96-point scene on an offscreen target with a host, built by
+    /// `build` and committed at media time `start`; `animate` makes its changes in one
+    /// transaction there; then a frame at each `start + t` (the clock fixed), each printed
+    /// with `describe`, side by side with captions into the PNG `path`.
+    private func recordFilmstrip(to path: String, times: [Double], start: Double, build: (Layer) throws -> Void,
+                                 animate: () throws -> Void, describe: (Double, FrameStatistics) -> String) throws {
         let scene = Size(width: 190, height: 96)
         let target = try OffscreenTarget(device: device, size: scene, scale: 1)
         defer { target.release() }
@@ -287,71 +337,26 @@ struct DemoApp {
         root.backgroundColor = Color(r8: 248, g8: 249, b8: 252)
         let host = LayerTreeHost(rootLayer: root, target: target, background: .white)
         defer { host.detach() }
-        let track = Layer()
-        track.frame = Rect(x: 10, y: 47, width: 170, height: 2)
-        track.backgroundColor = Color(r8: 200, g8: 205, b8: 215)
-        let goal = Layer()     // where the card comes to rest (its model position)
-        goal.frame = Rect(x: 96, y: 24, width: 48, height: 48)
-        goal.cornerRadius = 11
-        goal.borderWidth = 1.5
-        goal.borderColor = Color(r8: 150, g8: 160, b8: 175)
-        let card = Layer()
-        card.name = "card"
-        card.bounds = Rect(x: 0, y: 0, width: 44, height: 44)
-        card.position = Point(x: 120, y: 48)
-        card.cornerRadius = 10
-        card.backgroundColor = Color(r8: 230, g8: 120, b8: 40)
-        let dot = Layer()      // shows the turn
-        dot.frame = Rect(x: 28, y: 6, width: 10, height: 10)
-        dot.cornerRadius = 5
-        dot.backgroundColor = .white
-        card.addSublayer(dot)
-        for l in [track, goal, card] { root.addSublayer(l) }
-        let start = 2000.0
+        try build(root)
         MediaClock.set(start)
         try Transaction.flush()
-
-        var slide = SpringAnimation(keyPath: "position.x")
-        slide.fromValue = .number(32)
-        slide.stiffness = 120
-        slide.damping = 9
-        var turn = BasicAnimation(keyPath: "transform.rotation.z")
-        turn.fromValue = .number(-Double.pi / 2)
-        turn.toValue = .number(0)
-        turn.duration = 0.8
-        turn.timingFunction = .easeInEaseOut
-        var tint = BasicAnimation(keyPath: "backgroundColor")
-        tint.fromValue = .color(Color(r8: 66, g8: 133, b8: 244))
-        tint.duration = 0.8
-        card.add(slide, forKey: "slide")
-        card.add(turn, forKey: "turn")
-        card.add(tint, forKey: "tint")
-
+        Transaction.begin()
+        try animate()
+        try Transaction.commit()
         var frames: [(RGBAImage, String)] = []
         for t in times {
             MediaClock.set(start + t)
             try Transaction.flush()
-            let f = host.lastFrame
-            print(String(format: "filmstrip t = %.2f s: card at x %.1f, drew %d, uploaded %d B", t, card.presentation().position.x, f.layersDrawn, f.textureBytesUploaded))
+            print(describe(t, host.lastFrame))
             frames.append((try target.readPixels(), String(format: "t = %.2f s", t)))
         }
         try strip(frames, cell: scene).writePNG(to: path)
-        print("wrote \(path): \(times.count) frames of a spring (stiffness 120, damping 9), a turn and a tint")
     }
 
     /// A fade transition and a contents cross-fade at fixed media times: a card whose
     /// sublayers change under a `TransitionAnimation` (its old picture dissolves into the
     /// new one), beside an image layer whose `contents` cross-fade (an implicit animation).
     func writeTransitionFilmstrip(to path: String) throws {
-        let times = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5]
-        let scene = Size(width: 190, height: 96)
-        let target = try OffscreenTarget(device: device, size: scene, scale: 1)
-        defer { target.release() }
-        let root = Layer()
-        root.frame = Rect(origin: .zero, size: scene)
-        root.backgroundColor = Color(r8: 248, g8: 249, b8: 252)
-        let host = LayerTreeHost(rootLayer: root, target: target, background: .white)
-        defer { host.detach() }
         func picture(_ a: Color, _ b: Color, ring: Bool) throws -> ContentImage {
             let bitmap = try Bitmap(pixelSize: PixelSize(width: 72, height: 72))
             let c = GraphicsContext(bitmap: bitmap, scale: 1)
@@ -366,55 +371,42 @@ struct DemoApp {
             c.invalidate()
             return ContentImage(bitmap.rgbaImage())
         }
-        let card = Layer()
-        card.frame = Rect(x: 8, y: 12, width: 92, height: 72)
-        card.cornerRadius = 10
-        card.masksToBounds = true
-        card.backgroundColor = Color(r8: 66, g8: 133, b8: 244)
-        let before = Layer()
-        before.frame = Rect(x: 12, y: 12, width: 30, height: 30)
-        before.cornerRadius = 15
-        before.backgroundColor = .white
-        card.addSublayer(before)
-        let photo = Layer()
-        photo.frame = Rect(x: 110, y: 12, width: 72, height: 72)
-        photo.contents = .image(try picture(Color(r8: 250, g8: 200, b8: 60), Color(r8: 230, g8: 120, b8: 40), ring: true))
-        for l in [card, photo] { root.addSublayer(l) }
-        let start = 3000.0
-        MediaClock.set(start)
-        try Transaction.flush()
-
-        // In one transaction: the card's new sublayers and colour under a transition; the
-        // photo's new contents by its implicit action (a cross-fade).
-        Transaction.begin()
-        Transaction.setAnimationDuration(0.5)
-        Transaction.setAnimationTimingFunction(.linear)
-        var transition = TransitionAnimation(type: .fade)
-        transition.duration = 0.5
-        card.add(transition, forKey: nil)
-        Transaction.setDisableActions(true)
-        before.removeFromSuperlayer()
-        let after = Layer()
-        after.frame = Rect(x: 46, y: 30, width: 36, height: 30)
-        after.cornerRadius = 4
-        after.backgroundColor = Color(r8: 250, g8: 250, b8: 250)
-        card.addSublayer(after)
-        card.backgroundColor = Color(r8: 52, g8: 168, b8: 83)
-        Transaction.setDisableActions(false)
-        photo.contents = .image(try picture(Color(r8: 120, g8: 80, b8: 200), Color(r8: 40, g8: 200, b8: 200), ring: false))
-        try Transaction.commit()
-
-        var frames: [(RGBAImage, String)] = []
-        for t in times {
-            MediaClock.set(start + t)
-            try Transaction.flush()
-            let f = host.lastFrame
-            print(String(format: "transition filmstrip t = %.2f s: drew %d, uploaded %d B, %d offscreen passes", t, f.layersDrawn,
-                         f.textureBytesUploaded, f.offscreenPasses))
-            frames.append((try target.readPixels(), String(format: "t = %.2f s", t)))
-        }
-        try strip(frames, cell: scene).writePNG(to: path)
-        print("wrote \(path): \(times.count) frames of a fade transition (left) and a contents cross-fade (right), 0.5 s, linear")
+        let card = Layer(), before = Layer(), photo = Layer()
+        try recordFilmstrip(to: path, times: [0.0, 0.1, 0.2, 0.3, 0.4, 0.5], start: 3000, build: { root in
+            card.frame = Rect(x: 8, y: 12, width: 92, height: 72)
+            card.cornerRadius = 10
+            card.masksToBounds = true
+            card.backgroundColor = Color(r8: 66, g8: 133, b8: 244)
+            before.frame = Rect(x: 12, y: 12, width: 30, height: 30)
+            before.cornerRadius = 15
+            before.backgroundColor = .white
+            card.addSublayer(before)
+            photo.frame = Rect(x: 110, y: 12, width: 72, height: 72)
+            photo.contents = .image(try picture(Color(r8: 250, g8: 200, b8: 60), Color(r8: 230, g8: 120, b8: 40), ring: true))
+            for l in [card, photo] { root.addSublayer(l) }
+        }, animate: {
+            // In one transaction: the card's new sublayers and colour under a transition; the
+            // photo's new contents by its implicit action (a cross-fade).
+            Transaction.setAnimationDuration(0.5)
+            Transaction.setAnimationTimingFunction(.linear)
+            var transition = TransitionAnimation(type: .fade)
+            transition.duration = 0.5
+            card.add(transition, forKey: nil)
+            Transaction.withoutActions {
+                before.removeFromSuperlayer()
+                let after = Layer()
+                after.frame = Rect(x: 46, y: 30, width: 36, height: 30)
+                after.cornerRadius = 4
+                after.backgroundColor = Color(r8: 250, g8: 250, b8: 250)
+                card.addSublayer(after)
+                card.backgroundColor = Color(r8: 52, g8: 168, b8: 83)
+            }
+            photo.contents = .image(try picture(Color(r8: 120, g8: 80, b8: 200), Color(r8: 40, g8: 200, b8: 200), ring: false))
+        }, describe: { t, f in
+            String(format: "transition filmstrip t = %.2f s: drew %d, uploaded %d B, %d offscreen passes", t, f.layersDrawn,
+                   f.textureBytesUploaded, f.offscreenPasses)
+        })
+        print("wrote \(path): frames of a fade transition (left) and a contents cross-fade (right), 0.5 s, linear")
     }
 
     /// Frames side by side with a caption under each, composited by Lamina.

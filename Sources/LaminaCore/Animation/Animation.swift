@@ -403,6 +403,7 @@ public final class AnimationEffect: Sendable {
         case .contents, .contentsKeyframes: changes = .contents
         case .transition: changes = .groupOpacity
         }
+        referencedContents = Self.contents(of: kind)
     }
 
     /// The transitions in it (itself, or members of a group), by id.
@@ -414,8 +415,11 @@ public final class AnimationEffect: Sendable {
         }
     }
 
-    /// The contents it shows besides the layer's own (kept on the GPU while it is on a layer).
-    var referencedContents: [ContentRef] {
+    /// The contents it shows besides the layer's own (kept on the GPU while it is on a
+    /// layer). Worked out once: the render tree reads it at every update of an animated layer.
+    let referencedContents: [ContentRef]
+
+    private static func contents(of kind: Kind) -> [ContentRef] {
         switch kind {
         case .basic, .keyframes, .transition: return []
         case .group(let members): return members.flatMap(\.referencedContents)
@@ -428,7 +432,7 @@ public final class AnimationEffect: Sendable {
         var t = e.timing
         t.beginTime = beginTime
         timing = t; timingFunction = e.timingFunction; isRemovedOnCompletion = e.isRemovedOnCompletion
-        kind = e.kind; changes = e.changes
+        kind = e.kind; changes = e.changes; referencedContents = e.referencedContents
     }
 
     /// The same effect beginning at `beginTime`.
