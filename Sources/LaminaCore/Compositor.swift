@@ -173,6 +173,7 @@ public final class Compositor: @unchecked Sendable {
         captureTransitions(in: update)   // (before the update: the layers as they were)
         tree.apply(update)
         if !transitionsSeen.isEmpty { releaseEndedTransitions() }
+        if !buffersToRelease.isEmpty || !pendingReleases.isEmpty { releaseExternalBuffers() }
         statesApplied += update.layers.count
         for upload in update.uploads where tree.contentUsers[.store(upload.store.id)] != nil {
             receive(upload)
@@ -212,8 +213,39 @@ public final class Compositor: @unchecked Sendable {
         guard let tree else { return }
         for key in tree.takeUnusedContents() {
             if let place = places.removeValue(forKey: key) { free(place) }
+            if case .external(let id) = key, let buffer = externalsRead.removeValue(forKey: id) { buffersToRelease.append(buffer) }
         }
     }
+
+    // MARK: External buffers
+
+    /// External buffers the frames read (by id), and those no layer shows any more, to be
+    /// handed back to their producers once the GPU is done with them.
+    var externalsRead: [UInt64: ExternalBuffer] = [:]
+    private var buffersToRelease: [ExternalBuffer] = []
+    private var pendingReleases: [(buffer: ExternalBuffer, fence: SyncFence?)] = []
+
+    /// Hands back the buffers no layer shows: after a fence on the work issued so far
+    /// (what may still read them), when it has signalled — now, or at a later frame.
+    /// With `waiting`, waits for every fence (teardown).
+    func releaseExternalBuffers(waiting: Bool = false) {
+        if !buffersToRelease.isEmpty {
+            let fence = device.capabilities.fenceSync ? try? SyncFence.afterWork(on: device) : nil
+            if fence == nil { try? device.finishWork() }
+            pendingReleases += buffersToRelease.map { ($0, fence) }
+            buffersToRelease = []
+        }
+        guard !pendingReleases.isEmpty else { return }
+        var kept: [(buffer: ExternalBuffer, fence: SyncFence?)] = []
+        for p in pendingReleases {
+            if let f = p.fence, !(waiting ? f.wait(timeout: 5) : f.isSignaled) { kept.append(p); continue }
+            p.buffer.releaseHandler?(p.buffer)
+        }
+        pendingReleases = kept
+    }
+
+    /// External buffers waiting for the GPU before they are handed back.
+    public var externalBuffersAwaitingRelease: Int { pendingReleases.count + buffersToRelease.count }
 
     /// Composites `root` (placed in target points) into `target`, cleared to `background`
     /// first — or, with `background` nil, over what the target already holds (a host's
@@ -266,6 +298,7 @@ public final class Compositor: @unchecked Sendable {
             lastFrameMediaTime = now
         }
         if !transitionsSeen.isEmpty { releaseEndedTransitions() }
+        if !buffersToRelease.isEmpty || !pendingReleases.isEmpty { releaseExternalBuffers() }
         // What changed since the last frame (the whole target after a rebuild or for a new
         // target or background).
         var plan = tree.plan(size: target.size, full: forceFull || newTarget)
@@ -277,6 +310,7 @@ public final class Compositor: @unchecked Sendable {
         // A buffer `age` frames old misses the changes of the frames drawn since (and, with
         // `showsDamage`, still shows the flash of the frame it holds); of unknown age, or
         // covered by the host every frame, it is redrawn whole.
+        try target.frameWillBegin()
         let age = target.bufferAge
         let missed = showsDamage || lastDamageFlash != nil ? age : age - 1
         if always || background == nil || !overlays.isEmpty || age <= 0 || missed > damageHistory.count {
@@ -294,10 +328,17 @@ public final class Compositor: @unchecked Sendable {
             // Nothing drawn: no buffer used, nothing for the ring.
             stats = FrameStatistics(skipped: true)
             lastDamageFlash = nil
+            try target.frameDidEnd(drawn: false, damage: nil, repainted: nil)
         } else {
             damageHistory.insert(own, at: 0)
             if damageHistory.count > 4 { damageHistory.removeLast() }
-            stats = try device.withContext { try draw(plan, own: own, on: target, background: background, overlays: overlays) }
+            do {
+                stats = try device.withContext { try draw(plan, own: own, on: target, background: background, overlays: overlays) }
+            } catch {
+                target.frameFailed()
+                throw error
+            }
+            try target.frameDidEnd(drawn: true, damage: own.isEmpty ? .zero : own.rect, repainted: stats.damagedRect)
             timings.execute = clock.lap()
             if timesGPU { timings.gpu = device.latestGPUDuration.map { Double($0) / 1e9 } }
             stats.reusedRenderList = always && !plan.rebuilt && plan.layersVisited == 0
@@ -525,6 +566,9 @@ public final class Compositor: @unchecked Sendable {
             return t.texture.belongs(to: device) && !t.texture.isReleased ? .texture(t.texture) : nil
         case .store(let s):
             return places[.store(s.id)]
+        case .external(let e):
+            externalsRead[e.buffer.id] = e.buffer
+            return .texture(try device.texture(for: e.buffer))
         case .image(let image):
             let key = ContentKey.image(image.id)
             if let p = places[key] { return p }
@@ -560,6 +604,9 @@ public final class Compositor: @unchecked Sendable {
 
     /// `release()` without leaving the commits (on the thread that owns the compositor).
     func releaseResources() {
+        buffersToRelease += externalsRead.values
+        externalsRead.removeAll()
+        releaseExternalBuffers(waiting: true)
         releaseContents()
         for image in groupImages.values { image.target.release() }
         groupImages.removeAll()
@@ -711,7 +758,10 @@ struct SurfaceDrawer {
                 guard let found = try compositor.place(for: contents) else { return }
                 place = found
                 // Kept until the contents change (a borrowed texture, which may be released, is asked each time).
-                if case .texture = contents {} else { surface.items[index].place = found }
+                switch contents {
+                case .texture, .external: break   // an external buffer's acquire fence is waited for at each use
+                default: surface.items[index].place = found
+                }
             }
             // Opaque contents at full opacity replace what is below: drawn without blending.
             try SurfaceDrawer.addContents(place, of: layer, frame: item.frame, contentSize: item.contentSize, world: world, alpha: a,
@@ -786,6 +836,7 @@ extension ContentRef {
         case .image(let i): return i.isOpaque
         case .store(let s): return s.isOpaque
         case .texture: return false
+        case .external(let e): return e.buffer.isOpaque
         }
     }
 }

@@ -250,7 +250,9 @@ open class Layer {
             addedAnimations = addedAnimations.map { $0.beginsAtCommit ? $0.begun(at: now) : $0 }
             Transaction.invalidateAnimationEvents()
         }
-        return LayerState(id: id, properties: properties, preservesDepth: preservesDepth, contents: contents?.reference,
+        var ref = contents?.reference
+        if case .external(let b)? = contents { ref = .external(ExternalRef(buffer: b, lend: contentsLend)) }
+        return LayerState(id: id, properties: properties, preservesDepth: preservesDepth, contents: ref,
                           sublayers: sublayers.isEmpty ? [] : sublayers.map(\.id), changes: pendingChanges,
                           animations: addedAnimations)
     }
@@ -383,7 +385,15 @@ open class Layer {
             guard !(contents?.isSame(as: oldValue) ?? (oldValue == nil)) else { return }
             // (The action runs after the change here: it needs only the old contents, and
             // cross-fades from them to whatever the layer shows.)
-            if !suppressesContentsAction { actionWillChange("contents", from: .contents(oldValue?.reference)) }
+            // External buffers change frames without a cross-fade (as a video layer's do):
+            // the old frame's pixels may be overwritten by then.
+            if case .external = contents { contentsLend = ExternalRef.nextLend() }
+            let external: Bool
+            switch (contents, oldValue) {
+            case (.external?, _), (_, .external?): external = true
+            default: external = false
+            }
+            if !suppressesContentsAction && !external { actionWillChange("contents", from: .contents(oldValue?.reference)) }
             if case .backingStore(let s)? = contents {
                 if s !== backingStore { backingStore = nil }
                 Transaction.noteNeedsFullUpload(s)   // renderers may not have it
@@ -394,6 +404,8 @@ open class Layer {
         }
     }
     static let unitRect = Rect(x: 0, y: 0, width: 1, height: 1)
+    /// Which lend of an external buffer the contents are (`ExternalRef`).
+    private var contentsLend: UInt64 = 0
     private var suppressesContentsAction = false
     /// Runs `body` (which sets `contents`) without the contents action.
     func withoutContentsAction(_ body: () -> Void) {

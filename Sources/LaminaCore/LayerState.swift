@@ -21,12 +21,16 @@ public enum ContentRef: Sendable, Hashable {
     case store(StoreRef)
     /// A texture the caller made or lent; the renderer draws it as is.
     case texture(TextureRef)
+    /// An external buffer, each lend of it (each time a layer's contents are set to it)
+    /// told apart: a new lend is a new frame in the buffer.
+    case external(ExternalRef)
 
     public var pixelSize: PixelSize {
         switch self {
         case .image(let i): return i.pixelSize
         case .store(let s): return s.pixelSize
         case .texture(let t): return t.texture.pixelSize
+        case .external(let e): return e.buffer.pixelSize
         }
     }
 
@@ -35,6 +39,7 @@ public enum ContentRef: Sendable, Hashable {
         case let (.image(x), .image(y)): return x === y
         case let (.store(x), .store(y)): return x == y
         case let (.texture(x), .texture(y)): return x.texture === y.texture
+        case let (.external(x), .external(y)): return x.buffer === y.buffer && x.lend == y.lend
         default: return false
         }
     }
@@ -48,6 +53,14 @@ public struct StoreRef: Hashable, Sendable {
     public let pixelSize: PixelSize
     /// Drawn without alpha (`bgrx`), else premultiplied BGRA (Cairo's ARGB32).
     public let isOpaque: Bool
+}
+
+/// An external buffer used as contents, and which lend of it (`LayerContents.external`).
+public struct ExternalRef: Sendable {
+    public let buffer: ExternalBuffer
+    public let lend: UInt64
+    private static let counter = Atomic<UInt64>(0)
+    static func nextLend() -> UInt64 { counter.add(1, ordering: .relaxed).newValue }
 }
 
 /// A texture used as contents. GL objects live on their device's thread; the renderer

@@ -6,12 +6,15 @@ public enum ContentKey: Hashable, Sendable {
     case image(UInt64)
     case store(UInt64)
     case texture(ObjectIdentifier)
+    /// An external buffer (any lend of it).
+    case external(UInt64)
 
     init(_ ref: ContentRef) {
         switch ref {
         case .image(let i): self = .image(i.id)
         case .store(let s): self = .store(s.id)
         case .texture(let t): self = .texture(ObjectIdentifier(t.texture))
+        case .external(let e): self = .external(e.buffer.id)
         }
     }
 }

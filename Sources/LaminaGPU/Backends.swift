@@ -2,12 +2,15 @@ import CEGL
 import CGBM
 import Foundation
 import Glibc
+import Synchronization
 
 /// A GBM device on an open DRM node. Owned by the `GPUDevice` that uses it.
 final class GBMDevice {
     let path: String
     let fd: Int32
     let device: OpaquePointer
+    /// GBM buffers alive on it (`GBMBuffer`).
+    let liveBuffers = Atomic<Int>(0)
 
     init(path: String) throws {
         let fd = open(path, O_RDWR | O_CLOEXEC)

@@ -78,6 +78,7 @@ final class ObjectLedger: Sendable {
     func imageCreated(_ image: EGLImage) { state.withLock { _ = $0.images.insert(UInt(bitPattern: image)) } }
     /// True (once) when the image is still registered: the caller destroys it.
     func takeImage(_ image: EGLImage) -> Bool { state.withLock { $0.images.remove(UInt(bitPattern: image)) != nil } }
+    var imageCount: Int { state.withLock { $0.images.count } }
 
     /// Marks the context closed; returns the EGL images still alive, to destroy.
     func close() -> [EGLImage] {

@@ -81,6 +81,11 @@ public final class Texture: GPUObject {
     public let byteOrder: PixelByteOrder
     /// An EGL image backing this texture (imported dma-buf or GBM buffer), destroyed with it.
     var eglImage: EGLImage?
+    /// Bound as `GL_TEXTURE_EXTERNAL_OES` (a YUV dma-buf, sampled through the driver's
+    /// conversion), not `GL_TEXTURE_2D`: drawn with a `samplerExternalOES` shader.
+    public internal(set) var isExternal = false
+    /// GL_TEXTURE_2D or GL_TEXTURE_EXTERNAL_OES.
+    var glTarget: GLenum { isExternal ? GLenum(GL_TEXTURE_EXTERNAL_OES) : GLenum(GL_TEXTURE_2D) }
 
     init(gl: GLContext, name: GLuint, pixelSize: PixelSize, byteOrder: PixelByteOrder, borrowed: Bool = false) {
         self.pixelSize = pixelSize; self.byteOrder = byteOrder

@@ -109,6 +109,11 @@ public final class GPUDevice {
     /// Sampler objects by (minification, magnification) filter: they override whatever
     /// sampling state a texture (Lamina's or a host's) carries.
     var samplers: [Int: Sampler] = [:]
+    /// External buffers' imports (ExternalBuffer.swift), and how many were made.
+    var externalImports: [UInt64: ExternalImport] = [:]
+    var externalImportCount = 0
+    /// `dmaBufFormats()`, asked once when an import needs it.
+    var dmaBufFormatCache: [DMABufFormatSupport]?
 
     /// Opens a device. `backend` wins over `LAMINA_BACKEND`; nil means "use the
     /// environment, else auto". `drmDevice` (or `LAMINA_DRM_DEVICE`) picks the DRM node for GBM.

@@ -19,13 +19,14 @@ struct BatchVertex {
 /// The programs of batched quads: one per kind of paint (a branching ubershader costs
 /// every pixel of llvmpipe the dearest kind's work).
 enum BatchProgram: Int, CaseIterable {
-    case solid, texture, roundedRect
+    case solid, texture, roundedRect, external
 
     var fragment: String {
         switch self {
         case .solid: return "batch-solid.frag"
         case .texture: return "batch-texture.frag"
         case .roundedRect: return "batch-rrect.frag"
+        case .external: return "batch-external.frag"
         }
     }
 }

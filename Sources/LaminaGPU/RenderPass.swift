@@ -376,7 +376,8 @@ public final class RenderPass {
                                _ isOpaque: Bool) throws {
         guard texture.gl === device.gl else { throw GPUError.wrongDevice(what: "a texture drawn in a render pass") }
         guard !texture.isReleased else { throw RenderPassError.releasedTexture }
-        let state = BatchState(program: .texture, texture: texture.name, filters: GPUDevice.samplerKey(min: minFilter, mag: magFilter),
+        let state = BatchState(program: texture.isExternal ? .external : .texture, texture: texture.name,
+                               filters: GPUDevice.samplerKey(min: minFilter, mag: magFilter),
                                blend: !isOpaque, clipDepth: Int32(clipDepth), clipWrite: .none)
         let a = Float(alpha)
         let limits: (Float, Float, Float, Float)
@@ -387,7 +388,8 @@ public final class RenderPass {
         }
         try appendQuad(rect, transform, state, texture,
                        coords: (source.origin.x, source.origin.y, source.origin.x + source.size.width, source.origin.y + source.size.height),
-                       color: (a, a, a, a), params: limits, flags: try RenderPass.channelFlags(texture.byteOrder, channels))
+                       color: (a, a, a, a), params: limits,
+                       flags: texture.isExternal ? (0, 0) : try RenderPass.channelFlags(texture.byteOrder, channels))
     }
 
     /// Records one quad (the batch is this pass's).
@@ -516,7 +518,7 @@ public final class RenderPass {
             let s = run.state
             bind(batch.programs[s.program.rawValue]!)
             if s.texture != 0 && (s.texture != boundTexture || s.filters != boundFilters) {
-                glBindTexture(GLenum(GL_TEXTURE_2D), s.texture)
+                glBindTexture(GLenum(s.program == .external ? GL_TEXTURE_EXTERNAL_OES : GL_TEXTURE_2D), s.texture)
                 glBindSampler(0, device.sampler(key: s.filters).name)
                 boundTexture = s.texture
                 boundFilters = s.filters

@@ -16,11 +16,11 @@ public class RenderTarget {
     public let pixelSize: PixelSize
     public let scale: Double
     /// The framebuffer Lamina draws into, and the wrapper owning it (nil: the caller's).
-    private(set) var framebufferName: GLuint
-    private(set) var ownedFramebuffer: Framebuffer?
+    var framebufferName: GLuint
+    var ownedFramebuffer: Framebuffer?
     private var externalReleased = false
     /// Set by `release()`: the target's use ended for good (not merely lost with its context).
-    private var releasedByUser = false
+    var releasedByUser = false
     /// True when memory row 0 is the image's bottom row (a window system's back buffer).
     let bottomRowFirst: Bool
     /// The whole framebuffer's size, and the rectangle Lamina renders (top-left origin).
@@ -202,6 +202,13 @@ public class RenderTarget {
     /// The framebuffer made again after a context loss (nil: the target cannot).
     func remakeFramebuffer() throws -> Framebuffer? { nil }
 
+    /// Frame hooks for targets whose buffers rotate (`GBMSwapchain`): before a frame reads
+    /// `bufferAge`; after it (drawn, or skipped because nothing changed), with what it
+    /// changed and repainted (points); after a frame failed midway.
+    package func frameWillBegin() throws {}
+    package func frameDidEnd(drawn: Bool, damage: Rect?, repainted: Rect?) throws {}
+    package func frameFailed() {}
+
     /// Frees the target's framebuffer, stencil and (when it owns it) texture — and the
     /// buffer, for GBM targets. A caller's framebuffer or a borrowed texture is only
     /// forgotten, never deleted.
@@ -322,32 +329,50 @@ public final class OffscreenTarget: RenderTarget {
     }
 }
 
-/// A dma-buf: one plane of a GPU buffer as a file descriptor, with its layout. Owns `fd`
-/// (closed by `close()` or when dropped); hand another process a `dup` of it. Not
-/// thread-safe: keep it on one thread (send the fd, not the object).
+/// A dma-buf: a GPU buffer as file descriptors (one per plane, or one shared by all), with
+/// its layout. Owns its fds (closed by `close()` or when dropped); hand another process a
+/// `dup` of them. Not thread-safe: keep it on one thread (send the fds, not the object).
 public final class DMABuf {
-    public private(set) var fd: Int32
+    /// One plane: where its bytes are (fd, offset) and how far apart its rows are.
+    public struct Plane: Sendable {
+        public var fd: Int32
+        public var offset: Int
+        public var stride: Int
+        public init(fd: Int32, offset: Int, stride: Int) { self.fd = fd; self.offset = offset; self.stride = stride }
+    }
+    public private(set) var planes: [Plane]
     public let width: Int
     public let height: Int
-    /// DRM fourcc (`AR24` = ARGB8888: bytes B, G, R, A on little-endian).
-    public let fourcc: UInt32
-    public let stride: Int
-    public let offset: Int
-    /// DRM format modifier (`0` = linear; `0x00ffffffffffffff` = invalid/implicit).
-    public let modifier: UInt64
+    public let format: DRMFormat
+    public let modifier: DRMModifier
 
-    public init(fd: Int32, width: Int, height: Int, fourcc: UInt32, stride: Int, offset: Int, modifier: UInt64) {
-        self.fd = fd; self.width = width; self.height = height; self.fourcc = fourcc
-        self.stride = stride; self.offset = offset; self.modifier = modifier
+    /// A buffer of several planes (YUV). Planes may share one fd (then it is closed once).
+    public init(width: Int, height: Int, format: DRMFormat, modifier: DRMModifier = .invalid, planes: [Plane]) {
+        self.width = width; self.height = height; self.format = format; self.modifier = modifier; self.planes = planes
     }
+
+    /// A single-plane buffer.
+    public convenience init(fd: Int32, width: Int, height: Int, fourcc: UInt32, stride: Int, offset: Int, modifier: UInt64) {
+        self.init(width: width, height: height, format: DRMFormat(rawValue: fourcc), modifier: DRMModifier(rawValue: modifier),
+                  planes: [Plane(fd: fd, offset: offset, stride: stride)])
+    }
+
+    /// Plane 0's fd, stride and offset (single-plane buffers).
+    public var fd: Int32 { planes.first?.fd ?? -1 }
+    public var stride: Int { planes.first?.stride ?? 0 }
+    public var offset: Int { planes.first?.offset ?? 0 }
+    /// DRM fourcc (`AR24` = ARGB8888: bytes B, G, R, A on little-endian).
+    public var fourcc: UInt32 { format.rawValue }
 
     /// The fourcc as text, e.g. "AR24".
-    public var fourccString: String {
-        String(decoding: (0..<4).map { UInt8((fourcc >> ($0 * 8)) & 0xff) }, as: UTF8.self)
-    }
+    public var fourccString: String { format.description }
 
     public func close() {
-        if fd >= 0 { Glibc.close(fd); fd = -1 }
+        var closed: Set<Int32> = []
+        for i in planes.indices where planes[i].fd >= 0 {
+            if closed.insert(planes[i].fd).inserted { Glibc.close(planes[i].fd) }
+            planes[i].fd = -1
+        }
     }
 
     deinit { close() }
@@ -369,161 +394,7 @@ extension GPUDevice {
         return PixelSize(covering: size, scale: scale)
     }
 
-    /// Imports a dma-buf as a texture (`EGL_LINUX_DMA_BUF_EXT` + `glEGLImageTargetTexture2DOES`).
-    /// The texture shares the buffer's memory; the fd may be closed afterwards.
-    public func importDMABuf(_ buf: DMABuf) throws -> Texture {
-        guard !isClosed else { throw GPUError.deviceClosed(operation: "importDMABuf") }
-        guard capabilities.dmaBufImport else {
-            throw GPUError.loggedEGLFailure(call: "importDMABuf", error: "no EGL_EXT_image_dma_buf_import", hint: "this driver cannot import dma-bufs")
-        }
-        guard let target = eglImageTargetTexture else {
-            throw GPUError.loggedEGLFailure(call: "eglGetProcAddress(glEGLImageTargetTexture2DOES)", error: "not found", hint: "this driver lacks GL_OES_EGL_image")
-        }
-        try validate(PixelSize(width: buf.width, height: buf.height), what: "dma-buf texture", maximum: capabilities.maxTextureSize)
-        return try gl.withCurrentThrowing { try importDMABufInScope(buf, target: target) }
-    }
-
-    private func importDMABufInScope(_ buf: DMABuf, target: PFNGLEGLIMAGETARGETTEXTURE2DOESPROC) throws -> Texture {
-        var attrs: [EGLAttrib] = [
-            EGLAttrib(EGL_WIDTH), buf.width, EGLAttrib(EGL_HEIGHT), buf.height,
-            EGLAttrib(EGL_LINUX_DRM_FOURCC_EXT), EGLAttrib(buf.fourcc),
-            EGLAttrib(EGL_DMA_BUF_PLANE0_FD_EXT), EGLAttrib(buf.fd),
-            EGLAttrib(EGL_DMA_BUF_PLANE0_OFFSET_EXT), buf.offset,
-            EGLAttrib(EGL_DMA_BUF_PLANE0_PITCH_EXT), buf.stride,
-        ]
-        if buf.modifier != LAMINA_DRM_FORMAT_MOD_INVALID && capabilities.dmaBufImportModifiers {
-            attrs += [EGLAttrib(EGL_DMA_BUF_PLANE0_MODIFIER_LO_EXT), EGLAttrib(buf.modifier & 0xffff_ffff),
-                      EGLAttrib(EGL_DMA_BUF_PLANE0_MODIFIER_HI_EXT), EGLAttrib(buf.modifier >> 32)]
-        }
-        attrs.append(EGLAttrib(EGL_NONE))
-        guard let image = eglCreateImage(display, nil, EGLenum(EGL_LINUX_DMA_BUF_EXT), nil, attrs) else {
-            throw GPUError.loggedEGLFailure(call: "eglCreateImage(EGL_LINUX_DMA_BUF_EXT, \(buf.fourccString) \(buf.width)×\(buf.height) stride \(buf.stride))",
-                                      error: lastEGLError(), hint: "the driver refused this buffer layout")
-        }
-        var t: GLuint = 0
-        glGenTextures(1, &t)
-        gl.ledger.imageCreated(image)
-        let texture = Texture(gl: gl, name: t, pixelSize: PixelSize(width: buf.width, height: buf.height), byteOrder: .rgba)
-        texture.eglImage = image
-        LaminaGLState.bindForTransfer(texture: t)
-        _ = glGetError()
-        target(GLenum(GL_TEXTURE_2D), image)
-        let e = glGetError()
-        guard e == GLenum(GL_NO_ERROR) else {
-            texture.release()
-            throw GPUError.loggedEGLFailure(call: "glEGLImageTargetTexture2DOES", error: glErrorName(e), hint: "the driver cannot texture from this dma-buf")
-        }
-        configure(texture)
-        return texture
-    }
-
     var eglImageTargetTexture: PFNGLEGLIMAGETARGETTEXTURE2DOESPROC? {
         eglProcedure("glEGLImageTargetTexture2DOES", as: PFNGLEGLIMAGETARGETTEXTURE2DOESPROC.self)
-    }
-}
-
-/// A target backed by a GBM buffer object (GBM backend only): what Lamina renders lands
-/// in a dma-buf that another process or API (KMS, a video encoder, Vulkan) can import.
-public final class GBMTarget: RenderTarget {
-    private var bo: OpaquePointer?
-    /// DRM fourcc of the buffer (ARGB8888).
-    public let fourcc: UInt32
-
-    public convenience init(device: GPUDevice, size: Size, scale: Double = 1) throws {
-        try self.init(device: device, pixelSize: try device.targetPixelSize(size, scale: scale, what: "GBM render target"), scale: scale)
-    }
-
-    public init(device: GPUDevice, pixelSize: PixelSize, scale: Double = 1) throws {
-        guard !device.isClosed else { throw GPUError.deviceClosed(operation: "GBMTarget") }
-        guard device.backend == .gbm, let gbm = device.gbm else {
-            throw GPUError.wrongBackend(operation: "a GBM-backed render target", required: .gbm, actual: device.backend)
-        }
-        try device.validate(pixelSize, what: "GBM render target", maximum: device.capabilities.maxRenderTargetSize)
-        let format = LAMINA_GBM_FORMAT_ARGB8888
-        guard let bo = gbm.createBuffer(width: pixelSize.width, height: pixelSize.height, format: format) else {
-            throw GPUError.gbmFailure(call: "gbm_bo_create(\(pixelSize), ARGB8888, RENDERING)", reason: String(cString: strerror(errno)))
-        }
-        self.bo = bo
-        self.fourcc = format
-        let fb: Framebuffer
-        do {
-            fb = try GBMTarget.framebuffer(on: bo, device)
-        } catch {
-            gbm_bo_destroy(bo)
-            self.bo = nil
-            throw error
-        }
-        super.init(device: device, pixelSize: pixelSize, scale: scale, framebuffer: fb)
-    }
-
-    /// A texture on the buffer (through a dma-buf and an EGL image) and a framebuffer on it.
-    private static func framebuffer(on bo: OpaquePointer, _ device: GPUDevice) throws -> Framebuffer {
-        let buf = try GBMTarget.export(bo)
-        defer { buf.close() }
-        return try device.gl.withCurrentThrowing {
-            let texture = try device.importDMABuf(buf)
-            do { return try Framebuffer(colorTexture: texture) } catch { texture.release(); throw error }
-        }
-    }
-
-    /// The buffer outlives a lost context (it is the kernel's): it is imported again. Its
-    /// pixels are kept, but the next frame draws them whole anyway.
-    override func remakeFramebuffer() throws -> Framebuffer? {
-        guard let bo else { return nil }
-        return try GBMTarget.framebuffer(on: bo, device)
-    }
-
-    private static func export(_ bo: OpaquePointer) throws -> DMABuf {
-        let fd = gbm_bo_get_fd(bo)
-        guard fd >= 0 else { throw GPUError.gbmFailure(call: "gbm_bo_get_fd", reason: String(cString: strerror(errno))) }
-        return DMABuf(fd: fd, width: Int(gbm_bo_get_width(bo)), height: Int(gbm_bo_get_height(bo)),
-                      fourcc: gbm_bo_get_format(bo), stride: Int(gbm_bo_get_stride_for_plane(bo, 0)),
-                      offset: Int(gbm_bo_get_offset(bo, 0)), modifier: gbm_bo_get_modifier(bo))
-    }
-
-    /// A new dma-buf of this target's buffer (a fresh fd the caller owns). Rendering
-    /// is finished (`glFinish`) before it is handed out.
-    public func exportDMABuf() throws -> DMABuf {
-        guard let bo else { throw GPUError.gbmFailure(call: "exportDMABuf", reason: "the target was released") }
-        guard !device.isClosed else { throw GPUError.deviceClosed(operation: "exportDMABuf") }
-        try device.gl.withCurrentThrowing { glFinish() }
-        return try GBMTarget.export(bo)
-    }
-
-    /// Reads the buffer through the CPU mapping of the GBM buffer (`gbm_bo_map`), not
-    /// through GL: what another process importing the dma-buf sees. RGBA, top row first.
-    public func readMappedPixels() throws -> RGBAImage {
-        guard let bo else { throw GPUError.gbmFailure(call: "gbm_bo_map", reason: "the target was released") }
-        guard !device.isClosed else { throw GPUError.deviceClosed(operation: "readMappedPixels") }
-        try device.gl.withCurrentThrowing { glFinish() }
-        var stride: UInt32 = 0
-        var mapData: UnsafeMutableRawPointer?
-        guard let p = gbm_bo_map(bo, 0, 0, UInt32(pixelSize.width), UInt32(pixelSize.height),
-                                 GBM_BO_TRANSFER_READ.rawValue, &stride, &mapData) else {
-            throw GPUError.gbmFailure(call: "gbm_bo_map(READ)", reason: String(cString: strerror(errno)))
-        }
-        defer { gbm_bo_unmap(bo, mapData) }
-        let src = p.assumingMemoryBound(to: UInt8.self)
-        var out = [UInt8](repeating: 0, count: pixelSize.width * pixelSize.height * 4)
-        for y in 0..<pixelSize.height {
-            let row = src + y * Int(stride)
-            for x in 0..<pixelSize.width {
-                let i = (y * pixelSize.width + x) * 4
-                // ARGB8888 is B, G, R, A in memory.
-                out[i] = row[x * 4 + 2]; out[i + 1] = row[x * 4 + 1]; out[i + 2] = row[x * 4]; out[i + 3] = row[x * 4 + 3]
-            }
-        }
-        return RGBAImage(width: pixelSize.width, height: pixelSize.height, bytes: out)
-    }
-
-    public override func release() {
-        super.release()
-        if let bo { gbm_bo_destroy(bo) }
-        bo = nil
-    }
-
-    deinit {
-        // The buffer object is CPU/kernel memory, not a GL name: freeing it here is safe.
-        if let bo { gbm_bo_destroy(bo) }
     }
 }

@@ -1,0 +1,22 @@
+#version 300 es
+// Batched quads of an external texture (GL_TEXTURE_EXTERNAL_OES): a dma-buf imported
+// through an EGL image — a YUV frame (NV12, YUV420, P010) the driver converts to RGB as
+// it samples, with the colour space and range given at import — faded by the quad's
+// alpha. As batch-texture.frag otherwise: the coordinate is clamped to v_params; external
+// buffers hold no alpha to reorder, so v_flags is unused.
+#extension GL_OES_EGL_image_external_essl3 : require
+precision highp float;
+
+uniform samplerExternalOES u_texture;
+
+in vec2 v_coord;
+flat in vec4 v_color;
+flat in vec4 v_params;
+flat in vec2 v_flags;
+
+out vec4 fragColor;
+
+void main() {
+    vec4 t = texture(u_texture, clamp(v_coord, v_params.xy, v_params.zw));
+    fragColor = t * v_color;
+}
