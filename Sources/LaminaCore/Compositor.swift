@@ -568,7 +568,7 @@ public final class Compositor: @unchecked Sendable {
             return places[.store(s.id)]
         case .external(let e):
             externalsRead[e.buffer.id] = e.buffer
-            return .texture(try device.texture(for: e.buffer))
+            return .texture(try device.texture(for: e.buffer, frame: e.lend))
         case .image(let image):
             let key = ContentKey.image(image.id)
             if let p = places[key] { return p }

@@ -41,6 +41,8 @@ public final class ExternalBuffer: @unchecked Sendable, Identifiable {
     public let dmaBuf: DMABuf
     public let colorSpace: YUVColorSpace
     public let range: YUVRange
+    /// Who converts YUV to RGB (ignored for RGB formats).
+    public let conversion: YUVConversion
     /// How many pixels, and whether every one is opaque (formats without alpha, YUV).
     public var pixelSize: PixelSize { PixelSize(width: dmaBuf.width, height: dmaBuf.height) }
     public var isOpaque: Bool { dmaBuf.format.isYUV || !dmaBuf.format.hasAlpha }
@@ -48,10 +50,10 @@ public final class ExternalBuffer: @unchecked Sendable, Identifiable {
     private static let counter = Atomic<UInt64>(0)
 
     /// A buffer of `dmaBuf`'s planes (which it now owns). `colorSpace` and `range` say how
-    /// its YUV samples map to RGB (ignored for RGB formats).
-    public init(_ dmaBuf: DMABuf, colorSpace: YUVColorSpace = .bt709, range: YUVRange = .limited,
+    /// its YUV samples map to RGB and `conversion` who does it (ignored for RGB formats).
+    public init(_ dmaBuf: DMABuf, colorSpace: YUVColorSpace = .bt709, range: YUVRange = .limited, conversion: YUVConversion = .lamina,
                 releaseHandler: (@Sendable (ExternalBuffer) -> Void)? = nil) {
-        self.dmaBuf = dmaBuf; self.colorSpace = colorSpace; self.range = range
+        self.dmaBuf = dmaBuf; self.colorSpace = colorSpace; self.range = range; self.conversion = conversion
         id = ExternalBuffer.counter.add(1, ordering: .relaxed).newValue
         state.withLock { $0.release = releaseHandler }
     }
@@ -63,7 +65,7 @@ public final class ExternalBuffer: @unchecked Sendable, Identifiable {
     }
 
     /// The fence the next frame that samples the buffer waits for first (the producer's
-    /// writes complete). Taken by that frame.
+    /// writes complete). Taken by that frame; a YUV buffer is converted again after it.
     public func setAcquireFence(_ fence: SyncFence?) { state.withLock { $0.fence = fence } }
 
     func takeAcquireFence() -> SyncFence? { state.withLock { s in defer { s.fence = nil }; return s.fence } }
@@ -163,36 +165,128 @@ extension GPUDevice {
         return texture
     }
 
-    /// The texture of an external buffer on this device: imported on first use and kept
-    /// while the buffer object lives (its EGL image re-used frame after frame), and waited
-    /// for (its acquire fence) when `waitForFence` — at most `fenceTimeout` seconds; past
-    /// that it is drawn anyway, and the wait is logged.
-    public func texture(for buffer: ExternalBuffer, waitForFence: Bool = true, fenceTimeout: Double = 1) throws -> Texture {
+    /// The texture of an external buffer on this device, to sample as premultiplied RGBA:
+    /// imported on first use and kept while the buffer object lives (its EGL images re-used
+    /// frame after frame). A YUV buffer converted by Lamina (`YUVConversion.lamina`) is
+    /// converted on the GPU into a texture of its own, again for each new `frame` (nil:
+    /// at every call). The buffer's acquire fence, if set, is waited for first (on the GPU
+    /// where the driver can; user-signalled fences on the CPU, at most `fenceTimeout`
+    /// seconds: past that it is drawn anyway, and the wait is logged).
+    public func texture(for buffer: ExternalBuffer, frame: UInt64? = nil, fenceTimeout: Double = 1) throws -> Texture {
         guard !isClosed else { throw GPUError.deviceClosed(operation: "texture(for:)") }
-        let texture: Texture
-        if let cached = externalImports[buffer.id], cached.buffer === buffer, !cached.texture.isReleased {
-            texture = cached.texture
+        var entry: ExternalImport
+        if let cached = externalImports[buffer.id], cached.buffer === buffer, !cached.isLost {
+            entry = cached
         } else {
             sweepExternalImports()
-            texture = try importDMABuf(buffer.dmaBuf, colorSpace: buffer.colorSpace, range: buffer.range)
-            externalImports[buffer.id] = ExternalImport(buffer: buffer, texture: texture)
+            entry = try importExternal(buffer)
+            externalImports[buffer.id] = entry
             externalImportCount += 1
         }
-        if waitForFence, let fence = buffer.takeAcquireFence() {
+        if let fence = buffer.takeAcquireFence() {
             let done = try gl.withCurrentThrowing {
-                pendingPassFlush()
+                gl.pendingPass?.flush()
                 return fence.serverWait(on: self, timeout: fenceTimeout)
             }
             if !done { LaminaLog.logger.warning("external buffer \(buffer.id): its acquire fence did not signal within \(fenceTimeout) s; drawn anyway") }
+            entry.convertedFrame = nil
         }
-        return texture
+        guard let converted = entry.converted else { return entry.planes[0] }
+        if frame == nil || entry.convertedFrame != frame {
+            try convertYUV(buffer, planes: entry.planes, into: converted)
+            entry.convertedFrame = frame
+            yuvConversionCount += 1
+        }
+        externalImports[buffer.id] = entry
+        return converted.texture!
     }
+
+    /// The import of a buffer: one texture (RGB, or YUV the driver converts), or, for
+    /// YUV Lamina converts, a texture per plane and the RGBA target they are converted into.
+    private func importExternal(_ buffer: ExternalBuffer) throws -> ExternalImport {
+        let buf = buffer.dmaBuf
+        guard buf.format.isYUV, buffer.conversion == .lamina else {
+            return ExternalImport(buffer: buffer, planes: [try importDMABuf(buf, colorSpace: buffer.colorSpace, range: buffer.range)], converted: nil)
+        }
+        let layout = buf.format.planeLayout
+        guard buf.planes.count == layout.count else {
+            throw GPUError.invalidArgument(operation: "texture(for:)", reason: "\(buf.format) has \(layout.count) plane(s), the dma-buf describes \(buf.planes.count)")
+        }
+        var planes: [Texture] = []
+        do {
+            for (i, plane) in buf.planes.enumerated() {
+                let l = layout[i]
+                let planeFormat: DRMFormat
+                switch l.bytesPerSample {
+                case 1: planeFormat = DRMFormat("R8  ")
+                case 2: planeFormat = buf.format == .p010 ? DRMFormat("R16 ") : DRMFormat("GR88")
+                default: planeFormat = DRMFormat("GR32")   // P010's interleaved 16-bit U, V
+                }
+                let single = DMABuf(width: (buf.width + l.subsampleX - 1) / l.subsampleX, height: (buf.height + l.subsampleY - 1) / l.subsampleY,
+                                    format: planeFormat, modifier: buf.modifier, planes: [plane])
+                defer { single.forget() }   // the fds stay the buffer's
+                let t = try importDMABuf(single)
+                planes.append(t)
+            }
+            let target = try OffscreenTarget(device: self, pixelSize: buffer.pixelSize)
+            return ExternalImport(buffer: buffer, planes: planes, converted: target)
+        } catch {
+            planes.forEach { $0.release() }
+            throw error
+        }
+    }
+
+    /// Converts the planes into `target` (one pass of yuv.frag).
+    private func convertYUV(_ buffer: ExternalBuffer, planes: [Texture], into target: OffscreenTarget) throws {
+        let program = try self.program(vertex: "quad.vert", fragment: "yuv.frag")
+        let format = buffer.dmaBuf.format
+        let tenBit = format == .p010
+        let (matrix, offset) = buffer.colorSpace.rgbMatrix(range: buffer.range, tenBit: tenBit)
+        let pass = try beginRenderPass(on: target, clear: nil)
+        try gl.withCurrentThrowing {
+            // Planes 1 and 2 on units 1 and 2 (unit 0 is Lamina's), put back afterwards.
+            var saved: [(texture: GLint, sampler: GLint)] = []
+            let linear = sampler(key: GPUDevice.samplerKey(min: .linear, mag: .linear)).name
+            for unit in 0..<planes.count {
+                glActiveTexture(GLenum(GL_TEXTURE0 + Int32(unit)))
+                var t: GLint = 0, s: GLint = 0
+                glGetIntegerv(GLenum(GL_TEXTURE_BINDING_2D), &t)
+                glGetIntegerv(GLenum(GL_SAMPLER_BINDING), &s)
+                saved.append((t, s))
+                glBindTexture(GLenum(GL_TEXTURE_2D), planes[unit].name)
+                glBindSampler(GLuint(unit), linear)
+            }
+            glActiveTexture(GLenum(GL_TEXTURE0))
+            pass.draw(with: program, in: Rect(origin: .zero, size: target.size)) { p in
+                glUniform1i(p.uniformLocation("u_plane0"), 0)
+                glUniform1i(p.uniformLocation("u_plane1"), 1)
+                glUniform1i(p.uniformLocation("u_plane2"), planes.count > 2 ? 2 : 1)
+                glUniform1i(p.uniformLocation("u_planar"), planes.count > 2 ? 1 : 0)
+                glUniform1i(p.uniformLocation("u_swapUV"), format == .nv21 || format == .yvu420 ? 1 : 0)
+                glUniform1f(p.uniformLocation("u_codeScale"), tenBit ? 65535.0 / 64 : 255)
+                glUniform3f(p.uniformLocation("u_offset"), offset.0, offset.1, offset.2)
+                glUniformMatrix3fv(p.uniformLocation("u_matrix"), 1, GLboolean(GL_FALSE), matrix)
+            }
+            pass.submit()
+            for unit in (0..<planes.count).reversed() {
+                glActiveTexture(GLenum(GL_TEXTURE0 + Int32(unit)))
+                glBindTexture(GLenum(GL_TEXTURE_2D), GLuint(saved[unit].texture))
+                glBindSampler(GLuint(unit), GLuint(saved[unit].sampler))
+            }
+            glActiveTexture(GLenum(GL_TEXTURE0))
+            gl.activePass = nil
+            checkGLError("YUV conversion (\(format))")
+        }
+    }
+
+    /// YUV conversions Lamina ran (one per new frame of a YUV buffer, per device).
+    public var yuvConversions: Int { yuvConversionCount }
 
     /// Frees the imports of external buffers that were freed (the cache keeps an import
     /// only while its buffer object lives), or of every buffer with `all`.
     public func sweepExternalImports(all: Bool = false) {
-        for (id, entry) in externalImports where all || entry.buffer == nil || entry.texture.isReleased {
-            entry.texture.release()
+        for (id, entry) in externalImports where all || entry.buffer == nil || entry.isLost {
+            entry.release()
             externalImports[id] = nil
         }
     }
@@ -205,9 +299,151 @@ extension GPUDevice {
     private func pendingPassFlush() { gl.pendingPass?.flush() }
 }
 
-/// One cached import: the buffer (weak: the cache never keeps a producer's buffer alive)
-/// and its texture.
+/// One cached import: the buffer (weak: the cache never keeps a producer's buffer alive),
+/// its texture or its planes' textures, and the target YUV is converted into (with the
+/// frame it holds).
 struct ExternalImport {
     weak var buffer: ExternalBuffer?
-    let texture: Texture
+    let planes: [Texture]
+    let converted: OffscreenTarget?
+    var convertedFrame: UInt64?
+
+    init(buffer: ExternalBuffer, planes: [Texture], converted: OffscreenTarget?) {
+        self.buffer = buffer; self.planes = planes; self.converted = converted
+    }
+    /// Gone with a lost context.
+    var isLost: Bool { planes.contains { $0.isReleased } || (converted?.isReleased ?? false) }
+    func release() {
+        planes.forEach { $0.release() }
+        converted?.release()
+    }
+}
+
+/// Who turns a YUV buffer's samples into RGB.
+public enum YUVConversion: String, Sendable {
+    /// Lamina: each plane is imported on its own (R8, GR88; R16, GR1616 for P010) and a
+    /// shader converts them, with the buffer's colour space and range, into an RGBA
+    /// texture — once per new frame, on the GPU. Exact on every driver (the default).
+    case lamina
+    /// The driver: one EGL image sampled as `GL_TEXTURE_EXTERNAL_OES` through a
+    /// `samplerExternalOES` shader, converted as the driver sees fit. Mesa 22.3's llvmpipe
+    /// samples planar YUV (NV12, YU12, P010) that way as garbage without an error, and
+    /// converts packed YUYV/UYVY as BT.601 limited whatever the hints (docs/gbm.md).
+    case driver
+}
+
+extension YUVColorSpace {
+    /// The column-major 3×3 matrix from YUV codes (offsets taken off) to RGB (0…1), and
+    /// the offsets, for `range` at 8 bits (or 10).
+    func rgbMatrix(range: YUVRange, tenBit: Bool) -> ([Float], (Float, Float, Float)) {
+        let (kr, kb) = lumaWeights
+        let kg = 1 - kr - kb
+        let max: Double = tenBit ? 1023 : 255
+        let ys, cs, yo, co: Double
+        switch range {
+        case .limited: (ys, cs, yo, co) = tenBit ? (876, 896, 64, 512) : (219, 224, 16, 128)
+        case .full: (ys, cs, yo, co) = (max, max, 0, tenBit ? 512 : 128)
+        }
+        // R = Y' + 2(1-Kr) Pr;  G = Y' - 2Kb(1-Kb)/Kg Pb - 2Kr(1-Kr)/Kg Pr;  B = Y' + 2(1-Kb) Pb
+        let y = 1 / ys, c = 1 / cs
+        let columns: [Double] = [
+            y, y, y,                                                    // Y column
+            0, -2 * kb * (1 - kb) / kg * c, 2 * (1 - kb) * c,           // U (Pb) column
+            2 * (1 - kr) * c, -2 * kr * (1 - kr) / kg * c, 0,           // V (Pr) column
+        ]
+        return (columns.map { Float($0) }, (Float(yo), Float(co), Float(co)))
+    }
+}
+
+extension YUVColorSpace {
+    /// The luma weights of red and blue (Kr, Kb).
+    public var lumaWeights: (red: Double, blue: Double) {
+        switch self {
+        case .bt601: return (0.299, 0.114)
+        case .bt709: return (0.2126, 0.0722)
+        case .bt2020: return (0.2627, 0.0593)
+        }
+    }
+
+    /// Y, U, V (8-bit codes) of an RGB colour (0…1, non-linear as stored), in `range`.
+    public func encode(red r: Double, green g: Double, blue b: Double, range: YUVRange) -> (y: UInt8, u: UInt8, v: UInt8) {
+        let (kr, kb) = lumaWeights
+        let luma = kr * r + (1 - kr - kb) * g + kb * b
+        let pb = (b - luma) / (2 * (1 - kb)), pr = (r - luma) / (2 * (1 - kr))
+        func code(_ v: Double) -> UInt8 { UInt8(min(255, max(0, v.rounded()))) }
+        switch range {
+        case .limited: return (code(16 + 219 * luma), code(128 + 224 * pb), code(128 + 224 * pr))
+        case .full: return (code(255 * luma), code(128 + 255 * pb), code(128 + 255 * pr))
+        }
+    }
+}
+
+extension GPUDevice {
+    /// A YUV frame in a plain GBM buffer (as a software decoder or a camera would hand
+    /// one over): software GBM cannot allocate YUV formats, so the planes are laid out by
+    /// offset and stride in one ARGB8888 buffer large enough, written through its CPU
+    /// mapping. `rgb(x, y)` gives each pixel's colour (0…1); chroma is the average of each
+    /// 2×2 block. NV12, NV21, YUV420 and YVU420; GBM backend only.
+    public func makeYUVFrame(pixelSize: PixelSize, format: DRMFormat, colorSpace: YUVColorSpace = .bt709, range: YUVRange = .limited,
+                             releaseHandler: (@Sendable (ExternalBuffer) -> Void)? = nil,
+                             rgb: (Int, Int) -> (Double, Double, Double)) throws -> (buffer: GBMBuffer, frame: ExternalBuffer) {
+        guard [.nv12, .nv21, .yuv420, .yvu420].contains(format) else {
+            throw GPUError.invalidArgument(operation: "makeYUVFrame", reason: "\(format): NV12, NV21, YU12 or YV12")
+        }
+        let (w, h) = (pixelSize.width, pixelSize.height)
+        guard w >= 2, h >= 2, w % 2 == 0, h % 2 == 0 else {
+            throw GPUError.invalidArgument(operation: "makeYUVFrame", reason: "a 4:2:0 frame needs an even width and height, not \(pixelSize)")
+        }
+        // Rows of `stride` bytes: Y (h rows), then chroma (h/2 rows of interleaved UV, or
+        // h/2 rows each of U and V at half the stride).
+        let planar = format == .yuv420 || format == .yvu420
+        let carrier = try makeGBMBuffer(pixelSize: PixelSize(width: (w + 3) / 4, height: planar ? 2 * h : h + h / 2),
+                                        format: .argb8888, modifiers: [.linear], usage: [.rendering, .linear])
+        let stride = carrier.planes[0].stride
+        let chromaStride = planar ? stride / 2 : stride
+        guard chromaStride >= (planar ? w / 2 : w) else {
+            throw GPUError.invalidArgument(operation: "makeYUVFrame", reason: "the carrier buffer's stride \(stride) is too small")
+        }
+        try carrier.withMappedBytes(write: true) { base, mappedStride in
+            let p = base.assumingMemoryBound(to: UInt8.self)
+            precondition(mappedStride == stride, "the mapping's stride is the buffer's (linear)")
+            for y in 0..<h {
+                for x in 0..<w {
+                    let c = rgb(x, y)
+                    p[y * stride + x] = colorSpace.encode(red: c.0, green: c.1, blue: c.2, range: range).y
+                }
+            }
+            for cy in 0..<h / 2 {
+                for cx in 0..<w / 2 {
+                    var sum = (0.0, 0.0, 0.0)
+                    for (dx, dy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+                        let c = rgb(2 * cx + dx, 2 * cy + dy)
+                        sum = (sum.0 + c.0 / 4, sum.1 + c.1 / 4, sum.2 + c.2 / 4)
+                    }
+                    let e = colorSpace.encode(red: sum.0, green: sum.1, blue: sum.2, range: range)
+                    let (first, second) = format == .nv21 || format == .yvu420 ? (e.v, e.u) : (e.u, e.v)
+                    if planar {
+                        p[h * stride + cy * chromaStride + cx] = first
+                        p[h * stride + (h / 2) * chromaStride + cy * chromaStride + cx] = second
+                    } else {
+                        p[(h + cy) * stride + 2 * cx] = first
+                        p[(h + cy) * stride + 2 * cx + 1] = second
+                    }
+                }
+            }
+        }
+        let carrierBuf = try carrier.exportDMABuf()
+        let fd = carrierBuf.fd
+        var planes = [DMABuf.Plane(fd: fd, offset: 0, stride: stride)]
+        if planar {
+            planes.append(DMABuf.Plane(fd: fd, offset: h * stride, stride: chromaStride))
+            planes.append(DMABuf.Plane(fd: fd, offset: h * stride + (h / 2) * chromaStride, stride: chromaStride))
+        } else {
+            planes.append(DMABuf.Plane(fd: fd, offset: h * stride, stride: stride))
+        }
+        // The frame owns the fd now (the carrier's descriptor lets go of it).
+        carrierBuf.forget()
+        let buf = DMABuf(width: w, height: h, format: format, modifier: .linear, planes: planes)
+        return (carrier, ExternalBuffer(buf, colorSpace: colorSpace, range: range, releaseHandler: releaseHandler))
+    }
 }

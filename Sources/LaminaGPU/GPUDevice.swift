@@ -112,6 +112,7 @@ public final class GPUDevice {
     /// External buffers' imports (ExternalBuffer.swift), and how many were made.
     var externalImports: [UInt64: ExternalImport] = [:]
     var externalImportCount = 0
+    var yuvConversionCount = 0
     /// `dmaBufFormats()`, asked once when an import needs it.
     var dmaBufFormatCache: [DMABufFormatSupport]?
 

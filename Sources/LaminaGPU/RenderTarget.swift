@@ -367,6 +367,9 @@ public final class DMABuf {
     /// The fourcc as text, e.g. "AR24".
     public var fourccString: String { format.description }
 
+    /// Lets go of the fds without closing them (their new owner closes them).
+    func forget() { planes = planes.map { Plane(fd: -1, offset: $0.offset, stride: $0.stride) } }
+
     public func close() {
         var closed: Set<Int32> = []
         for i in planes.indices where planes[i].fd >= 0 {
