@@ -54,7 +54,7 @@ step docs bash Tools/docs.sh
 echo "== GBM tests inside the VM (Tools/vm/run-in-vm.sh, vgem, /dev/dri/card0)"
 set +e
 LAMINA_GBM_TESTS=1 GBM_ALWAYS_SOFTWARE=1 Tools/vm/run-in-vm.sh \
-  .build/debug/LaminaPackageTests.xctest --testing-library swift-testing --filter GBMTests 2>&1 \
+  .build/debug/LaminaPackageTests.xctest --testing-library swift-testing --no-parallel --filter GBM 2>&1 \
   | strip | tee "$log/vm.txt" | grep -vE '^◇|DRM_IOCTL_MODE_CREATE_DUMB'
 vm_status=${PIPESTATUS[0]}
 set -e

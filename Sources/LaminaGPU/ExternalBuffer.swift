@@ -205,7 +205,7 @@ extension GPUDevice {
     /// YUV Lamina converts, a texture per plane and the RGBA target they are converted into.
     private func importExternal(_ buffer: ExternalBuffer) throws -> ExternalImport {
         let buf = buffer.dmaBuf
-        guard buf.format.isYUV, buffer.conversion == .lamina else {
+        guard buf.format.isYUV, buffer.conversion == .lamina, !buf.format.isPackedYUV else {
             return ExternalImport(buffer: buffer, planes: [try importDMABuf(buf, colorSpace: buffer.colorSpace, range: buffer.range)], converted: nil)
         }
         let layout = buf.format.planeLayout
@@ -324,6 +324,7 @@ public enum YUVConversion: String, Sendable {
     /// Lamina: each plane is imported on its own (R8, GR88; R16, GR1616 for P010) and a
     /// shader converts them, with the buffer's colour space and range, into an RGBA
     /// texture — once per new frame, on the GPU. Exact on every driver (the default).
+    /// Packed YUYV and UYVY always go to the driver.
     case lamina
     /// The driver: one EGL image sampled as `GL_TEXTURE_EXTERNAL_OES` through a
     /// `samplerExternalOES` shader, converted as the driver sees fit. Mesa 22.3's llvmpipe
@@ -387,8 +388,8 @@ extension GPUDevice {
     public func makeYUVFrame(pixelSize: PixelSize, format: DRMFormat, colorSpace: YUVColorSpace = .bt709, range: YUVRange = .limited,
                              releaseHandler: (@Sendable (ExternalBuffer) -> Void)? = nil,
                              rgb: (Int, Int) -> (Double, Double, Double)) throws -> (buffer: GBMBuffer, frame: ExternalBuffer) {
-        guard [.nv12, .nv21, .yuv420, .yvu420].contains(format) else {
-            throw GPUError.invalidArgument(operation: "makeYUVFrame", reason: "\(format): NV12, NV21, YU12 or YV12")
+        guard [.nv12, .nv21, .yuv420, .yvu420, .yuyv, .uyvy].contains(format) else {
+            throw GPUError.invalidArgument(operation: "makeYUVFrame", reason: "\(format): NV12, NV21, YU12, YV12, YUYV or UYVY")
         }
         let (w, h) = (pixelSize.width, pixelSize.height)
         guard w >= 2, h >= 2, w % 2 == 0, h % 2 == 0 else {
@@ -396,6 +397,10 @@ extension GPUDevice {
         }
         // Rows of `stride` bytes: Y (h rows), then chroma (h/2 rows of interleaved UV, or
         // h/2 rows each of U and V at half the stride).
+        if format.isPackedYUV {
+            return try makePackedYUVFrame(pixelSize: pixelSize, format: format, colorSpace: colorSpace, range: range,
+                                          releaseHandler: releaseHandler, rgb: rgb)
+        }
         let planar = format == .yuv420 || format == .yvu420
         let carrier = try makeGBMBuffer(pixelSize: PixelSize(width: (w + 3) / 4, height: planar ? 2 * h : h + h / 2),
                                         format: .argb8888, modifiers: [.linear], usage: [.rendering, .linear])
@@ -445,5 +450,34 @@ extension GPUDevice {
         carrierBuf.forget()
         let buf = DMABuf(width: w, height: h, format: format, modifier: .linear, planes: planes)
         return (carrier, ExternalBuffer(buf, colorSpace: colorSpace, range: range, releaseHandler: releaseHandler))
+    }
+}
+
+extension GPUDevice {
+    /// `makeYUVFrame` for packed 4:2:2 (YUYV, UYVY): one plane, chroma averaged per pair.
+    private func makePackedYUVFrame(pixelSize: PixelSize, format: DRMFormat, colorSpace: YUVColorSpace, range: YUVRange,
+                                    releaseHandler: (@Sendable (ExternalBuffer) -> Void)?,
+                                    rgb: (Int, Int) -> (Double, Double, Double)) throws -> (buffer: GBMBuffer, frame: ExternalBuffer) {
+        let (w, h) = (pixelSize.width, pixelSize.height)
+        let carrier = try makeGBMBuffer(pixelSize: PixelSize(width: (2 * w + 3) / 4, height: h), format: .argb8888,
+                                        modifiers: [.linear], usage: [.rendering, .linear])
+        let stride = carrier.planes[0].stride
+        try carrier.withMappedBytes(write: true) { base, _ in
+            let p = base.assumingMemoryBound(to: UInt8.self)
+            for y in 0..<h {
+                for pair in 0..<w / 2 {
+                    let a = rgb(2 * pair, y), b = rgb(2 * pair + 1, y)
+                    let ya = colorSpace.encode(red: a.0, green: a.1, blue: a.2, range: range).y
+                    let yb = colorSpace.encode(red: b.0, green: b.1, blue: b.2, range: range).y
+                    let c = colorSpace.encode(red: (a.0 + b.0) / 2, green: (a.1 + b.1) / 2, blue: (a.2 + b.2) / 2, range: range)
+                    let bytes = format == .yuyv ? [ya, c.u, yb, c.v] : [c.u, ya, c.v, yb]
+                    for (i, v) in bytes.enumerated() { p[y * stride + pair * 4 + i] = v }
+                }
+            }
+        }
+        let carrierBuf = try carrier.exportDMABuf()
+        let buf = DMABuf(width: w, height: h, format: format, modifier: .linear, planes: [DMABuf.Plane(fd: carrierBuf.fd, offset: 0, stride: stride)])
+        carrierBuf.forget()
+        return (carrier, ExternalBuffer(buf, colorSpace: colorSpace, range: range, conversion: .driver, releaseHandler: releaseHandler))
     }
 }

@@ -42,12 +42,18 @@ public struct DRMFormat: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let yvu420 = DRMFormat("YV12")
     /// YUV 4:2:0 with 10 bits in 16-bit words, two planes (as NV12).
     public static let p010 = DRMFormat("P010")
+    /// Packed YUV 4:2:2, one plane: Y0, U, Y1, V (a webcam's usual format).
+    public static let yuyv = DRMFormat("YUYV")
+    /// Packed YUV 4:2:2, one plane: U, Y0, V, Y1.
+    public static let uyvy = DRMFormat("UYVY")
 
     /// The formats Lamina renders into (GBM targets and swapchains), where the driver allows.
     public static let renderable: [DRMFormat] = [.argb8888, .xrgb8888, .abgr8888, .xbgr8888, .rgb565,
                                                  .argb2101010, .xrgb2101010, .abgr2101010, .xbgr2101010]
     /// The YUV layouts Lamina imports as contents, where the driver allows.
-    public static let yuv: [DRMFormat] = [.nv12, .nv21, .yuv420, .yvu420, .p010]
+    public static let yuv: [DRMFormat] = [.nv12, .nv21, .yuv420, .yvu420, .p010, .yuyv, .uyvy]
+    /// Packed YUV (one plane): always converted by the driver (`YUVConversion.driver`).
+    public var isPackedYUV: Bool { self == .yuyv || self == .uyvy }
 
     /// The four characters, e.g. "AR24".
     public var description: String {
@@ -70,6 +76,7 @@ public struct DRMFormat: RawRepresentable, Hashable, Sendable, CustomStringConve
         case .nv12, .nv21: return [(1, 1, 1), (2, 2, 2)]
         case .p010: return [(1, 1, 2), (2, 2, 4)]
         case .yuv420, .yvu420: return [(1, 1, 1), (2, 2, 1), (2, 2, 1)]
+        case .yuyv, .uyvy: return [(1, 1, 2)]
         default: return [(1, 1, bytesPerPixel ?? 4)]
         }
     }
@@ -195,10 +202,19 @@ public final class GBMBuffer: @unchecked Sendable, Identifiable {
         let w = UInt32(pixelSize.width), h = UInt32(pixelSize.height)
         var bo: OpaquePointer?
         let what: String
+        var usage = usage
+        var linearByFlag = false
         if let modifiers, !modifiers.isEmpty {
             what = "gbm_bo_create_with_modifiers2(\(pixelSize), \(format), [\(modifiers.map(\.description).joined(separator: ", "))], \(usage))"
             bo = modifiers.map(\.rawValue).withUnsafeBufferPointer {
                 gbm_bo_create_with_modifiers2(gbm.device, w, h, format.rawValue, $0.baseAddress, UInt32($0.count), usage.rawValue)
+            }
+            // Drivers without modifier support (software GBM: ENOSYS, or EINVAL with the
+            // LINEAR flag) still allocate linear buffers through the LINEAR usage flag.
+            if bo == nil && modifiers.contains(.linear) {
+                usage.insert(.linear)
+                bo = gbm_bo_create(gbm.device, w, h, format.rawValue, usage.rawValue)
+                linearByFlag = bo != nil
             }
         } else {
             what = "gbm_bo_create(\(pixelSize), \(format), \(usage))"
@@ -213,7 +229,9 @@ public final class GBMBuffer: @unchecked Sendable, Identifiable {
         lock.withLock { $0 = bo }
         id = GBMBuffer.counter.add(1, ordering: .relaxed).newValue
         self.pixelSize = pixelSize; self.format = format; self.usage = usage
-        modifier = DRMModifier(rawValue: gbm_bo_get_modifier(bo))
+        let reported = DRMModifier(rawValue: gbm_bo_get_modifier(bo))
+        // A buffer allocated LINEAR is linear even where the driver reports no modifier.
+        modifier = reported == .invalid && (linearByFlag || usage.contains(.linear)) ? .linear : reported
         planes = (0..<max(1, Int(gbm_bo_get_plane_count(bo)))).map {
             (Int(gbm_bo_get_offset(bo, Int32($0))), Int(gbm_bo_get_stride_for_plane(bo, Int32($0))))
         }

@@ -224,7 +224,9 @@ struct GBMYUVTests {
     /// Draws `frame` 1:1 into an offscreen target and reads it back.
     func show(_ frame: ExternalBuffer, on d: GPUDevice) throws -> RGBAImage {
         let texture = try d.texture(for: frame)
-        #expect(texture.isExternal, "YUV is sampled as GL_TEXTURE_EXTERNAL_OES")
+        // Lamina converts planar YUV into an RGBA texture; the driver's conversion is
+        // sampled as GL_TEXTURE_EXTERNAL_OES.
+        #expect(texture.isExternal == (frame.conversion == .driver), "\(frame.conversion) conversion")
         let out = try OffscreenTarget(device: d, pixelSize: frame.pixelSize)
         defer { out.release() }
         let pass = try d.beginRenderPass(on: out, clear: .clear)
@@ -262,14 +264,44 @@ struct GBMYUVTests {
         #expect(openFDCount() == fdsBefore, "no fd leaked")
     }
 
+    @Test("YUYV through the driver: a GL_TEXTURE_EXTERNAL_OES texture drawn with samplerExternalOES, BT.601 limited (what Mesa's llvmpipe converts), within 4/255")
+    func packedThroughDriver() throws {
+        let d = try openDevice(.only(.gbm))
+        let size = PixelSize(width: 32, height: 8)
+        let (carrier, frame) = try d.makeYUVFrame(pixelSize: size, format: .yuyv, colorSpace: .bt601, range: .limited) { x, _ in colorBars[x / 8] }
+        #expect(frame.conversion == .driver)
+        let image = try show(frame, on: d)
+        var wrong: [String] = []
+        for (i, c) in colorBars.enumerated() {
+            let e = px(UInt8((c.0 * 255).rounded()), UInt8((c.1 * 255).rounded()), UInt8((c.2 * 255).rounded()))
+            for x in [i * 8 + 2, i * 8 + 5] where image[x, 3].maxChannelDifference(e) > 4 {
+                wrong.append("bar \(i) at x \(x): got \(image[x, 3]) expected \(e)")
+            }
+        }
+        #expect(wrong.isEmpty, "\(wrong)")
+        d.sweepExternalImports(all: true)
+        carrier.release()
+        #expect(d.liveEGLImageCount == 0)
+    }
+
     @Test("an external buffer is imported once per device: its EGL image is re-used across frames and rewritten pixels show")
     func importedOncePerBuffer() throws {
         let d = try openDevice(.only(.gbm))
         let size = PixelSize(width: 16, height: 8)
         var (carrier, frame) = try d.makeYUVFrame(pixelSize: size, format: .nv12) { _, _ in colorBars[1] }
-        let imagesBefore = d.externalBufferImports
-        for _ in 0..<5 { _ = try show(frame, on: d) }
-        #expect(d.externalBufferImports - imagesBefore == 1, "one EGL image for five frames")
+        let imagesBefore = d.externalBufferImports, eglImagesBefore = d.liveEGLImageCount
+        #expect(try show(frame, on: d)[4, 4].maxChannelDifference(px(191, 0, 0)) <= 4)
+        #expect(d.liveEGLImageCount - eglImagesBefore == 2, "an EGL image per plane (Y, UV)")
+        // The producer writes a new frame into the same buffer: shown without a new import.
+        try carrier.withMappedBytes(write: true) { base, stride in
+            let p = base.assumingMemoryBound(to: UInt8.self)
+            let e = YUVColorSpace.bt709.encode(red: 0, green: 0, blue: 0.75, range: .limited)
+            for y in 0..<8 { for x in 0..<16 { p[y * stride + x] = e.y } }
+            for y in 0..<4 { for x in 0..<8 { p[(8 + y) * stride + 2 * x] = e.u; p[(8 + y) * stride + 2 * x + 1] = e.v } }
+        }
+        for _ in 0..<4 { #expect(try show(frame, on: d)[4, 4].maxChannelDifference(px(0, 0, 191)) <= 4) }
+        #expect(d.externalBufferImports - imagesBefore == 1, "one import for five frames")
+        #expect(d.liveEGLImageCount - eglImagesBefore == 2)
         #expect(d.cachedExternalImports == 1)
         // The import is dropped with the buffer object.
         frame = try d.makeYUVFrame(pixelSize: size, format: .nv12) { _, _ in colorBars[2] }.frame
