@@ -239,7 +239,7 @@ public final class Compositor: @unchecked Sendable {
         var kept: [(buffer: ExternalBuffer, fence: SyncFence?)] = []
         for p in pendingReleases {
             if let f = p.fence, !(waiting ? f.wait(timeout: 5) : f.isSignaled) { kept.append(p); continue }
-            p.buffer.releaseHandler?(p.buffer)
+            p.buffer.endReading()
         }
         pendingReleases = kept
     }
@@ -310,10 +310,20 @@ public final class Compositor: @unchecked Sendable {
         // A buffer `age` frames old misses the changes of the frames drawn since (and, with
         // `showsDamage`, still shows the flash of the frame it holds); of unknown age, or
         // covered by the host every frame, it is redrawn whole.
-        try target.frameWillBegin()
+        // A swapchain presents only frames that change something: with nothing new, its
+        // consumer already shows the latest frame, and no buffer is used.
+        let unchanged = !plan.isFull && plan.damage.isEmpty && lastDamageFlash == nil && !always && overlays.isEmpty
+        if !(unchanged && target.presentsChangesOnly) {
+            do { try target.frameWillBegin() } catch {
+                forceFull = true   // this frame's changes are drawn by the next one
+                throw error
+            }
+        }
         let age = target.bufferAge
         let missed = showsDamage || lastDamageFlash != nil ? age : age - 1
-        if always || background == nil || !overlays.isEmpty || age <= 0 || missed > damageHistory.count {
+        if unchanged && target.presentsChangesOnly {
+            // Nothing to draw (skipped below).
+        } else if always || background == nil || !overlays.isEmpty || age <= 0 || missed > damageHistory.count {
             plan = tree.fullPlan(plan, size: target.size)
         } else if !plan.isFull {
             var damage = Box(plan.damage)
@@ -567,7 +577,7 @@ public final class Compositor: @unchecked Sendable {
         case .store(let s):
             return places[.store(s.id)]
         case .external(let e):
-            externalsRead[e.buffer.id] = e.buffer
+            if externalsRead.updateValue(e.buffer, forKey: e.buffer.id) == nil { e.buffer.beginReading() }
             return .texture(try device.texture(for: e.buffer, frame: e.lend))
         case .image(let image):
             let key = ContentKey.image(image.id)

@@ -28,10 +28,10 @@ public enum YUVRange: String, Sendable, CaseIterable {
 /// (`LayerContents.external`) without a CPU copy: each device that composites it imports
 /// it once (an EGL image, cached while the buffer object lives) and samples it in place.
 ///
-/// Lending: the producer may write the buffer again only after Lamina released it. Each
-/// time a layer starts showing it (its contents set to it), Lamina reads it until no layer
-/// shows it and the GPU finished the frames that did; then `releaseHandler` is called
-/// (on the compositing thread), as `wl_buffer.release` is. A producer that writes before
+/// Lending: the producer may write the buffer again only after Lamina released it. Once a
+/// layer shows it (its contents set to it), Lamina reads it until no layer of any
+/// compositor shows it and the GPU finished the frames that did; then `releaseHandler` is
+/// called (on the thread of the last compositor done with it), as `wl_buffer.release` is. A producer that writes before
 /// the GPU is done sets an `acquireFence` (`setAcquireFence`) before lending it: Lamina
 /// waits for it before sampling.
 public final class ExternalBuffer: @unchecked Sendable, Identifiable {
@@ -46,7 +46,7 @@ public final class ExternalBuffer: @unchecked Sendable, Identifiable {
     /// How many pixels, and whether every one is opaque (formats without alpha, YUV).
     public var pixelSize: PixelSize { PixelSize(width: dmaBuf.width, height: dmaBuf.height) }
     public var isOpaque: Bool { dmaBuf.format.isYUV || !dmaBuf.format.hasAlpha }
-    private let state = Locked<(fence: SyncFence?, release: (@Sendable (ExternalBuffer) -> Void)?)>((nil, nil))
+    private let state = Locked<(fence: SyncFence?, release: (@Sendable (ExternalBuffer) -> Void)?, readers: Int)>((nil, nil, 0))
     private static let counter = Atomic<UInt64>(0)
 
     /// A buffer of `dmaBuf`'s planes (which it now owns). `colorSpace` and `range` say how
@@ -69,6 +69,19 @@ public final class ExternalBuffer: @unchecked Sendable, Identifiable {
     public func setAcquireFence(_ fence: SyncFence?) { state.withLock { $0.fence = fence } }
 
     func takeAcquireFence() -> SyncFence? { state.withLock { s in defer { s.fence = nil }; return s.fence } }
+
+    /// A renderer starts reading the buffer (a compositor showing it).
+    package func beginReading() { state.withLock { $0.readers += 1 } }
+
+    /// A renderer no longer reads it (its GPU work done): the last one calls the release
+    /// handler.
+    package func endReading() {
+        let handler = state.withLock { s -> (@Sendable (ExternalBuffer) -> Void)? in
+            s.readers = max(0, s.readers - 1)
+            return s.readers == 0 ? s.release : nil
+        }
+        handler?(self)
+    }
 }
 
 extension GPUDevice {

@@ -255,6 +255,8 @@ public final class GBMSwapchain: RenderTarget {
 
     override package func frameFailed() { abandonAcquired(pixelsChanged: true) }
 
+    override package var presentsChangesOnly: Bool { true }
+
     /// After a context loss every buffer is imported again (the buffers, and their pixels,
     /// are the kernel's); they are redrawn whole.
     override func remakeFramebuffer() throws -> Framebuffer? {

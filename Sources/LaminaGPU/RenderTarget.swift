@@ -208,6 +208,9 @@ public class RenderTarget {
     package func frameWillBegin() throws {}
     package func frameDidEnd(drawn: Bool, damage: Rect?, repainted: Rect?) throws {}
     package func frameFailed() {}
+    /// Frames that change nothing are not drawn at all (a swapchain: its consumer shows the
+    /// latest frame already), whatever the buffer's age.
+    package var presentsChangesOnly: Bool { false }
 
     /// Frees the target's framebuffer, stencil and (when it owns it) texture — and the
     /// buffer, for GBM targets. A caller's framebuffer or a borrowed texture is only

@@ -1,0 +1,179 @@
+import Foundation
+import LaminaGeometry
+import LaminaGPU
+import Synchronization
+import Testing
+@testable import LaminaCore
+
+/// True inside the GBM test VM (Tools/vm/run-in-vm.sh, set by Tools/test.sh).
+let insideGBMVM = ProcessInfo.processInfo.environment["LAMINA_GBM_TESTS"] == "1"
+
+extension Rect {
+    func union(_ o: Rect) -> Rect {
+        if width <= 0 || height <= 0 { return o }
+        if o.width <= 0 || o.height <= 0 { return self }
+        let x0 = min(minX, o.minX), y0 = min(minY, o.minY)
+        return Rect(x: x0, y: y0, width: max(maxX, o.maxX) - x0, height: max(maxY, o.maxY) - y0)
+    }
+}
+
+@MainActor
+@Suite("GBM swapchains and external contents (runs inside the test VM)", .serialized,
+       .enabled(if: insideGBMVM, "needs /dev/dri: Tools/test.sh runs this suite inside the VM"))
+struct GBMSwapchainTests {
+    /// A root with a static backdrop and a mover.
+    func scene() -> (root: Layer, mover: Layer) {
+        let root = rootLayer(width: 64, height: 48)
+        root.addSublayer(solid(Rect(x: 8, y: 8, width: 48, height: 32), .blue))
+        let mover = solid(Rect(x: 0, y: 0, width: 6, height: 6), .red)
+        root.addSublayer(mover)
+        return (root, mover)
+    }
+
+    @Test("a swapchain of 3 buffers: each frame goes to the next buffer; the repainted region is the union of the damage since the buffer's age; every buffer's pixels are right",
+          arguments: [2, 3, 4])
+    func rotation(bufferCount: Int) throws {
+        try Transaction.flush()
+        let device = try GPUDevice(backend: .only(.gbm))
+        let swapchain = try GBMSwapchain(device: device, pixelSize: PixelSize(width: 64, height: 48), bufferCount: bufferCount)
+        var presented: [GBMSwapchain.Frame] = []
+        // The consumer (a display) holds the buffer on screen until the next one is presented.
+        swapchain.onPresent = { frame in
+            if let last = presented.last { swapchain.releaseBuffer(last.buffer) }
+            presented.append(frame)
+        }
+        let (root, mover) = scene()
+        let compositor = Compositor(device: device)
+        let reference = try OffscreenTarget(device: device, pixelSize: swapchain.pixelSize)
+        let full = Compositor(device: device)
+        for frame in 0..<(3 * bufferCount + 2) {
+            Transaction.withoutActions { mover.position = Point(x: 5 + Double(frame) * 5, y: 5 + Double(frame % 4) * 9) }
+            let expectedIndex = frame % bufferCount
+            let age = swapchain.age(ofBuffer: expectedIndex)
+            let stats = try compositor.render(root, to: swapchain, background: .white)
+            let f = try #require(presented.last)
+            #expect(f.serial == frame && f.index == expectedIndex, "frame \(frame) went to buffer \(f.index)")
+            #expect(age == (frame < bufferCount ? 0 : bufferCount), "frame \(frame): age \(age)")
+            // What was repainted: this frame's damage and that of the frames the buffer missed.
+            if age > 0 {
+                let missed = presented.suffix(age).map(\.damage).reduce(Rect.zero) { $0.union($1) }
+                #expect(f.repainted == missed, "frame \(frame): repainted \(f.repainted), the damage since the buffer's age is \(missed)")
+                #expect(stats.damagedRect == f.repainted)
+                #expect(f.repainted.width < 64 || f.repainted.height < 48, "not the whole target")
+            } else {
+                #expect(f.repainted == Rect(x: 0, y: 0, width: 64, height: 48), "a buffer of unknown age is repainted whole")
+            }
+            // The buffer's own memory (its CPU mapping, as a consumer sees it) equals a full render.
+            #expect(f.fence?.wait(timeout: 10) ?? true)
+            full.forgetLastFrame()
+            try full.render(root, to: reference, background: .white)
+            let mapped = try f.buffer.readMappedPixels()
+            let ref = try reference.readPixels()
+            let d = mapped.difference(from: ref, tolerance: 0)
+            let viaGL = try swapchain.readPixels().difference(from: ref, tolerance: 0).differing
+            #expect(d.differing == 0, "frame \(frame), buffer \(f.index): \(d.differing) pixels differ from a full render: \(mapped.mismatches(limit: 4) { x, y in ref[x, y] }) via GL: \(viaGL)")
+        }
+        // Nothing changed: no buffer used, nothing presented.
+        let count = presented.count
+        let stats = try compositor.render(root, to: swapchain, background: .white)
+        #expect(stats.skipped && presented.count == count)
+        compositor.release(); full.release(); reference.release(); swapchain.release()
+        device.purgeCaches()
+        #expect(device.liveObjectCounts.total == 0, "\(device.liveObjectCounts)")
+        #expect(device.liveEGLImageCount == 0 && device.liveGBMBufferCount == 0)
+    }
+
+    @Test("a frame when the consumer holds every buffer throws, saying to release one; releasing one lets the next frame draw")
+    func allHeld() throws {
+        try Transaction.flush()
+        let device = try GPUDevice(backend: .only(.gbm))
+        let swapchain = try GBMSwapchain(device: device, pixelSize: PixelSize(width: 64, height: 48), bufferCount: 2)
+        let (root, mover) = scene()
+        let compositor = Compositor(device: device)
+        for i in 0..<2 {
+            Transaction.withoutActions { mover.position = Point(x: 10 + Double(i) * 10, y: 10) }
+            try compositor.render(root, to: swapchain, background: .white)
+        }
+        #expect(swapchain.freeBufferCount == 0)
+        Transaction.withoutActions { mover.position = Point(x: 40, y: 10) }
+        do {
+            try compositor.render(root, to: swapchain, background: .white)
+            Issue.record("a frame drew into a held buffer")
+        } catch {
+            #expect("\(error)".contains("releaseBuffer"), "\(error)")
+        }
+        swapchain.releaseBuffer(swapchain.buffers[0])
+        try compositor.render(root, to: swapchain, background: .white)
+        #expect(swapchain.presented?.index == 0)
+        let d = try swapchain.buffers[0].readMappedPixels().difference(from: try render(root, width: 64, height: 48).image, tolerance: 0)
+        #expect(d.differing == 0, "the frame that could not draw is drawn now")
+        compositor.release(); swapchain.release()
+    }
+
+    @Test("external buffers as layer contents: imported once per device, sampled in place (0 bytes uploaded), released to the producer after the GPU is done; two devices each import once")
+    func externalContents() throws {
+        try Transaction.flush()
+        let device = try GPUDevice(backend: .only(.gbm))
+        let other = try GPUDevice(backend: .only(.gbm))
+        let released = Mutex<[UInt64]>([])
+        let handler: @Sendable (ExternalBuffer) -> Void = { b in released.withLock { $0.append(b.id) } }
+        let bars: [(Double, Double, Double)] = [(0.75, 0.75, 0.75), (0.75, 0, 0), (0, 0.75, 0), (0, 0, 0.75)]
+        let (carrierA, frameA) = try device.makeYUVFrame(pixelSize: PixelSize(width: 32, height: 16), format: .nv12, releaseHandler: handler) { x, _ in bars[x / 8] }
+        let (carrierB, frameB) = try device.makeYUVFrame(pixelSize: PixelSize(width: 32, height: 16), format: .yuv420, releaseHandler: handler) { _, _ in bars[3] }
+        // An RGB buffer from a GBM target (another component's render), also external.
+        let rgbSource = try GBMTarget(device: other, pixelSize: PixelSize(width: 8, height: 8))
+        let p = try other.beginRenderPass(on: rgbSource, clear: .green)
+        p.submit()
+        let rgb = ExternalBuffer(try rgbSource.exportDMABuf(), releaseHandler: handler)
+
+        let root = rootLayer(width: 64, height: 32)
+        let video = Layer()
+        video.frame = Rect(x: 0, y: 0, width: 32, height: 16)
+        video.contents = .external(frameA)
+        let small = Layer()
+        small.frame = Rect(x: 40, y: 0, width: 8, height: 8)
+        small.contents = .external(rgb)
+        root.addSublayer(video)
+        root.addSublayer(small)
+        let c1 = Compositor(device: device), c2 = Compositor(device: other)
+        let t1 = try OffscreenTarget(device: device, pixelSize: PixelSize(width: 64, height: 32))
+        let t2 = try OffscreenTarget(device: other, pixelSize: PixelSize(width: 64, height: 32))
+        let importsBefore = (device.externalBufferImports, other.externalBufferImports)
+        for frame in 0..<4 {
+            // A new frame in the same buffer each time (the producer rewrote it).
+            Transaction.withoutActions { video.contents = .external(frameA) }
+            let s1 = try c1.render(root, to: t1, background: .white)
+            let s2 = try c2.render(root, to: t2, background: .white)
+            #expect(s1.textureBytesUploaded == 0 && s2.textureBytesUploaded == 0, "frame \(frame): sampled in place")
+            #expect(!s1.skipped, "a new lend of the buffer is a change")
+            for (i, t) in [t1, t2].enumerated() {
+                let image = try t.readPixels()
+                #expect(image[4, 8].maxChannelDifference(px(191, 191, 191)) <= 4 && image[12, 8].maxChannelDifference(px(191, 0, 0)) <= 4,
+                        "device \(i) frame \(frame): the bars (\(image[4, 8]), \(image[12, 8]))")
+                #expect(image[44, 4] == px(0, 255, 0), "device \(i): the RGB buffer")
+            }
+        }
+        #expect(device.externalBufferImports - importsBefore.0 == 2 && other.externalBufferImports - importsBefore.1 == 2,
+                "each device imported each buffer once")
+        #expect(device.yuvConversions >= 4, "a conversion per new frame")
+        #expect(released.withLock { $0 }.isEmpty, "nothing released while shown")
+        // Switch the video to buffer B: A is released (once both compositors are done).
+        Transaction.withoutActions { video.contents = .external(frameB) }
+        try c1.render(root, to: t1, background: .white)
+        try c2.render(root, to: t2, background: .white)
+        try device.finishWork(); try other.finishWork()
+        try c1.render(root, to: t1, background: .white); try c2.render(root, to: t2, background: .white)
+        #expect(released.withLock { $0 } == [frameA.id], "A handed back once, when both compositors are done: \(released.withLock { $0 })")
+        #expect(try t1.readPixels()[4, 8].maxChannelDifference(px(0, 0, 191)) <= 4)
+        // Teardown hands back what is still shown and frees every import.
+        c1.release(); c2.release()
+        #expect(released.withLock { $0 }.sorted() == [frameA.id, frameB.id, rgb.id].sorted(), "\(released.withLock { $0 })")
+        t1.release(); t2.release(); rgbSource.release()
+        device.sweepExternalImports(all: true); other.sweepExternalImports(all: true)
+        carrierA.release(); carrierB.release()
+        for d in [device, other] {
+            d.purgeCaches()
+            #expect(d.liveObjectCounts.total == 0 && d.liveEGLImageCount == 0 && d.liveGBMBufferCount == 0, "\(d.liveObjectCounts)")
+        }
+    }
+}
