@@ -32,6 +32,7 @@ let package = Package(
         .systemLibrary(name: "CEGL", pkgConfig: "egl", providers: [.apt(["libegl-dev", "libegl-mesa0"])]),
         .systemLibrary(name: "CGLES", pkgConfig: "glesv2", providers: [.apt(["libgles-dev"])]),
         .systemLibrary(name: "CGBM", pkgConfig: "gbm", providers: [.apt(["libgbm-dev"])]),
+        .systemLibrary(name: "CDRM", pkgConfig: "libdrm", providers: [.apt(["libdrm-dev"])]),
         .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
         // Declares its few functions itself (see its shim.h): no pkg-config, no -pthread warning.
         .systemLibrary(name: "CPango", providers: [.apt(["libpango1.0-dev"])]),
@@ -75,6 +76,14 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Tools/lamina",
+            swiftSettings: strict
+        ),
+        // The DRM/KMS example (Examples/KMS, docs/gbm.md): a Lamina window on a swapchain,
+        // page-flipped on a KMS device; run in the VM on virtio-gpu by Tools/kms-test.sh.
+        .executableTarget(
+            name: "lamina-kms",
+            dependencies: ["LaminaUI", "LaminaCore", "LaminaGPU", "LaminaGeometry", "CDRM"],
+            path: "Examples/KMS",
             swiftSettings: strict
         ),
         // Runs MainLoop.main from synchronous top-level code: what RunLoopTests cannot show

@@ -4,7 +4,8 @@
 # Xvfb), runs the whole test suite on this machine (llvmpipe through EGL), then runs the
 # GBM suite with the same test binary inside a VM that has a DRM device (Tools/vm/), the
 # C API's tests (Tools/capi-tests.sh: install, C/C++/Rust examples), the DocC build
-# (Tools/docs.sh), and the suite again
+# (Tools/docs.sh), Lamina on displays in the VM (Tools/display-tests.sh: KMS on
+# virtio-gpu, checked with qemu screendumps; a Wayland client in Weston), and the suite again
 # under AddressSanitizer and ThreadSanitizer (Tools/sanitize.sh).
 # Exits non-zero when anything fails; ends with one line "tests: N passed, N failed".
 set -euo pipefail
@@ -59,6 +60,9 @@ LAMINA_GBM_TESTS=1 GBM_ALWAYS_SOFTWARE=1 Tools/vm/run-in-vm.sh \
 vm_status=${PIPESTATUS[0]}
 set -e
 
+echo "== Lamina on displays in the VM: the KMS example on virtio-gpu, checked with qemu screendumps (Tools/display-tests.sh)"
+step display bash Tools/display-tests.sh
+
 echo "== the suite under AddressSanitizer and ThreadSanitizer (Tools/sanitize.sh)"
 step sanitize bash Tools/sanitize.sh
 
@@ -74,21 +78,25 @@ docs_passed=$(count '^✔ docs: ' "$log/docs.txt")
 docs_failed=$(count '^✘ docs: ' "$log/docs.txt")
 capi_passed=$(count '^✔ capi: ' "$log/capi.txt")
 capi_failed=$(count '^✘ capi: ' "$log/capi.txt")
+display_passed=$(count '^✔ display: ' "$log/display.txt")
+display_failed=$(count '^✘ display: ' "$log/display.txt")
 echo "host: $host_passed passed, $host_failed failed, $host_skipped skipped (the GBM suite, run in the VM)"
 echo "VM:   $vm_passed passed, $vm_failed failed, $vm_skipped skipped"
 echo "C API: $capi_passed passed, $capi_failed failed"
 echo "DocC:  $docs_passed built, $docs_failed failed"
+echo "Displays: $display_passed passed, $display_failed failed"
 status=0
 [ "$host_status" = 0 ] || { echo "host tests failed (status $host_status)" >&2; status=1; }
 [ "$vm_status" = 0 ] || { echo "GBM tests in the VM failed (status $vm_status)" >&2; status=1; }
 [ "$docs_status" = 0 ] && [ "$docs_passed" -gt 0 ] || { echo "the documentation does not build (Tools/docs.sh)" >&2; status=1; }
 [ "$capi_status" = 0 ] && [ "$capi_passed" -gt 0 ] || { echo "the C API's tests failed (Tools/capi-tests.sh)" >&2; status=1; }
+[ "$display_status" = 0 ] && [ "$display_passed" -gt 0 ] || { echo "the display tests failed (Tools/display-tests.sh)" >&2; status=1; }
 [ "$sanitize_status" = 0 ] || { echo "the suite failed under a sanitizer (Tools/sanitize.sh)" >&2; status=1; }
 # Every test skipped on the host must have run in the VM, and nothing may skip there.
 [ "$vm_skipped" = 0 ] || { echo "GBM tests were skipped inside the VM" >&2; status=1; }
 [ "$vm_passed" -ge "$host_skipped" ] || { echo "only $vm_passed GBM tests passed in the VM, $host_skipped were left to it" >&2; status=1; }
 [ "$host_passed" -gt 0 ] || { echo "no host test ran" >&2; status=1; }
-failed=$((host_failed + vm_failed + capi_failed + docs_failed))
+failed=$((host_failed + vm_failed + capi_failed + docs_failed + display_failed))
 [ "$status" = 0 ] || [ "$failed" -gt 0 ] || failed=1
-echo "tests: $((host_passed + vm_passed + capi_passed + docs_passed)) passed, $failed failed"
+echo "tests: $((host_passed + vm_passed + capi_passed + docs_passed + display_passed)) passed, $failed failed"
 exit "$status"

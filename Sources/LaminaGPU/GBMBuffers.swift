@@ -77,6 +77,9 @@ public struct DRMFormat: RawRepresentable, Hashable, Sendable, CustomStringConve
         case .p010: return [(1, 1, 2), (2, 2, 4)]
         case .yuv420, .yvu420: return [(1, 1, 1), (2, 2, 1), (2, 2, 1)]
         case .yuyv, .uyvy: return [(1, 1, 2)]
+        case DRMFormat("R8  "): return [(1, 1, 1)]
+        case DRMFormat("GR88"), DRMFormat("R16 "): return [(1, 1, 2)]
+        case DRMFormat("GR32"): return [(1, 1, 4)]
         default: return [(1, 1, bytesPerPixel ?? 4)]
         }
     }

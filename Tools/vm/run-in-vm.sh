@@ -17,6 +17,14 @@
 # Environment: LAMINA_VM_CACHE (default /var/tmp/lamina-vm), LAMINA_VM_TIMEOUT (s, 900),
 # LAMINA_VM_MEM (MiB, 2048), LAMINA_VM_CPUS (nproc), LAMINA_VM_RW_DIRS (space-separated),
 # LAMINA_VM_VERBOSE=1 (print the guest console).
+#
+# A display: LAMINA_VM_GPU=1 adds `-device virtio-gpu-pci,xres=LAMINA_VM_XRES,yres=LAMINA_VM_YRES`
+# (1920×1080 by default; a KMS device with a CRTC, a connector and page flips, driver
+# virtio_gpu, no virgl) as /dev/dri/card1 (vgem stays card0), and a screendump service:
+# the guest asks for a capture of what the virtual monitor shows by creating
+# /run/lamina-vm/shot-NAME.req (optionally holding a JSON object of extra QMP screendump
+# arguments), waits for shot-NAME.done ("ok <ms>" or "error <json>"), then reads
+# /run/lamina-vm/shot-NAME.ppm (P6, RGB). Tools/vm/shotd.py runs QMP on the host side.
 set -euo pipefail
 
 CACHE=${LAMINA_VM_CACHE:-/var/tmp/lamina-vm}
@@ -25,10 +33,15 @@ MEM=${LAMINA_VM_MEM:-2048}
 CPUS=${LAMINA_VM_CPUS:-$(nproc)}
 RW_DIRS="$PWD ${LAMINA_VM_RW_DIRS:-}"
 VERBOSE=${LAMINA_VM_VERBOSE:-0}
-MODULES="virtio_pci virtio_console 9pnet_virtio 9p overlay vgem"
+# Modules in the initramfs; which DRM ones are loaded is chosen per run (load order is
+# /dev/dri/cardN order: vgem first keeps it card0).
+MODULES="virtio_pci virtio_console 9pnet_virtio 9p overlay vgem virtio_gpu"
+GPU=${LAMINA_VM_GPU:-0}
+GPU_XRES=${LAMINA_VM_XRES:-1920}
+GPU_YRES=${LAMINA_VM_YRES:-1080}
 
 [ $# -gt 0 ] || { echo "usage: $0 CMD [ARGS...]" >&2; exit 2; }
-for tool in qemu-system-x86_64 busybox dpkg-deb xz; do
+for tool in qemu-system-x86_64 busybox dpkg-deb xz python3; do
   command -v "$tool" >/dev/null || {
     echo "run-in-vm: '$tool' is missing: apt-get install qemu-system-x86 busybox-static xz-utils (or run Tools/setup.sh)" >&2
     exit 2
@@ -40,7 +53,7 @@ prepare_cache() {
   mkdir -p "$CACHE"
   exec 8>"$CACHE/.lock"
   flock 8
-  [ -f "$CACHE/ready" ] && return 0
+  cache_ready && return 0
   local pkg work
   pkg=$(apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-[0-9]/ {print $2; exit}')
   if [ -z "$pkg" ]; then apt-get update -qq; pkg=$(apt-cache depends linux-image-amd64 | awk '/Depends: linux-image-[0-9]/ {print $2; exit}'); fi
@@ -83,9 +96,10 @@ prepare_cache() {
 export PATH=/bin
 mount -t proc proc /proc; mount -t sysfs sys /sys; mount -t devtmpfs dev /dev
 die() { echo "vm-init: $*" >/dev/ttyS0; poweroff -f; }
-for m in virtio_pci virtio_console 9pnet_virtio 9p overlay vgem; do modprobe $m 2>/dev/null; done
+for m in virtio_pci virtio_console 9pnet_virtio 9p overlay; do modprobe $m 2>/dev/null; done
 opts=trans=virtio,version=9p2000.L,msize=512000
 mount -t 9p -o $opts,cache=mmap io /io || die "cannot mount the io share"
+for m in $(cat /io/modules); do modprobe $m || echo "vm-init: modprobe $m failed" >/dev/ttyS0; done
 mount -t 9p -o $opts,ro,cache=loose host /host || die "cannot mount the host root"
 mount -t tmpfs -o mode=755 upper /upper && mkdir -p /upper/u /upper/w
 mount -t overlay -o lowerdir=/host,upperdir=/upper/u,workdir=/upper/w root /newroot || mount --bind /host /newroot
@@ -111,10 +125,11 @@ poweroff -f
 INIT
   chmod +x "$ir/init"
   (cd "$ir" && find . | busybox cpio -o -H newc 2>/dev/null | gzip -1 >"$CACHE/initramfs.gz")
-  echo "$pkg $kver" >"$CACHE/ready"
+  printf '%s %s\nmodules: %s\n' "$pkg" "$kver" "$MODULES" >"$CACHE/ready"
   rm -rf "$work"
 }
-[ -f "$CACHE/ready" ] || prepare_cache
+cache_ready() { [ -f "$CACHE/ready" ] && grep -qxF "modules: $MODULES" "$CACHE/ready"; }
+cache_ready || prepare_cache
 
 # ------------------------------------------------------------ one run
 IO=$(mktemp -d /tmp/lamina-vm.XXXXXX)
@@ -122,6 +137,9 @@ trap 'rm -rf "$IO"' EXIT
 dirs=""
 for d in $RW_DIRS; do dirs="$dirs $(cd "$d" && pwd)"; done
 echo "$dirs" >"$IO/rw-dirs"
+mods=vgem
+[ "$GPU" = 1 ] && mods="vgem virtio_gpu"
+echo "$mods" >"$IO/modules"
 {
   echo '#!/bin/bash'
   export -p | grep -vE '^declare -x (PWD|OLDPWD|SHLVL|_)=' || true
@@ -137,6 +155,14 @@ for d in $dirs; do
   i=$((i + 1))
 done
 
+display=()
+if [ "$GPU" = 1 ]; then
+  display=(-device "virtio-gpu-pci,xres=$GPU_XRES,yres=$GPU_YRES" -qmp "unix:$IO/qmp.sock,server=on,wait=off")
+  python3 "$(dirname "$(readlink -f "$0")")/shotd.py" "$IO/qmp.sock" "$IO" 2>"$IO/shotd.err" &
+  shotd=$!
+  trap 'kill $shotd 2>/dev/null; rm -rf "$IO"' EXIT
+fi
+
 # /dev/kvm on these machines is a nested PVM that cannot run this kernel: use TCG.
 mkfifo "$IO/out.in" "$IO/out.out"
 cat "$IO/out.out" &
@@ -148,14 +174,14 @@ timeout -k 5 "$TIMEOUT" qemu-system-x86_64 -machine pc -accel tcg,thread=multi,t
   -append "console=ttyS0 panic=-1 rdinit=/init quiet loglevel=3" \
   -serial "file:$IO/console.log" \
   -device virtio-serial-pci -chardev pipe,id=out,path="$IO/out" -device virtserialport,chardev=out,name=out \
-  "${shares[@]}" </dev/null 2>"$IO/qemu.err"
+  "${shares[@]}" "${display[@]}" </dev/null 2>"$IO/qemu.err"
 qemu_status=$?
 # If qemu never opened the pipe (it failed to start), the reader is still blocked in
 # open(): open the writing end once to release it (bounded, in case it just finished).
 if kill -0 "$reader" 2>/dev/null; then timeout 5 sh -c ': >"$1"' _ "$IO/out.out" || true; fi
 wait "$reader"
 set -e
-if [ "$VERBOSE" = 1 ]; then sed 's/^/[guest] /' "$IO/console.log" "$IO/qemu.err" >&2; fi
+if [ "$VERBOSE" = 1 ]; then sed 's/^/[guest] /' "$IO/console.log" "$IO/qemu.err" >&2; [ -f "$IO/shotd.err" ] && sed 's/^/[shotd] /' "$IO/shotd.err" >&2; fi
 if [ -f "$IO/status" ]; then exit "$(cat "$IO/status")"; fi
 if [ "$qemu_status" = 124 ] || [ "$qemu_status" = 137 ]; then
   echo "run-in-vm: the VM was stopped after ${TIMEOUT}s" >&2; exit 124
