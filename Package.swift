@@ -78,12 +78,14 @@ let package = Package(
             path: "Tools/lamina",
             swiftSettings: strict
         ),
-        // The DRM/KMS example (Examples/KMS, docs/gbm.md): a Lamina window on a swapchain,
-        // page-flipped on a KMS device; run in the VM on virtio-gpu by Tools/kms-test.sh.
+        // The display examples (Examples/Display, docs/gbm.md): a Lamina window on a GBM
+        // swapchain, page-flipped on a KMS device or shown by a Wayland compositor through
+        // zwp_linux_dmabuf_v1; run in the VM on virtio-gpu by Tools/display-tests.sh.
+        .target(name: "CWayland", path: "Sources/CWayland", linkerSettings: [.linkedLibrary("wayland-client")]),
         .executableTarget(
-            name: "lamina-kms",
-            dependencies: ["LaminaUI", "LaminaCore", "LaminaGPU", "LaminaGeometry", "CDRM"],
-            path: "Examples/KMS",
+            name: "lamina-display",
+            dependencies: ["LaminaUI", "LaminaCore", "LaminaGPU", "LaminaGeometry", "CDRM", "CWayland"],
+            path: "Examples/Display",
             swiftSettings: strict
         ),
         // Runs MainLoop.main from synchronous top-level code: what RunLoopTests cannot show

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Lamina on real displays inside the test VM (Tools/vm/run-in-vm.sh with LAMINA_VM_GPU=1:
-# qemu's virtio-gpu, a KMS device whose monitor qemu captures with screendump):
-# - the KMS example (Examples/KMS, lamina-kms) sets a mode, page-flips a GBM swapchain for
-#   30 frames paced by flip events, and compares three of qemu's screendumps with full
-#   renders of those frames;
-# - the control: with one flip left out, the check must fail (the display is a frame behind).
+# qemu's virtio-gpu, a KMS device whose monitor qemu captures with screendump), with the
+# display example (Examples/Display, lamina-display):
+# - kms: sets a mode and page-flips a GBM swapchain for 30 frames, paced by flip events;
+# - wayland: a fullscreen client of Weston (Debian's weston 10, DRM backend, GL renderer)
+#   whose buffers are the swapchain's dma-bufs (zwp_linux_dmabuf_v1), for 20 frames;
+# each compares qemu's screendumps of chosen frames with full renders of those frames; and
+# the controls: with the checked frame never presented, the check must fail.
 # Prints "✔ display: …" / "✘ display: …" lines and "display: N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -13,24 +15,38 @@ ok() { echo "✔ display: $*"; passed=$((passed + 1)); }
 ko() { echo "✘ display: $*"; failed=$((failed + 1)); }
 work=$(mktemp -d /tmp/lamina-display.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-kms=.build/debug/lamina-kms
-[ -x "$kms" ] || swift build --product lamina-kms >/dev/null || { ko "lamina-kms does not build"; echo "display: $passed passed, $failed failed"; exit 1; }
+app=.build/debug/lamina-display
+[ -x "$app" ] || swift build --product lamina-display >/dev/null || { ko "lamina-display does not build"; echo "display: $passed passed, $failed failed"; exit 1; }
 vm() { LAMINA_VM_GPU=1 LAMINA_VM_XRES=800 LAMINA_VM_YRES=600 GBM_ALWAYS_SOFTWARE=1 LAMINA_VM_TIMEOUT=600 Tools/vm/run-in-vm.sh "$@"; }
 
-if vm "$kms" --frames 30 --shots 5,17,29 --check-shots >"$work/kms.txt" 2>&1 \
-   && [ "$(grep -c ' — match$' "$work/kms.txt")" = 3 ] && grep -q ' 29 page flips with events' "$work/kms.txt"; then
-  sed 's/^/   /' "$work/kms.txt"; ok "KMS example on virtio-gpu: 30 frames, 29 page flips paced by their events, 3 qemu screendumps match full renders"
-else
-  cat "$work/kms.txt"; ko "KMS example on virtio-gpu"
-fi
+# run NAME EXPECTED-MATCHES PRESENTATIONS-PATTERN CMD...
+run() {
+  local name=$1 matches=$2 pattern=$3; shift 3
+  if vm "$@" >"$work/$name.txt" 2>&1 && [ "$(grep -c ' — match$' "$work/$name.txt")" = "$matches" ] && grep -q "$pattern" "$work/$name.txt"; then
+    sed 's/^/   /' "$work/$name.txt"; return 0
+  fi
+  cat "$work/$name.txt"; return 1
+}
+# control NAME FRAME CMD...: must fail, with FRAME's screendump a mismatch.
+control() {
+  local name=$1 frame=$2; shift 2
+  if vm "$@" >"$work/$name.txt" 2>&1; then cat "$work/$name.txt"; return 1; fi
+  grep -q "frame $frame: .* MISMATCH\$" "$work/$name.txt" || { cat "$work/$name.txt"; return 1; }
+  grep "frame $frame" "$work/$name.txt" | sed 's/^/   /'
+}
 
-if vm "$kms" --frames 20 --shots 12 --check-shots --drop-flip 12 >"$work/control.txt" 2>&1; then
-  cat "$work/control.txt"; ko "the control: a frame never flipped went unnoticed by the screendump check"
-elif grep -q 'frame 12: .* MISMATCH$' "$work/control.txt"; then
-  grep 'frame 12' "$work/control.txt" | sed 's/^/   /'; ok "the control: a frame left unflipped is caught by the screendump check"
-else
-  cat "$work/control.txt"; ko "the control run failed for another reason"
-fi
+run kms 3 ' 29 page flips with events' "$app" kms --frames 30 --shots 5,17,29 --check-shots \
+  && ok "KMS on virtio-gpu: 30 frames, 29 page flips paced by their events, 3 qemu screendumps match full renders" \
+  || ko "KMS on virtio-gpu"
+control kms-control 12 "$app" kms --frames 20 --shots 12 --check-shots --drop-flip 12 \
+  && ok "the KMS control: a frame left unflipped is caught by the screendump check" \
+  || ko "the KMS control: a frame never flipped went unnoticed (or the run failed otherwise)"
+run wayland 2 ' 20 frame callbacks' Tools/vm/weston-session.sh "$app" wayland --frames 20 --shots 5,19 --check-shots \
+  && ok "Weston (DRM backend, GL renderer) shows the Lamina client's dma-buf frames: 20 frames, 2 qemu screendumps match full renders" \
+  || ko "the Wayland client in Weston"
+control wayland-control 19 Tools/vm/weston-session.sh "$app" wayland --frames 20 --shots 19 --check-shots --drop-flip 19 \
+  && ok "the Wayland control: a frame never committed is caught by the screendump check" \
+  || ko "the Wayland control: a frame never committed went unnoticed (or the run failed otherwise)"
 
 echo "display: $passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -8,10 +8,10 @@
 # Run it (bash Tools/setup.sh); it needs root (or sudo) only when something is missing.
 set -euo pipefail
 
-lamina_packages=(pkg-config libegl-dev libgles-dev libgbm-dev libdrm-dev libegl-mesa0 libgl1-mesa-dri libgbm1
+lamina_packages=(pkg-config libegl-dev libgles-dev libgbm-dev libdrm-dev libwayland-dev libegl-mesa0 libgl1-mesa-dri libgbm1
                  libcairo2-dev libpango1.0-dev fonts-dejavu-core glslang-tools patchelf)
 if [ "${1:-}" = "--tests" ] || [ "${1:-}" = "--vm" ]; then
-  lamina_packages+=(qemu-system-x86 busybox-static xz-utils libsdl2-dev xvfb xdotool)
+  lamina_packages+=(qemu-system-x86 busybox-static xz-utils libsdl2-dev xvfb xdotool weston)
 fi
 
 lamina_missing=()

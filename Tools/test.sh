@@ -60,7 +60,7 @@ LAMINA_GBM_TESTS=1 GBM_ALWAYS_SOFTWARE=1 Tools/vm/run-in-vm.sh \
 vm_status=${PIPESTATUS[0]}
 set -e
 
-echo "== Lamina on displays in the VM: the KMS example on virtio-gpu, checked with qemu screendumps (Tools/display-tests.sh)"
+echo "== Lamina on displays in the VM: KMS on virtio-gpu and a Wayland client in Weston, checked with qemu screendumps (Tools/display-tests.sh)"
 step display bash Tools/display-tests.sh
 
 echo "== the suite under AddressSanitizer and ThreadSanitizer (Tools/sanitize.sh)"

@@ -46,6 +46,9 @@ public final class GBMTarget: RenderTarget {
     public init(device: GPUDevice, pixelSize: PixelSize, scale: Double = 1, format: DRMFormat = .argb8888,
                 modifiers: [DRMModifier]? = nil, usage: GBMUsage = .rendering) throws {
         guard !device.isClosed else { throw GPUError.deviceClosed(operation: "GBMTarget") }
+        guard device.backend == .gbm, device.gbm != nil else {
+            throw GPUError.wrongBackend(operation: "a GBM-backed render target", required: .gbm, actual: device.backend)
+        }
         try device.validate(pixelSize, what: "GBM render target", maximum: device.capabilities.maxRenderTargetSize)
         let buffer = try device.makeGBMBuffer(pixelSize: pixelSize, format: format, modifiers: modifiers, usage: usage.union(.rendering))
         let fb: Framebuffer
@@ -153,6 +156,9 @@ public final class GBMSwapchain: RenderTarget {
     public init(device: GPUDevice, pixelSize: PixelSize, scale: Double = 1, bufferCount: Int = 3, format: DRMFormat = .argb8888,
                 modifiers: [DRMModifier]? = nil, usage: GBMUsage = .rendering) throws {
         guard !device.isClosed else { throw GPUError.deviceClosed(operation: "GBMSwapchain") }
+        guard device.backend == .gbm, device.gbm != nil else {
+            throw GPUError.wrongBackend(operation: "a GBM swapchain", required: .gbm, actual: device.backend)
+        }
         guard (2...4).contains(bufferCount) else {
             throw GPUError.invalidArgument(operation: "GBMSwapchain", reason: "bufferCount \(bufferCount): a swapchain has 2 to 4 buffers")
         }
