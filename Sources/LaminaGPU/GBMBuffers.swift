@@ -279,11 +279,24 @@ public final class GBMBuffer: @unchecked Sendable, Identifiable {
     /// The pixels as the CPU mapping shows them (what another process importing the
     /// dma-buf sees), converted to premultiplied RGBA8, top row first. RGB formats only.
     public func readMappedPixels() throws -> RGBAImage {
+        guard let bo = gbmBufferObject else { throw GPUError.released(what: "the GBM buffer", operation: "readMappedPixels") }
+        return try GBMBuffer.readMappedPixels(of: bo)
+    }
+
+    /// `readMappedPixels()` of any buffer object (one a `gbm_surface` locked, say).
+    public static func readMappedPixels(of bo: OpaquePointer) throws -> RGBAImage {
+        let format = DRMFormat(rawValue: gbm_bo_get_format(bo))
         guard let bpp = format.bytesPerPixel else {
             throw GPUError.invalidArgument(operation: "GBMBuffer.readMappedPixels", reason: "\(format) is not a single-plane RGB format")
         }
-        let (w, h) = (pixelSize.width, pixelSize.height)
-        return try withMappedBytes { base, stride in
+        let (w, h) = (Int(gbm_bo_get_width(bo)), Int(gbm_bo_get_height(bo)))
+        var stride: UInt32 = 0
+        var mapData: UnsafeMutableRawPointer?
+        guard let base = gbm_bo_map(bo, 0, 0, UInt32(w), UInt32(h), GBM_BO_TRANSFER_READ.rawValue, &stride, &mapData) else {
+            throw GPUError.gbmFailure(call: "gbm_bo_map(READ)", reason: String(cString: strerror(errno)))
+        }
+        defer { gbm_bo_unmap(bo, mapData) }
+        return try { (base: UnsafeMutableRawPointer, stride: Int) throws -> RGBAImage in
             var out = [UInt8](repeating: 0, count: w * h * 4)
             for y in 0..<h {
                 let row = (base + y * stride).assumingMemoryBound(to: UInt8.self)
@@ -294,7 +307,7 @@ public final class GBMBuffer: @unchecked Sendable, Identifiable {
                 }
             }
             return RGBAImage(width: w, height: h, bytes: out)
-        }
+        }(base, Int(stride))
     }
 
     /// Frees the buffer object now (its dma-bufs handed out stay valid: the kernel keeps

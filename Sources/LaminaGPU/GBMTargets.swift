@@ -286,3 +286,114 @@ public final class GBMSwapchain: RenderTarget {
         acquiredIndex = nil
     }
 }
+
+/// A target over a `gbm_surface` (GBM backend, Lamina's own context): the way most KMS
+/// programs (kmscube, Weston's DRM backend) render. Lamina draws into the surface's back
+/// buffer through an EGL window surface; each frame that changes something is swapped
+/// (`eglSwapBuffers`) and its buffer locked (`gbm_surface_lock_front_buffer`) and handed to
+/// `onPresent` — the `struct gbm_bo *` to make a KMS framebuffer of and flip to. Give each
+/// back with `releaseBuffer(_:)` once the display no longer shows it. Buffer age comes from
+/// `EGL_EXT_buffer_age`. One such target per device at a time.
+public final class GBMSurfaceTarget: RenderTarget {
+    /// The `struct gbm_surface *`.
+    public let gbmSurface: OpaquePointer
+    let eglSurface: EGLSurface
+    public let format: DRMFormat
+    /// Called with each presented frame's locked buffer object.
+    public var onPresent: ((OpaquePointer) -> Void)?
+    /// The buffer of the last presented frame.
+    public private(set) var frontBuffer: OpaquePointer?
+    private var destroyed = false
+
+    public init(device: GPUDevice, pixelSize: PixelSize, scale: Double = 1, format: DRMFormat = .xrgb8888,
+                usage: GBMUsage = [.scanout]) throws {
+        guard !device.isClosed else { throw GPUError.deviceClosed(operation: "GBMSurfaceTarget") }
+        guard device.backend == .gbm, let gbm = device.gbm else {
+            throw GPUError.wrongBackend(operation: "a gbm_surface target", required: .gbm, actual: device.backend)
+        }
+        guard device.gl.ownSurface == nil else {
+            throw GPUError.unusableTarget(reason: "the device already draws to a gbm_surface target: release it first (one per device)")
+        }
+        try device.validate(pixelSize, what: "gbm_surface target", maximum: device.capabilities.maxRenderTargetSize)
+        guard device.capabilities.eglExtensions.contains("EGL_KHR_no_config_context") else {
+            throw GPUError.unusableTarget(reason: "the driver lacks EGL_KHR_no_config_context: Lamina's context cannot draw to a window surface; use a GBMSwapchain")
+        }
+        // An EGL config whose native visual is the format, with 8 stencil bits (clipping).
+        var configs = [EGLConfig?](repeating: nil, count: 64)
+        var n: EGLint = 0
+        let want: [EGLint] = [EGL_SURFACE_TYPE, EGL_WINDOW_BIT, EGL_RENDERABLE_TYPE, EGL_OPENGL_ES3_BIT,
+                              EGL_RED_SIZE, 1, EGL_GREEN_SIZE, 1, EGL_BLUE_SIZE, 1, EGL_STENCIL_SIZE, 8, EGL_NONE]
+        eglChooseConfig(device.display, want, &configs, 64, &n)
+        let config = configs.prefix(Int(n)).first { c in
+            var visual: EGLint = 0
+            eglGetConfigAttrib(device.display, c, EGL_NATIVE_VISUAL_ID, &visual)
+            return UInt32(bitPattern: visual) == format.rawValue
+        }
+        guard let config else {
+            throw GPUError.unusableTarget(reason: "no EGL window configuration of format \(format) with 8 stencil bits on this device (\(n) window configurations)")
+        }
+        guard let surface = gbm_surface_create(gbm.device, UInt32(pixelSize.width), UInt32(pixelSize.height), format.rawValue,
+                                               usage.union(.rendering).rawValue) else {
+            throw GPUError.gbmFailure(call: "gbm_surface_create(\(pixelSize), \(format), \(usage.union(.rendering)))", reason: String(cString: strerror(errno)))
+        }
+        guard let window = eglCreateWindowSurface(device.display, config, EGLNativeWindowType(UInt(bitPattern: surface)), nil) else {
+            gbm_surface_destroy(surface)
+            throw GPUError.loggedEGLFailure(call: "eglCreateWindowSurface(gbm_surface)", error: lastEGLError(), hint: "the driver cannot draw to this gbm_surface")
+        }
+        gbmSurface = surface; eglSurface = window; self.format = format
+        device.gl.ownSurface = window
+        super.init(device: device, framebufferSize: pixelSize, region: PixelRect(size: pixelSize), scale: scale,
+                   externalFramebuffer: 0, bottomRowFirst: true)
+    }
+
+    override package var presentsChangesOnly: Bool { true }
+
+    override package func frameWillBegin() throws {
+        guard !destroyed else { throw GPUError.released(what: "the gbm_surface target", operation: "render") }
+        guard gbm_surface_has_free_buffers(gbmSurface) != 0 else {
+            throw GPUError.unusableTarget(reason: "the gbm_surface has no free buffer: release the buffers the display is done with (releaseBuffer) before the next frame")
+        }
+        var age: EGLint = 0
+        try device.gl.withCurrentThrowing {
+            if device.capabilities.eglExtensions.contains("EGL_EXT_buffer_age") {
+                eglQuerySurface(device.display, eglSurface, EGL_BUFFER_AGE_EXT, &age)
+            }
+        }
+        bufferAge = Int(age)
+    }
+
+    override package func frameDidEnd(drawn: Bool, damage: Rect?, repainted: Rect?) throws {
+        guard drawn else { return }
+        try device.gl.withCurrentThrowing {
+            device.gl.pendingPass?.flush()
+            guard eglSwapBuffers(device.display, eglSurface) == EGL_TRUE else {
+                throw GPUError.loggedEGLFailure(call: "eglSwapBuffers(gbm_surface)", error: lastEGLError(), hint: "")
+            }
+        }
+        guard let bo = gbm_surface_lock_front_buffer(gbmSurface) else {
+            throw GPUError.gbmFailure(call: "gbm_surface_lock_front_buffer", reason: String(cString: strerror(errno)))
+        }
+        frontBuffer = bo
+        onPresent?(bo)
+    }
+
+    /// Hands a presented buffer back to the surface (`gbm_surface_release_buffer`).
+    public func releaseBuffer(_ bo: OpaquePointer) {
+        guard !destroyed else { return }
+        gbm_surface_release_buffer(gbmSurface, bo)
+        if frontBuffer == bo { frontBuffer = nil }
+    }
+
+    public override func release() {
+        super.release()
+        guard !destroyed else { return }
+        destroyed = true
+        device.gl.ownSurface = nil
+        // Unbind it everywhere before destroying it: the next scope binds no surface.
+        if eglGetCurrentSurface(EGL_DRAW) == eglSurface { eglMakeCurrent(device.display, nil, nil, nil) }
+        eglDestroySurface(device.display, eglSurface)
+        gbm_surface_destroy(gbmSurface)
+    }
+
+    deinit { release() }
+}

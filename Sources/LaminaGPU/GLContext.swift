@@ -214,6 +214,9 @@ final class GLContext {
     private var openScopes = 0
     /// The surfaces this context is made current with while its scopes are open.
     private var scopeSurfaces: (draw: EGLSurface?, read: EGLSurface?) = (nil, nil)
+    /// A window surface Lamina's own context draws to when framebuffer 0 is the target
+    /// (`GBMSurfaceTarget`): bound by every outermost scope from the next one on.
+    var ownSurface: EGLSurface?
     private var hostState: GLStateSnapshot?
     private var hostError: GLenum = GLenum(GL_NO_ERROR)
     /// GL errors the host had left pending that could not be raised again on exit.
@@ -300,7 +303,7 @@ final class GLContext {
             if ownership == .adopt, let caller = stack.caller {
                 scopeSurfaces = caller.context == context ? (caller.draw, caller.read) : hostSurfaces
             } else {
-                scopeSurfaces = (nil, nil)
+                scopeSurfaces = (ownSurface, ownSurface)
             }
         }
         let previous = stack.current

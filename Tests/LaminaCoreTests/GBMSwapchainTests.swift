@@ -110,6 +110,42 @@ struct GBMSwapchainTests {
         compositor.release(); swapchain.release()
     }
 
+    @Test("a gbm_surface target: frames swapped and their buffers locked for the display, repainted by EGL's buffer age, pixels right")
+    func gbmSurface() throws {
+        try Transaction.flush()
+        let device = try GPUDevice(backend: .only(.gbm))
+        let target = try GBMSurfaceTarget(device: device, pixelSize: PixelSize(width: 64, height: 48))
+        var locked: [OpaquePointer] = []
+        target.onPresent = { bo in
+            if let last = locked.last { target.releaseBuffer(last) }   // the display shows the new one
+            locked.append(bo)
+        }
+        #expect(throws: GPUError.self) { _ = try GBMSurfaceTarget(device: device, pixelSize: PixelSize(width: 8, height: 8)) }
+        let (root, mover) = scene()
+        let compositor = Compositor(device: device)
+        let reference = try GBMTarget(device: device, pixelSize: PixelSize(width: 64, height: 48), format: .xrgb8888)
+        let full = Compositor(device: device)
+        var ages: [Int] = []
+        for frame in 0..<6 {
+            Transaction.withoutActions { mover.position = Point(x: 5 + Double(frame) * 6, y: 10) }
+            let stats = try compositor.render(root, to: target, background: .white)
+            ages.append(target.bufferAge)
+            #expect(locked.count == frame + 1, "frame \(frame) presented a buffer")
+            if target.bufferAge > 0 { #expect(stats.damagedRect.width < 64, "frame \(frame) (age \(target.bufferAge)) repainted only the damage: \(stats.damagedRect)") }
+            full.forgetLastFrame()
+            try full.render(root, to: reference, background: .white)
+            let d = try GBMBuffer.readMappedPixels(of: locked.last!).difference(from: try reference.readMappedPixels(), tolerance: 0)
+            #expect(d.differing == 0, "frame \(frame): \(d.differing) pixels of the locked buffer differ from a full render")
+        }
+        #expect(ages.first == 0 && ages.dropFirst(2).allSatisfy { $0 > 0 }, "EGL's buffer ages \(ages)")
+        print("gbm_surface buffer ages: \(ages)")
+        #expect(try compositor.render(root, to: target, background: .white).skipped, "nothing changed: nothing swapped")
+        compositor.release(); full.release(); reference.release(); target.release()
+        // The surface is gone: a new one may be made on the device.
+        let again = try GBMSurfaceTarget(device: device, pixelSize: PixelSize(width: 8, height: 8))
+        again.release()
+    }
+
     @Test("external buffers as layer contents: imported once per device, sampled in place (0 bytes uploaded), released to the producer after the GPU is done; two devices each import once")
     func externalContents() throws {
         try Transaction.flush()
