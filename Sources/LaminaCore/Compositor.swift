@@ -1,6 +1,7 @@
 import Foundation
 import LaminaGeometry
 import LaminaGPU
+import Synchronization
 
 /// What one composite cost.
 public struct FrameStatistics: Equatable, Sendable, CustomStringConvertible {
@@ -161,7 +162,13 @@ public final class Compositor: @unchecked Sendable {
     /// stores; the next frame redraws the whole target.
     func adopt(_ tree: RenderTree, uploads: [ContentUpload]) {
         releaseContents()
+        // The old tree's buffers are handed back after the new tree's are held (a buffer
+        // in both stays read throughout).
+        let old = Array(externalsHeld.values)
+        externalsHeld.removeAll()
         self.tree = tree
+        holdNewExternals()
+        if !old.isEmpty { handBack(old) }
         for u in uploads { receive(u) }
         forceFull = true
     }
@@ -172,8 +179,8 @@ public final class Compositor: @unchecked Sendable {
         var clock = PhaseClock()
         captureTransitions(in: update)   // (before the update: the layers as they were)
         tree.apply(update)
+        holdNewExternals()
         if !transitionsSeen.isEmpty { releaseEndedTransitions() }
-        if !buffersToRelease.isEmpty || !pendingReleases.isEmpty { releaseExternalBuffers() }
         statesApplied += update.layers.count
         for upload in update.uploads where tree.contentUsers[.store(upload.store.id)] != nil {
             receive(upload)
@@ -211,41 +218,51 @@ public final class Compositor: @unchecked Sendable {
 
     private func freeUnusedContents() {
         guard let tree else { return }
+        var released: [ExternalBuffer] = []
         for key in tree.takeUnusedContents() {
             if let place = places.removeValue(forKey: key) { free(place) }
-            if case .external(let id) = key, let buffer = externalsRead.removeValue(forKey: id) { buffersToRelease.append(buffer) }
+            if case .external(let id) = key, let buffer = externalsHeld.removeValue(forKey: id) { released.append(buffer) }
         }
+        if !released.isEmpty { handBack(released) }
     }
 
     // MARK: External buffers
 
-    /// External buffers the frames read (by id), and those no layer shows any more, to be
-    /// handed back to their producers once the GPU is done with them.
-    var externalsRead: [UInt64: ExternalBuffer] = [:]
-    private var buffersToRelease: [ExternalBuffer] = []
-    private var pendingReleases: [(buffer: ExternalBuffer, fence: SyncFence?)] = []
+    /// External buffers the tree shows (by id): each is read (`beginReading`) from the
+    /// moment a layer shows it until none does — drawn or not.
+    private var externalsHeld: [UInt64: ExternalBuffer] = [:]
 
-    /// Hands back the buffers no layer shows: after a fence on the work issued so far
-    /// (what may still read them), when it has signalled — now, or at a later frame.
-    /// With `waiting`, waits for every fence (teardown).
-    func releaseExternalBuffers(waiting: Bool = false) {
-        if !buffersToRelease.isEmpty {
-            let fence = device.capabilities.fenceSync ? try? SyncFence.afterWork(on: device) : nil
-            if fence == nil { try? device.finishWork() }
-            pendingReleases += buffersToRelease.map { ($0, fence) }
-            buffersToRelease = []
-        }
-        guard !pendingReleases.isEmpty else { return }
-        var kept: [(buffer: ExternalBuffer, fence: SyncFence?)] = []
-        for p in pendingReleases {
-            if let f = p.fence, !(waiting ? f.wait(timeout: 5) : f.isSignaled) { kept.append(p); continue }
-            p.buffer.endReading()
-        }
-        pendingReleases = kept
+    /// Starts reading the buffers the tree began to show.
+    private func holdNewExternals() {
+        guard let tree else { return }
+        for b in tree.takeNewExternals() where externalsHeld.updateValue(b, forKey: b.id) == nil { b.beginReading() }
     }
 
-    /// External buffers waiting for the GPU before they are handed back.
-    public var externalBuffersAwaitingRelease: Int { pendingReleases.count + buffersToRelease.count }
+    /// Hands `buffers` back to their producers once the GPU is done with the frames that may
+    /// have sampled them: a fence after the work issued so far, waited for on a background
+    /// thread (no further frame is needed), or here with `waiting`.
+    private func handBack(_ buffers: [ExternalBuffer], waiting: Bool = false) {
+        let fence = device.capabilities.fenceSync ? try? SyncFence.afterWork(on: device) : nil
+        if fence == nil { try? device.finishWork() }
+        if waiting || fence == nil {
+            fence?.wait(timeout: 5)
+            buffers.forEach { $0.endReading() }
+            return
+        }
+        let pending = pendingHandBacks
+        pending.count.add(buffers.count, ordering: .relaxed)
+        let work = (fence, buffers)
+        DispatchQueue.global().async {
+            work.0?.wait(timeout: 5)
+            work.1.forEach { $0.endReading() }
+            pending.count.subtract(work.1.count, ordering: .relaxed)
+        }
+    }
+
+    /// External buffers no layer shows any more, waiting for the GPU before they are
+    /// handed back.
+    public var externalBuffersAwaitingRelease: Int { pendingHandBacks.count.load(ordering: .relaxed) }
+    private let pendingHandBacks = HandBackCounter()
 
     /// Composites `root` (placed in target points) into `target`, cleared to `background`
     /// first — or, with `background` nil, over what the target already holds (a host's
@@ -298,7 +315,7 @@ public final class Compositor: @unchecked Sendable {
             lastFrameMediaTime = now
         }
         if !transitionsSeen.isEmpty { releaseEndedTransitions() }
-        if !buffersToRelease.isEmpty || !pendingReleases.isEmpty { releaseExternalBuffers() }
+        if !externalsHeld.isEmpty { device.sweepExternalImports() }   // imports of buffers their producers freed
         // What changed since the last frame (the whole target after a rebuild or for a new
         // target or background).
         var plan = tree.plan(size: target.size, full: forceFull || newTarget)
@@ -345,6 +362,10 @@ public final class Compositor: @unchecked Sendable {
             do {
                 stats = try device.withContext { try draw(plan, own: own, on: target, background: background, overlays: overlays) }
             } catch {
+                // Nothing was presented: its damage leaves the ring, and the next frame
+                // draws whole.
+                damageHistory.removeFirst()
+                forceFull = true
                 target.frameFailed()
                 throw error
             }
@@ -577,8 +598,7 @@ public final class Compositor: @unchecked Sendable {
         case .store(let s):
             return places[.store(s.id)]
         case .external(let e):
-            if externalsRead.updateValue(e.buffer, forKey: e.buffer.id) == nil { e.buffer.beginReading() }
-            return .texture(try device.texture(for: e.buffer, frame: e.lend))
+            return .texture(try device.texture(for: e.buffer, frame: e.buffer.generation))
         case .image(let image):
             let key = ContentKey.image(image.id)
             if let p = places[key] { return p }
@@ -614,10 +634,11 @@ public final class Compositor: @unchecked Sendable {
 
     /// `release()` without leaving the commits (on the thread that owns the compositor).
     func releaseResources() {
-        buffersToRelease += externalsRead.values
-        externalsRead.removeAll()
-        releaseExternalBuffers(waiting: true)
+        let held = Array(externalsHeld.values)
+        externalsHeld.removeAll()
+        if !held.isEmpty { handBack(held, waiting: true) }
         releaseContents()
+        device.sweepExternalImports()   // imports of buffers their producers freed
         for image in groupImages.values { image.target.release() }
         groupImages.removeAll()
         for mix in Array(transitionMixes.values) + Array(contentMixes.values) { mix.target.release() }
@@ -849,4 +870,9 @@ extension ContentRef {
         case .external(let e): return e.buffer.isOpaque
         }
     }
+}
+
+/// Counts hand-backs in flight (shared with the threads that wait for their fences).
+final class HandBackCounter: Sendable {
+    let count = Atomic<Int>(0)
 }

@@ -387,7 +387,7 @@ open class Layer {
             // cross-fades from them to whatever the layer shows.)
             // External buffers change frames without a cross-fade (as a video layer's do):
             // the old frame's pixels may be overwritten by then.
-            if case .external = contents { contentsLend = ExternalRef.nextLend() }
+            if case .external(let b)? = contents { contentsLend = b.newFrame() }
             let external: Bool
             switch (contents, oldValue) {
             case (.external?, _), (_, .external?): external = true

@@ -58,9 +58,8 @@ public struct StoreRef: Hashable, Sendable {
 /// An external buffer used as contents, and which lend of it (`LayerContents.external`).
 public struct ExternalRef: Sendable {
     public let buffer: ExternalBuffer
+    /// The buffer's generation when it was lent (`ExternalBuffer.newFrame()`).
     public let lend: UInt64
-    private static let counter = Atomic<UInt64>(0)
-    static func nextLend() -> UInt64 { counter.add(1, ordering: .relaxed).newValue }
 }
 
 /// A texture used as contents. GL objects live on their device's thread; the renderer

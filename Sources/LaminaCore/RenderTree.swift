@@ -371,14 +371,26 @@ public final class RenderTree {
             let key = ContentKey(new)
             contentUsers[key, default: 0] += 1
             unused.remove(key)
+            if case .external(let e) = new, externalsShown[e.buffer.id] == nil {
+                externalsShown[e.buffer.id] = e.buffer
+                newExternals.append(e.buffer)
+            }
         }
     }
 
     /// Contents that no layer of the tree shows any more (since the last call).
     func takeUnusedContents() -> Set<ContentKey> {
         defer { unused = [] }
-        return unused.filter { contentUsers[$0] == nil }
+        let gone = unused.filter { contentUsers[$0] == nil }
+        for case .external(let id) in gone { externalsShown[id] = nil }
+        return gone
     }
+
+    /// External buffers the tree shows (by id), and those it began showing since the last
+    /// `takeNewExternals()`.
+    private(set) var externalsShown: [UInt64: ExternalBuffer] = [:]
+    private var newExternals: [ExternalBuffer] = []
+    func takeNewExternals() -> [ExternalBuffer] { defer { newExternals = [] }; return newExternals }
 
     /// Every content shown now.
     var shownContents: Dictionary<ContentKey, Int>.Keys { contentUsers.keys }

@@ -30,8 +30,9 @@ public enum YUVRange: String, Sendable, CaseIterable {
 ///
 /// Lending: the producer may write the buffer again only after Lamina released it. Once a
 /// layer shows it (its contents set to it), Lamina reads it until no layer of any
-/// compositor shows it and the GPU finished the frames that did; then `releaseHandler` is
-/// called (on the thread of the last compositor done with it), as `wl_buffer.release` is. A producer that writes before
+/// compositor shows it (drawn or not) and the GPU finished the frames that did; then
+/// `releaseHandler` is called — on a Lamina thread that waits for the GPU, without
+/// needing another frame — as `wl_buffer.release` is. A producer that writes before
 /// the GPU is done sets an `acquireFence` (`setAcquireFence`) before lending it: Lamina
 /// waits for it before sampling.
 public final class ExternalBuffer: @unchecked Sendable, Identifiable {
@@ -46,7 +47,8 @@ public final class ExternalBuffer: @unchecked Sendable, Identifiable {
     /// How many pixels, and whether every one is opaque (formats without alpha, YUV).
     public var pixelSize: PixelSize { PixelSize(width: dmaBuf.width, height: dmaBuf.height) }
     public var isOpaque: Bool { dmaBuf.format.isYUV || !dmaBuf.format.hasAlpha }
-    private let state = Locked<(fence: SyncFence?, release: (@Sendable (ExternalBuffer) -> Void)?, readers: Int)>((nil, nil, 0))
+    private let state = Locked<(fence: SyncFence?, fenceSerial: UInt64, release: (@Sendable (ExternalBuffer) -> Void)?, readers: Int,
+                                generation: UInt64)>((nil, 0, nil, 0, 0))
     private static let counter = Atomic<UInt64>(0)
 
     /// A buffer of `dmaBuf`'s planes (which it now owns). `colorSpace` and `range` say how
@@ -64,11 +66,21 @@ public final class ExternalBuffer: @unchecked Sendable, Identifiable {
         set { state.withLock { $0.release = newValue } }
     }
 
-    /// The fence the next frame that samples the buffer waits for first (the producer's
-    /// writes complete). Taken by that frame; a YUV buffer is converted again after it.
-    public func setAcquireFence(_ fence: SyncFence?) { state.withLock { $0.fence = fence } }
+    /// The fence frames that sample the buffer wait for first (the producer's writes
+    /// complete): each device waits once for each fence set; a YUV buffer is converted
+    /// again after it.
+    public func setAcquireFence(_ fence: SyncFence?) { state.withLock { $0.fence = fence; $0.fenceSerial += 1 } }
 
-    func takeAcquireFence() -> SyncFence? { state.withLock { s in defer { s.fence = nil }; return s.fence } }
+    /// The acquire fence and which one it is (a serial, 0: none ever set).
+    func acquireFence() -> (fence: SyncFence?, serial: UInt64) { state.withLock { ($0.fence, $0.fenceSerial) } }
+
+    /// Which frame the buffer holds: bumped each time a layer's contents are set to it
+    /// (the producer wrote a new frame), so that every device converts a YUV frame once.
+    public var generation: UInt64 { state.withLock { $0.generation } }
+
+    /// Notes that the buffer holds a new frame; returns its generation.
+    @discardableResult
+    public func newFrame() -> UInt64 { state.withLock { $0.generation += 1; return $0.generation } }
 
     /// A renderer starts reading the buffer (a compositor showing it).
     package func beginReading() { state.withLock { $0.readers += 1 } }
@@ -196,15 +208,20 @@ extension GPUDevice {
             externalImports[buffer.id] = entry
             externalImportCount += 1
         }
-        if let fence = buffer.takeAcquireFence() {
+        let (fence, serial) = buffer.acquireFence()
+        if let fence, serial != entry.waitedFence {
             let done = try gl.withCurrentThrowing {
                 gl.pendingPass?.flush()
                 return fence.serverWait(on: self, timeout: fenceTimeout)
             }
             if !done { LaminaLog.logger.warning("external buffer \(buffer.id): its acquire fence did not signal within \(fenceTimeout) s; drawn anyway") }
+            entry.waitedFence = serial
             entry.convertedFrame = nil
         }
-        guard let converted = entry.converted else { return entry.planes[0] }
+        guard let converted = entry.converted else {
+            externalImports[buffer.id] = entry
+            return entry.planes[0]
+        }
         if frame == nil || entry.convertedFrame != frame {
             try convertYUV(buffer, planes: entry.planes, into: converted)
             entry.convertedFrame = frame
@@ -294,6 +311,8 @@ extension GPUDevice {
 
     /// YUV conversions Lamina ran (one per new frame of a YUV buffer, per device).
     public var yuvConversions: Int { yuvConversionCount }
+    /// Acquire fences waited for on the GPU (`eglWaitSync`), not on the CPU.
+    public var serverFenceWaits: Int { serverWaitCount }
 
     /// Frees the imports of external buffers that were freed (the cache keeps an import
     /// only while its buffer object lives), or of every buffer with `all`.
@@ -320,6 +339,8 @@ struct ExternalImport {
     let planes: [Texture]
     let converted: OffscreenTarget?
     var convertedFrame: UInt64?
+    /// The serial of the acquire fence this device waited for last.
+    var waitedFence: UInt64 = 0
 
     init(buffer: ExternalBuffer, planes: [Texture], converted: OffscreenTarget?) {
         self.buffer = buffer; self.planes = planes; self.converted = converted
@@ -381,13 +402,21 @@ extension YUVColorSpace {
 
     /// Y, U, V (8-bit codes) of an RGB colour (0…1, non-linear as stored), in `range`.
     public func encode(red r: Double, green g: Double, blue b: Double, range: YUVRange) -> (y: UInt8, u: UInt8, v: UInt8) {
+        let c = encode(red: r, green: g, blue: b, range: range, bits: 8)
+        return (UInt8(c.y), UInt8(c.u), UInt8(c.v))
+    }
+
+    /// Y, U, V codes of `bits` bits (8 or 10): limited range is 16–235/16–240 scaled by
+    /// 2^(bits−8), full range 0…2^bits−1 with chroma centred on 2^(bits−1).
+    public func encode(red r: Double, green g: Double, blue b: Double, range: YUVRange, bits: Int) -> (y: UInt16, u: UInt16, v: UInt16) {
         let (kr, kb) = lumaWeights
         let luma = kr * r + (1 - kr - kb) * g + kb * b
         let pb = (b - luma) / (2 * (1 - kb)), pr = (r - luma) / (2 * (1 - kr))
-        func code(_ v: Double) -> UInt8 { UInt8(min(255, max(0, v.rounded()))) }
+        let top = Double((1 << bits) - 1), scale = Double(1 << (bits - 8)), mid = Double(1 << (bits - 1))
+        func code(_ v: Double) -> UInt16 { UInt16(min(top, max(0, v.rounded()))) }
         switch range {
-        case .limited: return (code(16 + 219 * luma), code(128 + 224 * pb), code(128 + 224 * pr))
-        case .full: return (code(255 * luma), code(128 + 255 * pb), code(128 + 255 * pr))
+        case .limited: return (code((16 + 219 * luma) * scale), code(mid + 224 * scale * pb), code(mid + 224 * scale * pr))
+        case .full: return (code(top * luma), code(mid + top * pb), code(mid + top * pr))
         }
     }
 }
@@ -397,12 +426,13 @@ extension GPUDevice {
     /// one over): software GBM cannot allocate YUV formats, so the planes are laid out by
     /// offset and stride in one ARGB8888 buffer large enough, written through its CPU
     /// mapping. `rgb(x, y)` gives each pixel's colour (0…1); chroma is the average of each
-    /// 2×2 block. NV12, NV21, YUV420 and YVU420; GBM backend only.
+    /// 2×2 block (of each pair for packed 4:2:2). NV12, NV21, YUV420, YVU420, P010 (10-bit
+    /// codes in the top of 16-bit words), YUYV and UYVY; GBM backend only.
     public func makeYUVFrame(pixelSize: PixelSize, format: DRMFormat, colorSpace: YUVColorSpace = .bt709, range: YUVRange = .limited,
                              releaseHandler: (@Sendable (ExternalBuffer) -> Void)? = nil,
                              rgb: (Int, Int) -> (Double, Double, Double)) throws -> (buffer: GBMBuffer, frame: ExternalBuffer) {
-        guard [.nv12, .nv21, .yuv420, .yvu420, .yuyv, .uyvy].contains(format) else {
-            throw GPUError.invalidArgument(operation: "makeYUVFrame", reason: "\(format): NV12, NV21, YU12, YV12, YUYV or UYVY")
+        guard [.nv12, .nv21, .yuv420, .yvu420, .p010, .yuyv, .uyvy].contains(format) else {
+            throw GPUError.invalidArgument(operation: "makeYUVFrame", reason: "\(format): NV12, NV21, YU12, YV12, P010, YUYV or UYVY")
         }
         let (w, h) = (pixelSize.width, pixelSize.height)
         guard w >= 2, h >= 2, w % 2 == 0, h % 2 == 0 else {
@@ -414,13 +444,16 @@ extension GPUDevice {
             return try makePackedYUVFrame(pixelSize: pixelSize, format: format, colorSpace: colorSpace, range: range,
                                           releaseHandler: releaseHandler, rgb: rgb)
         }
+        if format == .p010 {
+            return try makeP010Frame(pixelSize: pixelSize, colorSpace: colorSpace, range: range, releaseHandler: releaseHandler, rgb: rgb)
+        }
         let planar = format == .yuv420 || format == .yvu420
         let carrier = try makeGBMBuffer(pixelSize: PixelSize(width: (w + 3) / 4, height: planar ? 2 * h : h + h / 2),
                                         format: .argb8888, modifiers: [.linear], usage: [.rendering, .linear])
         let stride = carrier.planes[0].stride
         let chromaStride = planar ? stride / 2 : stride
         guard chromaStride >= (planar ? w / 2 : w) else {
-            throw GPUError.invalidArgument(operation: "makeYUVFrame", reason: "the carrier buffer's stride \(stride) is too small")
+            throw GPUError.invalidArgument(operation: "makeYUVFrame", reason: "the driver gave the carrier buffer a stride of \(stride) bytes, too small for \(w)-pixel rows: use an even width of at least 8")
         }
         try carrier.withMappedBytes(write: true) { base, mappedStride in
             let p = base.assumingMemoryBound(to: UInt8.self)
@@ -492,5 +525,49 @@ extension GPUDevice {
         let buf = DMABuf(width: w, height: h, format: format, modifier: .linear, planes: [DMABuf.Plane(fd: carrierBuf.fd, offset: 0, stride: stride)])
         carrierBuf.forget()
         return (carrier, ExternalBuffer(buf, colorSpace: colorSpace, range: range, conversion: .driver, releaseHandler: releaseHandler))
+    }
+}
+
+extension GPUDevice {
+    /// `makeYUVFrame` for P010: a plane of 16-bit Y words and one of interleaved 16-bit U, V
+    /// words, each holding a 10-bit code in its top bits.
+    private func makeP010Frame(pixelSize: PixelSize, colorSpace: YUVColorSpace, range: YUVRange,
+                               releaseHandler: (@Sendable (ExternalBuffer) -> Void)?,
+                               rgb: (Int, Int) -> (Double, Double, Double)) throws -> (buffer: GBMBuffer, frame: ExternalBuffer) {
+        let (w, h) = (pixelSize.width, pixelSize.height)
+        let carrier = try makeGBMBuffer(pixelSize: PixelSize(width: (2 * w + 3) / 4, height: h + h / 2), format: .argb8888,
+                                        modifiers: [.linear], usage: [.rendering, .linear])
+        let stride = carrier.planes[0].stride
+        try carrier.withMappedBytes(write: true) { base, _ in
+            func put(_ offset: Int, _ code: UInt16) {
+                let word = code << 6
+                base.storeBytes(of: UInt8(word & 0xff), toByteOffset: offset, as: UInt8.self)
+                base.storeBytes(of: UInt8(word >> 8), toByteOffset: offset + 1, as: UInt8.self)
+            }
+            for y in 0..<h {
+                for x in 0..<w {
+                    let c = rgb(x, y)
+                    put(y * stride + 2 * x, colorSpace.encode(red: c.0, green: c.1, blue: c.2, range: range, bits: 10).y)
+                }
+            }
+            for cy in 0..<h / 2 {
+                for cx in 0..<w / 2 {
+                    var sum = (0.0, 0.0, 0.0)
+                    for (dx, dy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+                        let c = rgb(2 * cx + dx, 2 * cy + dy)
+                        sum = (sum.0 + c.0 / 4, sum.1 + c.1 / 4, sum.2 + c.2 / 4)
+                    }
+                    let e = colorSpace.encode(red: sum.0, green: sum.1, blue: sum.2, range: range, bits: 10)
+                    put((h + cy) * stride + 4 * cx, e.u)
+                    put((h + cy) * stride + 4 * cx + 2, e.v)
+                }
+            }
+        }
+        let carrierBuf = try carrier.exportDMABuf()
+        let fd = carrierBuf.fd
+        let buf = DMABuf(width: w, height: h, format: .p010, modifier: .linear,
+                         planes: [DMABuf.Plane(fd: fd, offset: 0, stride: stride), DMABuf.Plane(fd: fd, offset: h * stride, stride: stride)])
+        carrierBuf.forget()
+        return (carrier, ExternalBuffer(buf, colorSpace: colorSpace, range: range, releaseHandler: releaseHandler))
     }
 }

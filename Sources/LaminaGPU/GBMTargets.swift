@@ -134,8 +134,10 @@ public final class GBMSwapchain: RenderTarget {
     private var framebuffers: [Framebuffer]
     /// The frame serial each buffer was last drawn at (nil: never, or its pixels unknown).
     private var lastDrawn: [Int?]
-    /// Held by the consumer: presented and not yet released.
-    private var held: [Bool]
+    /// Held by the consumer: presented and not yet released (locked: `releaseBuffer` may
+    /// be called on another thread, a page-flip or `wl_buffer.release` handler's).
+    private let heldLock: Locked<[Bool]>
+    private var held: [Bool] { heldLock.withLock { $0 } }
     /// The buffer the frame being drawn renders into.
     public private(set) var acquiredIndex: Int?
     /// The buffer of the last presented frame (what the target's pixels read from).
@@ -179,13 +181,16 @@ public final class GBMSwapchain: RenderTarget {
         self.framebuffers = fbs
         self.format = format
         lastDrawn = Array(repeating: nil, count: bufferCount)
-        held = Array(repeating: false, count: bufferCount)
+        heldLock = Locked(Array(repeating: false, count: bufferCount))
         super.init(device: device, pixelSize: pixelSize, scale: scale, framebuffer: fbs[0])
         bufferAge = 0
     }
 
     /// Buffers neither held by the consumer nor being drawn.
-    public var freeBufferCount: Int { buffers.indices.filter { !held[$0] && $0 != acquiredIndex }.count }
+    public var freeBufferCount: Int {
+        let held = self.held
+        return buffers.indices.filter { !held[$0] && $0 != acquiredIndex }.count
+    }
 
     /// Whether the consumer holds buffer `index` (presented, not yet released).
     public func isHeld(_ index: Int) -> Bool { held[index] }
@@ -201,6 +206,7 @@ public final class GBMSwapchain: RenderTarget {
     public func acquireNextBuffer() throws -> Int {
         if let i = acquiredIndex { return i }
         guard !isReleased else { throw GPUError.released(what: "the swapchain", operation: "acquireNextBuffer") }
+        let held = self.held
         let free = buffers.indices.filter { !held[$0] }
         guard let i = free.min(by: { (lastDrawn[$0] ?? -1) < (lastDrawn[$1] ?? -1) }) else {
             throw GPUError.unusableTarget(reason: "all \(buffers.count) buffers of the swapchain are held by its consumer: release one (releaseBuffer) before the next frame, or make the swapchain with more buffers")
@@ -230,7 +236,7 @@ public final class GBMSwapchain: RenderTarget {
                           damage: damage ?? whole, repainted: repainted ?? whole)
         lastDrawn[i] = frameCount
         frameCount += 1
-        held[i] = true
+        heldLock.withLock { $0[i] = true }
         acquiredIndex = nil
         presented = frame
         onPresent?(frame)
@@ -239,11 +245,11 @@ public final class GBMSwapchain: RenderTarget {
 
     /// Hands a presented buffer back: frames may draw into it again.
     public func releaseBuffer(_ buffer: GBMBuffer) {
-        if let i = buffers.firstIndex(where: { $0 === buffer }) { held[i] = false }
+        if let i = buffers.firstIndex(where: { $0 === buffer }) { heldLock.withLock { $0[i] = false } }
     }
 
     /// Hands every presented buffer back.
-    public func releaseAllBuffers() { held = held.map { _ in false } }
+    public func releaseAllBuffers() { heldLock.withLock { $0 = $0.map { _ in false } } }
 
     /// The compositor drew nothing (no change): the buffer stays free, nothing is presented.
     func abandonAcquired(pixelsChanged: Bool) {
@@ -330,7 +336,7 @@ public final class GBMSurfaceTarget: RenderTarget {
             return UInt32(bitPattern: visual) == format.rawValue
         }
         guard let config else {
-            throw GPUError.unusableTarget(reason: "no EGL window configuration of format \(format) with 8 stencil bits on this device (\(n) window configurations)")
+            throw GPUError.unusableTarget(reason: "no EGL window configuration of format \(format) with 8 stencil bits on this device (\(n) window configurations): use XRGB8888 or ARGB8888, or a GBMSwapchain")
         }
         guard let surface = gbm_surface_create(gbm.device, UInt32(pixelSize.width), UInt32(pixelSize.height), format.rawValue,
                                                usage.union(.rendering).rawValue) else {
@@ -367,11 +373,12 @@ public final class GBMSurfaceTarget: RenderTarget {
         try device.gl.withCurrentThrowing {
             device.gl.pendingPass?.flush()
             guard eglSwapBuffers(device.display, eglSurface) == EGL_TRUE else {
-                throw GPUError.loggedEGLFailure(call: "eglSwapBuffers(gbm_surface)", error: lastEGLError(), hint: "")
+                throw GPUError.loggedEGLFailure(call: "eglSwapBuffers(gbm_surface)", error: lastEGLError(),
+                                                hint: "the surface could not present: release the buffers the display is done with (releaseBuffer), or make the target again")
             }
         }
         guard let bo = gbm_surface_lock_front_buffer(gbmSurface) else {
-            throw GPUError.gbmFailure(call: "gbm_surface_lock_front_buffer", reason: String(cString: strerror(errno)))
+            throw GPUError.gbmFailure(call: "gbm_surface_lock_front_buffer", reason: "\(String(cString: strerror(errno))) — release the buffers the display is done with (releaseBuffer) so the surface has one to lock")
         }
         frontBuffer = bo
         onPresent?(bo)
@@ -388,9 +395,8 @@ public final class GBMSurfaceTarget: RenderTarget {
         super.release()
         guard !destroyed else { return }
         destroyed = true
-        device.gl.ownSurface = nil
-        // Unbind it everywhere before destroying it: the next scope binds no surface.
-        if eglGetCurrentSurface(EGL_DRAW) == eglSurface { eglMakeCurrent(device.display, nil, nil, nil) }
+        // Unbound first (an open scope keeps the context, without the surface).
+        device.gl.dropOwnSurface()
         eglDestroySurface(device.display, eglSurface)
         gbm_surface_destroy(gbmSurface)
     }

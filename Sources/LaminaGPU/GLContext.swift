@@ -217,6 +217,19 @@ final class GLContext {
     /// A window surface Lamina's own context draws to when framebuffer 0 is the target
     /// (`GBMSurfaceTarget`): bound by every outermost scope from the next one on.
     var ownSurface: EGLSurface?
+    /// GL_OES_EGL_image_external: a host's external texture binding is saved and restored too.
+    var hasExternalTextures = false
+
+    /// Stops drawing to `ownSurface` (its target is being destroyed): scopes bind no
+    /// surface from now on, and an open one switches to none at once.
+    func dropOwnSurface() {
+        guard let surface = ownSurface else { return }
+        ownSurface = nil
+        if scopeSurfaces.draw == surface || scopeSurfaces.read == surface {
+            scopeSurfaces = (nil, nil)
+            if eglGetCurrentContext() == context { eglMakeCurrent(display, nil, nil, context) }
+        }
+    }
     private var hostState: GLStateSnapshot?
     private var hostError: GLenum = GLenum(GL_NO_ERROR)
     /// GL errors the host had left pending that could not be raised again on exit.
@@ -328,7 +341,7 @@ final class GLContext {
             hostError = glGetError()
             while glGetError() != GLenum(GL_NO_ERROR) {}
             if capturesHostState {
-                let state = GLStateSnapshot.capture()
+                let state = GLStateSnapshot.capture(externalTextures: hasExternalTextures)
                 if state.transformFeedbackRunning { glPauseTransformFeedback() }
                 hostState = state
                 stateSaves += 1

@@ -36,6 +36,8 @@ struct GLStateSnapshot: Equatable {
     var activeTexture: GLint = GLint(GL_TEXTURE0)
     var texture2DUnit0: GLint = 0
     var samplerUnit0: GLint = 0
+    /// GL_TEXTURE_BINDING_EXTERNAL_OES of unit 0 (nil: the context has no external textures).
+    var textureExternalUnit0: GLint?
     // Pixel transfer.
     var unpackBuffer: GLint = 0
     var packBuffer: GLint = 0
@@ -51,7 +53,7 @@ struct GLStateSnapshot: Equatable {
     static let packNames = [GL_PACK_ALIGNMENT, GL_PACK_ROW_LENGTH, GL_PACK_SKIP_ROWS, GL_PACK_SKIP_PIXELS]
 
     /// Reads the current context's state. Leaves the active texture unit as it found it.
-    static func capture() -> GLStateSnapshot {
+    static func capture(externalTextures: Bool = false) -> GLStateSnapshot {
         func int(_ name: Int32) -> GLint { var v: GLint = 0; glGetIntegerv(GLenum(name), &v); return v }
         func ints(_ name: Int32, _ n: Int) -> [GLint] {
             var v = [GLint](repeating: 0, count: n); glGetIntegerv(GLenum(name), &v); return v
@@ -88,6 +90,7 @@ struct GLStateSnapshot: Equatable {
         if s.activeTexture != GL_TEXTURE0 { glActiveTexture(GLenum(GL_TEXTURE0)) }
         s.texture2DUnit0 = int(GL_TEXTURE_BINDING_2D)
         s.samplerUnit0 = int(GL_SAMPLER_BINDING)
+        if externalTextures { s.textureExternalUnit0 = int(GL_TEXTURE_BINDING_EXTERNAL_OES) }
         if s.activeTexture != GL_TEXTURE0 { glActiveTexture(GLenum(s.activeTexture)) }
         s.unpackBuffer = int(GL_PIXEL_UNPACK_BUFFER_BINDING)
         s.packBuffer = int(GL_PIXEL_PACK_BUFFER_BINDING)
@@ -145,6 +148,7 @@ struct GLStateSnapshot: Equatable {
         glActiveTexture(GLenum(GL_TEXTURE0))
         glBindTexture(GLenum(GL_TEXTURE_2D), GLuint(texture2DUnit0))
         glBindSampler(0, GLuint(samplerUnit0))
+        if let e = textureExternalUnit0 { glBindTexture(GLenum(GL_TEXTURE_EXTERNAL_OES), GLuint(e)) }
         glActiveTexture(GLenum(activeTexture))
         glBindBuffer(GLenum(GL_PIXEL_UNPACK_BUFFER), GLuint(unpackBuffer))
         glBindBuffer(GLenum(GL_PIXEL_PACK_BUFFER), GLuint(packBuffer))

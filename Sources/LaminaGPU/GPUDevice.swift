@@ -113,6 +113,7 @@ public final class GPUDevice {
     var externalImports: [UInt64: ExternalImport] = [:]
     var externalImportCount = 0
     var yuvConversionCount = 0
+    var serverWaitCount = 0
     /// `dmaBufFormats()`, asked once when an import needs it.
     var dmaBufFormatCache: [DMABufFormatSupport]?
 
@@ -159,6 +160,7 @@ public final class GPUDevice {
     private func configureContext() {
         gl.indexedDrawBuffers = IndexedDrawBufferFunctions.load(glVersion: capabilities.glVersion, extensions: capabilities.glExtensions)
         gl.capturesHostState = ownership == .adopt
+        gl.hasExternalTextures = capabilities.glExtensions.contains("GL_OES_EGL_image_external")
         let robustness = capabilities.glExtensions.contains("GL_KHR_robustness") ? "KHR"
             : capabilities.glExtensions.contains("GL_EXT_robustness") ? "EXT" : nil
         if let suffix = robustness {
@@ -368,6 +370,7 @@ public final class GPUDevice {
             timer.releaseAll()
             for s in samplers.values { s.release() }
             samplers = [:]
+            sweepExternalImports()
             gl.collectGarbage()
         }
     }

@@ -86,7 +86,8 @@ public final class SyncFence: @unchecked Sendable {
             guard let sync = eglCreateSync(device.display, EGLenum(EGL_SYNC_NATIVE_FENCE_ANDROID),
                                            [EGLAttrib(EGL_SYNC_NATIVE_FENCE_FD_ANDROID), EGLAttrib(fd), EGLAttrib(EGL_NONE)]) else {
                 Glibc.close(fd)
-                throw GPUError.loggedEGLFailure(call: "eglCreateSync(EGL_SYNC_NATIVE_FENCE_ANDROID, fd \(fd))", error: lastEGLError(), hint: "is it a sync file?")
+                throw GPUError.loggedEGLFailure(call: "eglCreateSync(EGL_SYNC_NATIVE_FENCE_ANDROID, fd \(fd))", error: lastEGLError(),
+                                                hint: "the fd must be a sync file (a fence fd from a driver or sync_file API): wait on it yourself (poll for POLLIN) otherwise")
             }
             return SyncFence(kind: .syncFile, display: device.display, sync: sync)
         }
@@ -118,6 +119,7 @@ public final class SyncFence: @unchecked Sendable {
         guard let s = sync.withLock({ $0 }) else { return true }
         if kind != .userSignaled, display == device.display, device.capabilities.eglExtensions.contains("EGL_KHR_wait_sync"),
            eglWaitSync(display, s, 0) == EGL_TRUE {
+            device.serverWaitCount += 1
             return true
         }
         return wait(timeout: timeout)
@@ -134,7 +136,8 @@ public final class SyncFence: @unchecked Sendable {
         try sync.withLock { s in
             guard let s else { return }
             guard signal(display, s, EGLenum(EGL_SIGNALED)) == EGL_TRUE else {
-                throw GPUError.loggedEGLFailure(call: "eglSignalSyncKHR", error: lastEGLError(), hint: "the fence's display was terminated?")
+                throw GPUError.loggedEGLFailure(call: "eglSignalSyncKHR", error: lastEGLError(),
+                                                hint: "the fence's display is gone (its last device closed): make fences on a device that stays open while they are used")
             }
         }
     }
@@ -150,7 +153,10 @@ public final class SyncFence: @unchecked Sendable {
         return try sync.withLock { s in
             guard let s else { throw GPUError.released(what: "the fence", operation: "exportSyncFile") }
             let fd = dup(display, s)
-            guard fd >= 0 else { throw GPUError.loggedEGLFailure(call: "eglDupNativeFenceFDANDROID", error: lastEGLError(), hint: "") }
+            guard fd >= 0 else {
+                throw GPUError.loggedEGLFailure(call: "eglDupNativeFenceFDANDROID", error: lastEGLError(),
+                                                hint: "the fence has no sync file yet or the process is out of fds: call wait() and hand the buffer over finished instead")
+            }
             return fd
         }
     }

@@ -51,6 +51,7 @@ struct GBMSwapchainTests {
             let expectedIndex = frame % bufferCount
             let age = swapchain.age(ofBuffer: expectedIndex)
             let stats = try compositor.render(root, to: swapchain, background: .white)
+            #expect(!stats.skipped && stats.drawCalls > 0)
             let f = try #require(presented.last)
             #expect(f.serial == frame && f.index == expectedIndex, "frame \(frame) went to buffer \(f.index)")
             #expect(age == (frame < bufferCount ? 0 : bufferCount), "frame \(frame): age \(age)")
@@ -58,7 +59,6 @@ struct GBMSwapchainTests {
             if age > 0 {
                 let missed = presented.suffix(age).map(\.damage).reduce(Rect.zero) { $0.union($1) }
                 #expect(f.repainted == missed, "frame \(frame): repainted \(f.repainted), the damage since the buffer's age is \(missed)")
-                #expect(stats.damagedRect == f.repainted)
                 #expect(f.repainted.width < 64 || f.repainted.height < 48, "not the whole target")
             } else {
                 #expect(f.repainted == Rect(x: 0, y: 0, width: 64, height: 48), "a buffer of unknown age is repainted whole")
@@ -146,40 +146,57 @@ struct GBMSwapchainTests {
         again.release()
     }
 
-    @Test("external buffers as layer contents: imported once per device, sampled in place (0 bytes uploaded), released to the producer after the GPU is done; two devices each import once")
+    @Test("external buffers as layer contents: imported once per device, sampled in place (0 bytes uploaded), handed back once no tree shows them — drawn or not, with no further frame — and only when every compositor is done")
     func externalContents() throws {
         try Transaction.flush()
         let device = try GPUDevice(backend: .only(.gbm))
         let other = try GPUDevice(backend: .only(.gbm))
         let released = Mutex<[UInt64]>([])
         let handler: @Sendable (ExternalBuffer) -> Void = { b in released.withLock { $0.append(b.id) } }
+        /// Waits (at most 5 s) until `ids` were all handed back; then what was.
+        func handedBack(_ ids: [UInt64]) -> [UInt64] {
+            let deadline = Date().addingTimeInterval(5)
+            while Date() < deadline && !ids.allSatisfy({ id in released.withLock { $0.contains(id) } }) { usleep(10_000) }
+            return released.withLock { $0 }
+        }
         let bars: [(Double, Double, Double)] = [(0.75, 0.75, 0.75), (0.75, 0, 0), (0, 0.75, 0), (0, 0, 0.75)]
-        let (carrierA, frameA) = try device.makeYUVFrame(pixelSize: PixelSize(width: 32, height: 16), format: .nv12, releaseHandler: handler) { x, _ in bars[x / 8] }
-        let (carrierB, frameB) = try device.makeYUVFrame(pixelSize: PixelSize(width: 32, height: 16), format: .yuv420, releaseHandler: handler) { _, _ in bars[3] }
+        func frame(_ f: DRMFormat, _ c: @escaping (Int) -> (Double, Double, Double)) throws -> (GBMBuffer, ExternalBuffer) {
+            let made = try device.makeYUVFrame(pixelSize: PixelSize(width: 32, height: 16), format: f, releaseHandler: handler) { x, _ in c(x) }
+            return (made.buffer, made.frame)
+        }
+        let (carrierA, frameA) = try frame(.nv12) { bars[$0 / 8] }
+        let (carrierB, frameB) = try frame(.yuv420) { _ in bars[3] }
+        let (carrierC, frameC) = try frame(.nv12) { _ in bars[1] }
         // An RGB buffer from a GBM target (another component's render), also external.
         let rgbSource = try GBMTarget(device: other, pixelSize: PixelSize(width: 8, height: 8))
         let p = try other.beginRenderPass(on: rgbSource, clear: .green)
         p.submit()
         let rgb = ExternalBuffer(try rgbSource.exportDMABuf(), releaseHandler: handler)
 
-        let root = rootLayer(width: 64, height: 32)
-        let video = Layer()
-        video.frame = Rect(x: 0, y: 0, width: 32, height: 16)
-        video.contents = .external(frameA)
-        let small = Layer()
-        small.frame = Rect(x: 40, y: 0, width: 8, height: 8)
-        small.contents = .external(rgb)
-        root.addSublayer(video)
-        root.addSublayer(small)
+        // Two trees (two windows), one on each device, both showing A.
+        func tree() -> (root: Layer, video: Layer) {
+            let root = rootLayer(width: 64, height: 32)
+            let video = Layer()
+            video.frame = Rect(x: 0, y: 0, width: 32, height: 16)
+            video.contents = .external(frameA)
+            let small = Layer()
+            small.frame = Rect(x: 40, y: 0, width: 8, height: 8)
+            small.contents = .external(rgb)
+            root.addSublayer(video)
+            root.addSublayer(small)
+            return (root, video)
+        }
+        let (root1, video1) = tree(), (root2, video2) = tree()
         let c1 = Compositor(device: device), c2 = Compositor(device: other)
         let t1 = try OffscreenTarget(device: device, pixelSize: PixelSize(width: 64, height: 32))
         let t2 = try OffscreenTarget(device: other, pixelSize: PixelSize(width: 64, height: 32))
         let importsBefore = (device.externalBufferImports, other.externalBufferImports)
+        let conversionsBefore = device.yuvConversions
         for frame in 0..<4 {
-            // A new frame in the same buffer each time (the producer rewrote it).
-            Transaction.withoutActions { video.contents = .external(frameA) }
-            let s1 = try c1.render(root, to: t1, background: .white)
-            let s2 = try c2.render(root, to: t2, background: .white)
+            // A new frame in the same buffer each time (the producer rewrote it), set on both trees.
+            Transaction.withoutActions { video1.contents = .external(frameA); video2.contents = .external(frameA) }
+            let s1 = try c1.render(root1, to: t1, background: .white)
+            let s2 = try c2.render(root2, to: t2, background: .white)
             #expect(s1.textureBytesUploaded == 0 && s2.textureBytesUploaded == 0, "frame \(frame): sampled in place")
             #expect(!s1.skipped, "a new lend of the buffer is a change")
             for (i, t) in [t1, t2].enumerated() {
@@ -191,25 +208,35 @@ struct GBMSwapchainTests {
         }
         #expect(device.externalBufferImports - importsBefore.0 == 2 && other.externalBufferImports - importsBefore.1 == 2,
                 "each device imported each buffer once")
-        #expect(device.yuvConversions >= 4, "a conversion per new frame")
-        #expect(released.withLock { $0 }.isEmpty, "nothing released while shown")
-        // Switch the video to buffer B: A is released (once both compositors are done).
-        Transaction.withoutActions { video.contents = .external(frameB) }
-        try c1.render(root, to: t1, background: .white)
-        try c2.render(root, to: t2, background: .white)
-        try device.finishWork(); try other.finishWork()
-        try c1.render(root, to: t1, background: .white); try c2.render(root, to: t2, background: .white)
-        #expect(released.withLock { $0 } == [frameA.id], "A handed back once, when both compositors are done: \(released.withLock { $0 })")
+        #expect(device.yuvConversions - conversionsBefore == 4, "one conversion per new frame, though two layers lent it")
+        #expect(released.withLock { $0 }.isEmpty, "nothing handed back while shown")
+
+        // The first tree moves on to B; A is still shown by the second: not handed back.
+        Transaction.withoutActions { video1.contents = .external(frameB) }
+        try Transaction.flush()
+        usleep(300_000)
+        #expect(!released.withLock { $0 }.contains(frameA.id), "A is still read by the second compositor")
+        // The second tree shows C, then B, before any frame: C was never drawn, A is no
+        // longer shown anywhere. Both go back without another frame being drawn.
+        Transaction.withoutActions { video2.contents = .external(frameC) }
+        try Transaction.flush()
+        Transaction.withoutActions { video2.contents = .external(frameB) }
+        try Transaction.flush()
+        let back = handedBack([frameA.id, frameC.id])
+        #expect(back.filter { $0 == frameA.id }.count == 1 && back.filter { $0 == frameC.id }.count == 1,
+                "A once (when both were done), C though never drawn: \(back)")
+        try c1.render(root1, to: t1, background: .white)
         #expect(try t1.readPixels()[4, 8].maxChannelDifference(px(0, 0, 191)) <= 4)
-        // Teardown hands back what is still shown and frees every import.
+        // Teardown hands back what is still shown, and frees every import.
         c1.release(); c2.release()
-        #expect(released.withLock { $0 }.sorted() == [frameA.id, frameB.id, rgb.id].sorted(), "\(released.withLock { $0 })")
+        #expect(released.withLock { $0 }.sorted() == [frameA.id, frameB.id, frameC.id, rgb.id].sorted(), "\(released.withLock { $0 })")
         t1.release(); t2.release(); rgbSource.release()
-        device.sweepExternalImports(all: true); other.sweepExternalImports(all: true)
-        carrierA.release(); carrierB.release()
+        carrierA.release(); carrierB.release(); carrierC.release()
+        _ = (frameA, frameB, frameC, rgb)
         for d in [device, other] {
+            d.sweepExternalImports(all: true)   // the buffers still live here (the test holds them)
             d.purgeCaches()
-            #expect(d.liveObjectCounts.total == 0 && d.liveEGLImageCount == 0 && d.liveGBMBufferCount == 0, "\(d.liveObjectCounts)")
+            #expect(d.liveObjectCounts.total == 0 && d.liveEGLImageCount == 0, "\(d.liveObjectCounts), \(d.liveEGLImageCount) EGL images")
         }
     }
 }

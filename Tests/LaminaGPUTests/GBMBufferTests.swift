@@ -203,7 +203,11 @@ struct GBMFenceTests {
         let fence = try SyncFence.afterWork(on: producer)
         let external = ExternalBuffer(dma)
         external.setAcquireFence(fence)
+        let waitsBefore = d.serverFenceWaits
         let texture = try d.texture(for: external)
+        #expect(d.serverFenceWaits == waitsBefore + 1, "waited for on the GPU (eglWaitSync), not on the CPU")
+        _ = try d.texture(for: external)
+        #expect(d.serverFenceWaits == waitsBefore + 1, "each fence is waited for once per device")
         let out = try OffscreenTarget(device: d, pixelSize: size)
         let p2 = try d.beginRenderPass(on: out, clear: .clear)
         try p2.draw(texture, in: Rect(x: 0, y: 0, width: 32, height: 32))
@@ -236,22 +240,28 @@ struct GBMYUVTests {
         return try out.readPixels()
     }
 
-    @Test("NV12, NV21, YUV420 and YVU420 colour bars in BT.601 and BT.709, limited and full range, convert to the expected RGB within 4/255",
-          arguments: [DRMFormat.nv12, .nv21, .yuv420, .yvu420])
+    @Test("NV12, NV21, YUV420, YVU420 and P010 colour bars in BT.601, BT.709 and BT.2020, limited and full range, convert to the expected RGB within 4/255",
+          arguments: [DRMFormat.nv12, .nv21, .yuv420, .yvu420, .p010])
     func colourBars(format: DRMFormat) throws {
         let d = try openDevice(.only(.gbm))
         let fdsBefore = openFDCount()
         let size = PixelSize(width: 32, height: 8)
-        for space in [YUVColorSpace.bt601, .bt709] {
+        for space in YUVColorSpace.allCases {
             for range in YUVRange.allCases {
-                let (carrier, frame) = try d.makeYUVFrame(pixelSize: size, format: format, colorSpace: space, range: range) { x, _ in colorBars[x / 8] }
+                // The bars in order on the top half, reversed on the bottom half (a flip or
+                // a wrong chroma row shows).
+                func bar(_ x: Int, _ y: Int) -> (Double, Double, Double) { colorBars[y < 4 ? x / 8 : 3 - x / 8] }
+                let (carrier, frame) = try d.makeYUVFrame(pixelSize: size, format: format, colorSpace: space, range: range) { x, y in bar(x, y) }
                 let image = try show(frame, on: d)
                 // Bar centres (away from the chroma-sharing edges).
                 var wrong: [String] = []
-                for (i, c) in colorBars.enumerated() {
-                    let e = px(UInt8((c.0 * 255).rounded()), UInt8((c.1 * 255).rounded()), UInt8((c.2 * 255).rounded()))
-                    for x in [i * 8 + 2, i * 8 + 5] where image[x, 3].maxChannelDifference(e) > 4 {
-                        wrong.append("bar \(i) at x \(x): got \(image[x, 3]) expected \(e)")
+                for i in 0..<4 {
+                    for x in [i * 8 + 2, i * 8 + 5] {
+                        for y in [1, 6] {
+                            let c = bar(x, y)
+                            let e = px(UInt8((c.0 * 255).rounded()), UInt8((c.1 * 255).rounded()), UInt8((c.2 * 255).rounded()))
+                            if image[x, y].maxChannelDifference(e) > 4 { wrong.append("(\(x),\(y)): got \(image[x, y]) expected \(e)") }
+                        }
                     }
                 }
                 #expect(wrong.isEmpty, "\(format) \(space) \(range): \(wrong)")
