@@ -42,7 +42,7 @@ struct SizeArgument: ExpressibleByArgument {
 struct Info: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Print the backend chosen, EGL and GL versions and capabilities.")
     @OptionGroup var device: DeviceOptions
-    @Flag(help: "Also list every EGL and GL extension.") var extensions = false
+    @Flag(help: "Also list every EGL and GL extension, and every dma-buf format with its modifiers.") var extensions = false
 
     func run() throws {
         let d = try device.open()
@@ -58,10 +58,17 @@ struct Info: ParsableCommand {
         print("max target size:    \(c.maxRenderTargetSize) (renderbuffer \(c.maxRenderbufferSize), viewport \(c.maxViewportSize.width)×\(c.maxViewportSize.height))")
         print("dma-buf import:     \(yes(c.dmaBufImport)) (modifiers: \(yes(c.dmaBufImportModifiers)))")
         print("dma-buf export:     \(yes(c.dmaBufExport))")
+        print("fences:             \(yes(c.fenceSync)) (sync files: \(yes(c.nativeFenceSync)), GPU waits: \(yes(c.serverWaitSync)))")
         print("timer queries:      \(yes(c.timerQueries))")
         print("KHR_debug:          \(yes(c.khrDebug))")
         print("EGL image textures: \(yes(c.eglImageTextures))")
         print("shaders embedded:   \(Shaders.names.joined(separator: ", "))")
+        let formats = d.dmaBufFormats()
+        if !formats.isEmpty {
+            let rendered = formats.filter(\.gbmRendering).map(\.format.description)
+            print("dma-buf formats:    \(formats.count) imported\(rendered.isEmpty ? "" : "; GBM renders \(rendered.joined(separator: " "))")")
+            if extensions { for f in formats { print("  \(f)") } }
+        }
         if extensions {
             print("EGL client extensions: \(c.eglClientExtensions.sorted().joined(separator: " "))")
             print("EGL display extensions: \(c.eglExtensions.sorted().joined(separator: " "))")
