@@ -144,7 +144,8 @@ public final class GBMSwapchain: RenderTarget {
     public private(set) var presented: Frame?
     /// Frames presented so far.
     public private(set) var frameCount = 0
-    /// Called with each presented frame (on the thread that renders).
+    /// Called with each presented frame (on the thread that renders). The swapchain keeps
+    /// the closure: capture the swapchain `unowned` (or weak) in it.
     public var onPresent: ((Frame) -> Void)?
 
     public convenience init(device: GPUDevice, size: Size, scale: Double = 1, bufferCount: Int = 3, format: DRMFormat = .argb8888,
@@ -305,7 +306,8 @@ public final class GBMSurfaceTarget: RenderTarget {
     public let gbmSurface: OpaquePointer
     let eglSurface: EGLSurface
     public let format: DRMFormat
-    /// Called with each presented frame's locked buffer object.
+    /// Called with each presented frame's locked buffer object. The target keeps the
+    /// closure: capture the target `unowned` (or weak) in it.
     public var onPresent: ((OpaquePointer) -> Void)?
     /// The buffer of the last presented frame.
     public private(set) var frontBuffer: OpaquePointer?

@@ -38,7 +38,7 @@ struct GBMSwapchainTests {
         let swapchain = try GBMSwapchain(device: device, pixelSize: PixelSize(width: 64, height: 48), bufferCount: bufferCount)
         var presented: [GBMSwapchain.Frame] = []
         // The consumer (a display) holds the buffer on screen until the next one is presented.
-        swapchain.onPresent = { frame in
+        swapchain.onPresent = { [unowned swapchain] frame in
             if let last = presented.last { swapchain.releaseBuffer(last.buffer) }
             presented.append(frame)
         }
@@ -116,7 +116,7 @@ struct GBMSwapchainTests {
         let device = try GPUDevice(backend: .only(.gbm))
         let target = try GBMSurfaceTarget(device: device, pixelSize: PixelSize(width: 64, height: 48))
         var locked: [OpaquePointer] = []
-        target.onPresent = { bo in
+        target.onPresent = { [unowned target] bo in
             if let last = locked.last { target.releaseBuffer(last) }   // the display shows the new one
             locked.append(bo)
         }
