@@ -6,9 +6,13 @@
 # sanitizer; the code they drive is the same the smaller tests drive here).
 # Lamina's code and the tests are instrumented; Mesa, Cairo and Pango are not (their own
 # accesses are not checked, calls into them are). Not run here: the real SDL2 host
-# (SDLHostTests: its own binary, built without the sanitizer) and the GBM suite (it runs in
-# the VM). Leak checking is off: the drivers keep process-lifetime allocations; Lamina's
-# GL objects are proved freed by the suite's live-object counts instead.
+# (SDLHostTests: its own binary, built without the sanitizer). Leak checking is off on the
+# host: the drivers keep process-lifetime allocations; Lamina's GL objects are proved
+# freed by the suite's live-object counts instead.
+# Then the GBM suites (swapchains, fences, external buffers and the threads that hand them
+# back) run with the same instrumented binary inside the VM (Tools/vm/run-in-vm.sh), where
+# AddressSanitizer checks leaks too, with Mesa's and libgbm's own allocations suppressed
+# (LAMINA_SANITIZE_VM=0 skips this).
 # Exits non-zero when a test fails or a sanitizer reports; Tools/test.sh runs it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -39,6 +43,27 @@ for s in "${sanitizers[@]}"; do
     status=1
   fi
   echo "sanitizer $s: $passed tests passed, $failed failed, $reports sanitizer reports (status $test_status)"
+  if [ "${LAMINA_SANITIZE_VM:-1}" = 1 ]; then
+    supp="$PWD/.build-$s/lsan-mesa.supp"
+    printf 'leak:zink_dri.so\nleak:libgbm.so\nleak:libEGL_mesa.so\nleak:libLLVM\nleak:libglapi\n' >"$supp"
+    set +e
+    LSAN_OPTIONS="suppressions=$supp:print_suppressions=0" ASAN_OPTIONS=detect_leaks=1:halt_on_error=1 \
+      TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 LAMINA_GBM_TESTS=1 GBM_ALWAYS_SOFTWARE=1 \
+      Tools/vm/run-in-vm.sh ".build-$s/debug/LaminaPackageTests.xctest" --testing-library swift-testing --no-parallel \
+      --filter GBM >"$log" 2>&1
+    vm_status=$?
+    set -e
+    passed=$(grep -cE '^✔ Test "' "$log" || true)
+    failed=$(grep -cE '^✘ Test .* failed' "$log" || true)
+    reports=$(grep -cE '^(==[0-9]+==ERROR: (AddressSanitizer|LeakSanitizer)|WARNING: ThreadSanitizer)' "$log" || true)
+    if [ "$vm_status" != 0 ] || [ "$reports" != 0 ] || [ "$passed" = 0 ]; then
+      grep -E -A30 '^(==[0-9]+==ERROR|WARNING: ThreadSanitizer)' "$log" | head -120 || true
+      grep -E '^✘' "$log" | head -40 || true
+      tail -20 "$log"
+      status=1
+    fi
+    echo "sanitizer $s in the VM (the GBM suites): $passed tests passed, $failed failed, $reports sanitizer reports (status $vm_status)"
+  fi
   rm -f "$log"
 done
 exit "$status"
