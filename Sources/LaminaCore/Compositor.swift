@@ -17,6 +17,9 @@ public struct FrameStatistics: Equatable, Sendable, CustomStringConvertible {
     public var drawCalls = 0
     /// Offscreen passes (group opacity).
     public var offscreenPasses = 0
+    /// Gaussian blurs run (shadows blurred again, backdrops); a shadow whose inputs did
+    /// not change is drawn from its cached blur.
+    public var blurs = 0
     /// Bytes uploaded to textures during the frame.
     public var textureBytesUploaded = 0
     /// The target area re-composited, in points: the damage (the whole target for full
@@ -44,7 +47,7 @@ public struct FrameStatistics: Equatable, Sendable, CustomStringConvertible {
     /// run to run, are not compared.
     public static func == (a: FrameStatistics, b: FrameStatistics) -> Bool {
         a.layersVisited == b.layersVisited && a.layersCommitted == b.layersCommitted && a.quadsDrawn == b.quadsDrawn
-            && a.drawCalls == b.drawCalls && a.offscreenPasses == b.offscreenPasses
+            && a.drawCalls == b.drawCalls && a.offscreenPasses == b.offscreenPasses && a.blurs == b.blurs
             && a.textureBytesUploaded == b.textureBytesUploaded && a.damagedRect == b.damagedRect && a.skipped == b.skipped
             && a.reusedRenderList == b.reusedRenderList && a.layoutPasses == b.layoutPasses
             && a.recoveredFromContextLoss == b.recoveredFromContextLoss
@@ -56,7 +59,7 @@ public struct FrameStatistics: Equatable, Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        var s = "layers \(layersVisited), quads \(quadsDrawn), draw calls \(drawCalls), offscreen passes \(offscreenPasses), uploaded \(textureBytesUploaded) B, damaged \(damagedRect.width)×\(damagedRect.height) pt"
+        var s = "layers \(layersVisited), quads \(quadsDrawn), draw calls \(drawCalls), offscreen passes \(offscreenPasses), blurs \(blurs), uploaded \(textureBytesUploaded) B, damaged \(damagedRect.width)×\(damagedRect.height) pt"
         if layoutPasses > 0 || !displays.isEmpty { s += ", layouts \(layoutPasses), layers drawn \(layersDrawn)" }
         if recoveredFromContextLoss { s += ", recovered from a lost context" }
         return s + (skipped ? " (skipped: no change)" : "")
@@ -463,6 +466,8 @@ public final class Compositor: @unchecked Sendable {
     var contentMixes: [LayerID: Mix] = [:]
     /// Counts frames drawn (a contents mix is made once per frame at most).
     var frameSerial = 0
+    /// Shadows, gradients and backdrops (EffectRendering.swift).
+    lazy var effects = EffectCaches(device: device)
 
     /// A group's image, rendered again if something in it changed (or its box moved).
     /// Returns the texture and where it goes, in target points (nil: nothing to draw).
@@ -529,6 +534,7 @@ public final class Compositor: @unchecked Sendable {
 
     private func releaseUnusedGroupTargets() {
         guard let tree else { return }
+        effects.releaseUnused(in: tree)
         for (id, image) in groupImages where tree.surfaces[id] == nil || tree.nodes[id]?.isGroup != true {
             image.target.release()
             groupImages[id] = nil
@@ -647,6 +653,7 @@ public final class Compositor: @unchecked Sendable {
         for picture in transitionPictures.values { picture.target.release() }
         transitionPictures.removeAll()
         transitionsSeen.removeAll()
+        effects.releaseAll()
         tree = nil
         forgetLastFrame()
     }
@@ -747,8 +754,17 @@ struct SurfaceDrawer {
             guard let (texture, rect) = try compositor.compositeImage(layer.id, scale: scale, within: groupLimit, stats: &stats) else { return }
             // (A transition's mix holds the opacities of its old and new pictures.)
             let own = layer.properties.transition != nil ? 1 : layer.opacity
-            try pass.draw(texture, in: rect, alpha: node.inheritedAlpha * own, minFilter: .nearest, magFilter: .nearest,
-                          transform: offset)
+            let alpha = node.inheritedAlpha * own
+            if layer.shadowKind == .layerAlpha,
+               let (shadow, shadowRect) = try compositor.effects.layerShadow(node, image: texture, rect: rect, renders: tree.surfaces[layer.id]?.renders ?? 0,
+                                                                                   scale: scale, stats: &stats) {
+                try pass.draw(shadow, in: shadowRect, alpha: alpha, transform: offset)
+            }
+            if let mode = layer.compositingFilter {
+                try compositor.effects.drawBlended(texture, in: rect, mode: mode, alpha: alpha, pass: pass, offset: offset)
+            } else {
+                try pass.draw(texture, in: rect, alpha: alpha, minFilter: .nearest, magFilter: .nearest, transform: offset)
+            }
             return
         }
         try setClips(item.clip)
@@ -759,6 +775,29 @@ struct SurfaceDrawer {
         let world = atOrigin ? node.world : node.world.concatenating(offset)
         let a = node.alpha
         switch item.slot {
+        case .shadow:
+            switch layer.shadowKind {
+            case let .analytic(shape, radius, factor)?:
+                let paint = layer.shadowPaint, o = layer.properties.shadowOffset
+                try pass.add(Quad.shadow(of: Rect(x: shape.minX + o.width, y: shape.minY + o.height, width: shape.width, height: shape.height), cornerRadius: radius,
+                                         sigma: BlurRadius.sigma(forRadius: layer.properties.shadowRadius),
+                                         color: paint.withAlpha(paint.alpha * factor * a), transform: world))
+            case .mask(let mask)?:
+                guard let (texture, rect) = try compositor.effects.maskShadow(node, mask, stats: &stats) else { return }
+                try pass.addTexture(texture, in: rect, transform: world, source: Rect(x: 0, y: 0, width: 1, height: 1), clamp: nil,
+                                    alpha: a, channels: nil, minFilter: .linear, magFilter: .linear, isOpaque: false)
+            default:
+                return
+            }
+        case .backdrop:
+            guard let box = item.bounds else { return }
+            try compositor.effects.drawBackdrop(node, box: box, world: world, alpha: a, pass: pass, offset: offset, stats: &stats)
+            pass.cutPlanes = []
+            cutting = false
+        case .gradient:
+            guard let texture = try compositor.effects.gradient(node, scale: scale) else { return }
+            try pass.addTexture(texture, in: layer.bounds, transform: world, source: Rect(x: 0, y: 0, width: 1, height: 1), clamp: nil,
+                                alpha: a, channels: nil, minFilter: .linear, magFilter: .linear, isOpaque: false)
         case .background, .border:
             let border = item.slot == .border ? layer.borderWidth : 0
             guard let base = item.slot == .border ? layer.borderColor : layer.backgroundColor else { return }

@@ -126,6 +126,7 @@ enum ContentsGeometry {
     /// gravity), and their size in points.
     static func frame(of c: ContentRef, in layer: LayerState) -> (frame: Rect, size: Size) {
         let size = self.size(pixelSize: c.pixelSize, contentsRect: layer.contentsRect, contentsScale: layer.contentsScale)
+        if let placed = layer.properties.contentsPlacement { return (placed, size) }
         return (layer.contentsGravity.contentRect(contentSize: size, in: layer.bounds), size)
     }
 }

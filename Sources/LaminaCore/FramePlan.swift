@@ -139,7 +139,7 @@ final class ClipChain {
 /// when drawn (the node's world transform, opacity and state were brought up to date by
 /// the same frame's plan).
 struct Item {
-    enum Slot { case background, contents, border, group }
+    enum Slot { case shadow, backdrop, background, gradient, contents, border, group }
     let node: RenderTree.Node
     let slot: Slot
     /// The `masksToBounds` clips around it within its surface (nil: none).
@@ -177,6 +177,8 @@ final class Surface {
     var renders = 0
     /// Where the items are, for finding those in a small damaged region (root only).
     var grid: Grid?
+    /// The backdrop-blur items (root only): damage within their reach grows by it.
+    var backdrops: [Int] = []
     init(id: LayerID) { self.id = id }
 
     func recomputeBounds() {
@@ -289,10 +291,35 @@ extension RenderTree {
         if rebuild || full || root == nil {
             return FramePlan(damage: everything.rect, isFull: true, layersVisited: visited, rebuilt: rebuild, items: nil)
         }
-        guard let d = damage?.intersection(everything), !d.isEmpty else {
+        guard var d = damage?.intersection(everything), !d.isEmpty else {
             return FramePlan(damage: .zero, isFull: false, layersVisited: visited, rebuilt: false, items: [])
         }
+        if let root, !root.backdrops.isEmpty { d = grownForBackdrops(d, root).intersection(everything) }
         return FramePlan(damage: d.rect, isFull: false, layersVisited: visited, rebuilt: false, items: items(meeting: d, size: size))
+    }
+
+    /// Damage grown for backdrop blurs: a backdrop whose blur reaches into the damage shows
+    /// something new, and drawing it needs what lies under it, within the blur's reach,
+    /// drawn again too — so the damage takes in the layer's box grown by that reach (and
+    /// again, for backdrops the grown damage now reaches).
+    func grownForBackdrops(_ damage: Box, _ root: Surface) -> Box {
+        var d = damage
+        var pending = root.backdrops
+        var grew = true
+        while grew {
+            grew = false
+            pending.removeAll { index in
+                let item = root.items[index]
+                guard let b = item.bounds else { return true }
+                let reach = BlurRadius.reach(ofRadius: item.node.state.backdropBlurRadius) * RenderTree.linearScale(item.node.world) + 1
+                let grown = Box(minX: b.minX - reach, minY: b.minY - reach, maxX: b.maxX + reach, maxY: b.maxY + reach)
+                guard grown.intersects(d) else { return false }
+                d = d.union(grown)
+                grew = true
+                return true
+            }
+        }
+        return d
     }
 
     /// The same plan for the whole target.
@@ -307,7 +334,8 @@ extension RenderTree {
     /// The same plan for a larger damage (the frames a rotating buffer missed).
     func replan(_ plan: FramePlan, damage: Box, size: Size) -> FramePlan {
         let everything = Box(minX: 0, minY: 0, maxX: size.width, maxY: size.height)
-        let d = damage.intersection(everything)
+        var d = damage.intersection(everything)
+        if !d.isEmpty, let root = surfaces[rootSurfaceID], !root.backdrops.isEmpty { d = grownForBackdrops(d, root).intersection(everything) }
         var p = plan
         p.damage = d.isEmpty ? .zero : d.rect
         p.items = d.isEmpty ? [] : items(meeting: d, size: size)
@@ -346,6 +374,9 @@ extension RenderTree {
         if c.contains(.background) && old.hasBackground != (s.backgroundColor != nil) { return true }
         if c.contains(.contents) && old.hasContents != s.showsContents { return true }
         if c.contains(.border) && old.hasBorder != (s.borderWidth > 0) { return true }
+        if !c.isDisjoint(with: [.shadow, .effects, .background, .contents, .border, .sublayers]) && old.effects != RenderTree.effectFacts(s) {
+            return true
+        }
         if c.contains(.opacity) && (old.opacity < 1) != (s.opacity < 1) { return true }
         // Visibility and opacity of a layer inside a possible group decide whether the group
         // draws one item or more (and so whether it is a group).
@@ -442,6 +473,7 @@ extension RenderTree {
                 // A transition composites the layer's picture (its old one cross-fading into it).
                 let group = layer.properties.transition != nil
                     || (opacity < 1 && layer.allowsGroupOpacity && drawsMoreThanOneItem(layer.id))
+                    || RenderTree.needsEffectGroup(layer)
                 node.isGroup = group
                 node.alpha = group ? RenderTree.alphaInGroup(layer, opacity) : alpha * opacity
                 if group {
@@ -483,10 +515,6 @@ extension RenderTree {
     private func beginContent(_ node: Node, surface: Surface, clip: ClipChain?, everything: Box, steps: inout [Step]) {
         let layer = node.state
         var own: [Int] = []
-        if layer.backgroundColor != nil {
-            own.append(surface.items.count)
-            surface.items.append(Item(node: node, slot: .background, clip: clip))
-        }
         var inner = clip
         if layer.masksToBounds {
             let link = ClipChain(node: node, parent: clip)
@@ -495,6 +523,27 @@ extension RenderTree {
             inner = link
         } else {
             node.ownClip = nil
+        }
+        // A shadow drawn as an item of its own (a layer-alpha shadow is drawn with the
+        // group's composite); clipped by the layer's own masksToBounds, as Core Animation's.
+        switch layer.shadowKind {
+        case .analytic?, .mask?:
+            own.append(surface.items.count)
+            surface.items.append(Item(node: node, slot: .shadow, clip: inner))
+        default: break
+        }
+        if layer.backdropBlurRadius > 0 {
+            own.append(surface.items.count)
+            surface.items.append(Item(node: node, slot: .backdrop, clip: clip))
+            if surface.id == rootSurfaceID { surface.backdrops.append(surface.items.count - 1) }
+        }
+        if layer.backgroundColor != nil {
+            own.append(surface.items.count)
+            surface.items.append(Item(node: node, slot: .background, clip: clip))
+        }
+        if layer.properties.gradient != nil {
+            own.append(surface.items.count)
+            surface.items.append(Item(node: node, slot: .gradient, clip: clip))
         }
         if layer.showsContents {
             own.append(surface.items.count)
@@ -520,7 +569,53 @@ extension RenderTree {
             guard node.inheritedAlpha > 0, node.parentNode?.visible ?? true else { return nil }
             return node.visible ? surface.bounds.map { $0.union(ob) } ?? ob : ob
         }
-        return node.visible ? surface.bounds : nil
+        guard node.visible, let b = surface.bounds else { return nil }
+        if node.state.shadowKind == .layerAlpha, let shadow = RenderTree.shadowBox(of: b, node) { return b.union(shadow) }
+        return b
+    }
+
+    /// Where a layer-alpha shadow of a group image covering `image` (target points) goes.
+    static func shadowBox(of image: Box, _ node: Node) -> Box? {
+        let (dx, dy, sigma) = shadowPlacement(node)
+        let reach = 3 * sigma + 1
+        let b = Box(minX: image.minX + dx - reach, minY: image.minY + dy - reach, maxX: image.maxX + dx + reach, maxY: image.maxY + dy + reach)
+        return b.isEmpty ? nil : b
+    }
+
+    /// A layer-alpha shadow in target points: its offset (the layer's shadowOffset through
+    /// the linear part of its world transform) and σ (scaled by the transform's mean scale).
+    static func shadowPlacement(_ node: Node) -> (dx: Double, dy: Double, sigma: Double) {
+        let w = node.world, o = node.state.properties.shadowOffset
+        let sigma = BlurRadius.sigma(forRadius: node.state.properties.shadowRadius) * linearScale(w)
+        return (o.width * w.m11 + o.height * w.m21, o.width * w.m12 + o.height * w.m22, sigma)
+    }
+
+    /// The mean scale of a transform's 2-D linear part (√|det|; 1 when degenerate or not finite).
+    static func linearScale(_ w: Transform3D) -> Double {
+        let det = abs(w.m11 * w.m22 - w.m12 * w.m21)
+        let s = det.squareRoot()
+        return s.isFinite && s > 0 ? s : 1
+    }
+
+    /// The kinds of effect items and groups a layer has (a change of them is structural).
+    static func effectFacts(_ s: LayerState) -> UInt8 {
+        var f: UInt8 = 0
+        switch s.shadowKind {
+        case .analytic?: f |= 1
+        case .mask?: f |= 2
+        case .layerAlpha?: f |= 4
+        case nil: break
+        }
+        if s.backdropBlurRadius > 0 { f |= 8 }
+        if s.compositingFilter != nil { f |= 16 }
+        if s.properties.gradient != nil { f |= 32 }
+        return f
+    }
+
+    /// Effects that composite the layer and its subtree as one image: a blend mode, a
+    /// shadow that follows their alpha.
+    static func needsEffectGroup(_ s: LayerState) -> Bool {
+        s.compositingFilter != nil || s.shadowKind == .layerAlpha
     }
 
     /// The alpha a group's own items are drawn with in its image: 1 (its opacity applies
@@ -599,12 +694,28 @@ extension RenderTree {
                         layerBox = layerBox ?? Box.of(layer.bounds, node.world, everything: everything)
                         bounds = layerBox
                     }
+                case .backdrop, .gradient:
+                    layerBox = layerBox ?? Box.of(layer.bounds, node.world, everything: everything)
+                    bounds = layerBox
+                case .shadow:
+                    let o = layer.properties.shadowOffset, reach = BlurRadius.reach(ofRadius: layer.properties.shadowRadius)
+                    var shape: Rect?
+                    switch layer.shadowKind {
+                    case .analytic(let r, _, _)?: shape = r
+                    case .mask(let m)?: shape = m.frame
+                    default: break
+                    }
+                    if let r = shape {
+                        let grown = Rect(x: r.minX + o.width - reach, y: r.minY + o.height - reach,
+                                         width: r.width + 2 * reach, height: r.height + 2 * reach)
+                        bounds = Box.of(grown, node.world, everything: everything)
+                    }
                 case .group:
                     break
                 }
             }
             // Wholly behind the eye at some level: not drawn.
-            if bounds != nil, !node.depthCuts.isEmpty {
+            if bounds != nil, !node.depthCuts.isEmpty, surface.items[index].slot != .shadow {
                 let r = surface.items[index].slot == .contents ? surface.items[index].frame : layer.bounds
                 if node.depthCuts.contains(where: { $0.excludes(r) }) { bounds = nil }
             }
@@ -719,6 +830,10 @@ extension RenderTree {
             let contentsChanged = node.changes.contains(.contents)
             // A transition's progress: its composite is made again.
             if node.changes.contains(.transitionProgress) && node.isGroup, dirtyGroups.insert(node.state.id).inserted {
+                progressed.insert(node.state.id)
+            }
+            // A group's shadow or blend mode: its composite is drawn again (its image is not).
+            if node.isGroup, !node.changes.isDisjoint(with: [.shadow, .effects]), dirtyGroups.insert(node.state.id).inserted {
                 progressed.insert(node.state.id)
             }
             if node.changes == .transitionProgress { node.changes = []; continue }   // (nothing else to work out)

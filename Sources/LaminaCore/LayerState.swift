@@ -1,5 +1,6 @@
 import LaminaGeometry
 import LaminaGPU
+import LaminaGraphics
 import Synchronization
 
 /// A layer's identity for the renderer: unique for the life of the process (an
@@ -106,6 +107,21 @@ public struct LayerProperties: Sendable, Equatable {
     public var magnificationFilter: TextureFilter = TextureFilter.linear
     /// The layer's media timing (beginTime, speed, timeOffset).
     public var timing = LayerTiming()
+    // Effects (LayerEffects.swift).
+    public var shadowColor: Color = Color.black
+    public var shadowOpacity: Double = 0
+    public var shadowOffset: Size = Size(width: 0, height: -3)
+    public var shadowRadius: Double = 3
+    public var shadowPath: Path? = nil
+    /// A `shadowPath` that is not a (rounded) rectangle, rasterised by the model when it is set.
+    public var shadowMask: ShadowMask? = nil
+    public var compositingFilter: BlendMode? = nil
+    public var backgroundFilters: [LayerFilter] = []
+    /// A `GradientLayer`'s gradient.
+    public var gradient: GradientStyle? = nil
+    /// Where contents are drawn in the bounds space, instead of per `contentsGravity`
+    /// (a `ShapeLayer`'s rasterised path covers the path's box, not its bounds).
+    public var contentsPlacement: Rect? = nil
     /// Presented only (never in the model): a `contents` animation's cross-fade.
     var contentsFade: ContentsFade?
     /// Presented only: a transition's progress (`TransitionAnimation`).
@@ -202,7 +218,11 @@ public struct LayerChanges: OptionSet, Sendable, Hashable {
     public static let timing = LayerChanges(rawValue: 1 << 12)
     /// Animations added or removed.
     public static let animations = LayerChanges(rawValue: 1 << 13)
-    public static let all = LayerChanges(rawValue: (1 << 14) - 1)
+    /// shadowColor, shadowOpacity, shadowOffset, shadowRadius, shadowPath.
+    public static let shadow = LayerChanges(rawValue: 1 << 15)
+    /// compositingFilter, backgroundFilters, a gradient's style, the mask.
+    public static let effects = LayerChanges(rawValue: 1 << 16)
+    public static let all = LayerChanges(rawValue: (1 << 14) - 1 | 1 << 15 | 1 << 16)
     /// A transition's progress (render side only: a presented state's).
     static let transitionProgress = LayerChanges(rawValue: 1 << 14)
 }

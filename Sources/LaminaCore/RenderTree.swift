@@ -165,9 +165,12 @@ public final class RenderTree {
     /// number or kind of its items (the states themselves are not kept).
     struct PlannedFacts {
         var hasBackground: Bool, hasContents: Bool, hasBorder: Bool, opacity: Double, isHidden: Bool
+        /// The kinds of effect items and effect groups (`RenderTree.effectFacts`).
+        var effects: UInt8
         init(_ s: LayerState) {
             hasBackground = s.backgroundColor != nil; hasContents = s.showsContents; hasBorder = s.borderWidth > 0
             opacity = s.opacity; isHidden = s.isHidden
+            effects = RenderTree.effectFacts(s)
         }
     }
 

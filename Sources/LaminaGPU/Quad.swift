@@ -43,6 +43,22 @@ public enum QuadPaint {
     ///   `.bgra` entry — the shader reorders the channels, so such quads still batch.
     case texture(Texture, source: Rect = Rect(x: 0, y: 0, width: 1, height: 1), clamp: Rect? = nil, alpha: Double = 1,
                  channels: PixelByteOrder? = nil, minFilter: TextureFilter = .linear, magFilter: TextureFilter = .linear)
+    /// The shadow of a (rounded) rectangle, computed analytically (`batch-shadow.frag`): the
+    /// shape's coverage convolved with a Gaussian of standard deviation `sigma` (points), in
+    /// `color`. The quad's rectangle is the shape grown by 3σ on every side (use
+    /// `Quad.shadow(of:cornerRadius:sigma:color:transform:)`).
+    case shadow(color: Color, cornerRadius: Double, sigma: Double)
+}
+
+extension Quad {
+    /// The quad drawing the analytic shadow of `shape` (a rectangle with `cornerRadius`)
+    /// blurred by a Gaussian of standard deviation `sigma` points: the shape grown by 3σ.
+    public static func shadow(of shape: Rect, cornerRadius: Double, sigma: Double, color: Color,
+                              transform: Transform3D = .identity) -> Quad {
+        let s = max(0, sigma), r = shape.standardized
+        return Quad(Rect(x: r.minX - 3 * s, y: r.minY - 3 * s, width: r.width + 6 * s, height: r.height + 6 * s),
+                    transform: transform, paint: .shadow(color: color, cornerRadius: cornerRadius, sigma: s))
+    }
 }
 
 // MARK: Nine-slice geometry

@@ -19,7 +19,7 @@ struct BatchVertex {
 /// The programs of batched quads: one per kind of paint (a branching ubershader costs
 /// every pixel of llvmpipe the dearest kind's work).
 enum BatchProgram: Int, CaseIterable {
-    case solid, texture, roundedRect, external
+    case solid, texture, roundedRect, external, shadow
 
     var fragment: String {
         switch self {
@@ -27,6 +27,7 @@ enum BatchProgram: Int, CaseIterable {
         case .texture: return "batch-texture.frag"
         case .roundedRect: return "batch-rrect.frag"
         case .external: return "batch-external.frag"
+        case .shadow: return "batch-shadow.frag"
         }
     }
 }

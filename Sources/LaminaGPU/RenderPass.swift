@@ -57,7 +57,7 @@ public final class RenderPass {
     public private(set) var clipDepth = 0
     /// Whether the pass is being timed on the GPU (`beginRenderPass(on:clear:timed:)`).
     public var isTimed: Bool { timerQuery != nil }
-    private let device: GPUDevice
+    let device: GPUDevice
     private let batch: QuadBatch
     /// The target's points → clip space.
     private let toClip: Transform3D
@@ -139,7 +139,7 @@ public final class RenderPass {
     /// Before GL calls of this pass: the context current (another device's pass may have
     /// made its own current meanwhile), another pass's pending quads drawn, this pass's
     /// state set.
-    private func prepare() {
+    func prepare() {
         // Callers check `isSubmitted` first (throwing, or doing nothing).
         guard device.gl.ensureCurrent() else {
             fatalError("Lamina: the device's context can no longer be made current during a render pass")
@@ -405,6 +405,12 @@ public final class RenderPass {
             try appendQuad(quad.rect, quad.transform, state, nil, coords: (0, 0, 1, 1), color: premultiplied(color),
                            params: (Float(abs(quad.rect.size.width)), Float(abs(quad.rect.size.height)),
                                     Float(max(0, cornerRadius)), Float(max(0, borderWidth))),
+                           flags: (0, 0))
+        case let .shadow(color, cornerRadius, sigma):
+            let state = BatchState(program: .shadow, texture: 0, filters: 0, blend: true, clipDepth: depth, clipWrite: .none)
+            try appendQuad(quad.rect, quad.transform, state, nil, coords: (0, 0, 1, 1), color: premultiplied(color),
+                           params: (Float(abs(quad.rect.size.width)), Float(abs(quad.rect.size.height)),
+                                    Float(max(0, cornerRadius)), Float(max(0, sigma))),
                            flags: (0, 0))
         case let .texture(texture, source, clamp, alpha, channels, minFilter, magFilter):
             try appendTexture(texture, quad.rect, quad.transform, source, clamp, alpha, channels, minFilter, magFilter, quad.isOpaque)

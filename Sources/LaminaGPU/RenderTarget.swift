@@ -122,7 +122,7 @@ public class RenderTarget {
 
     /// The colour buffer Lamina draws to and reads: a window surface's back buffer, or
     /// colour attachment 0.
-    private var laminaColorBuffer: GLenum { GLenum(framebufferName == 0 ? GL_BACK : GL_COLOR_ATTACHMENT0) }
+    var laminaColorBuffer: GLenum { GLenum(framebufferName == 0 ? GL_BACK : GL_COLOR_ATTACHMENT0) }
 
     /// For a caller's framebuffer (bound for drawing, inside a scope): points its draw
     /// buffers at the one Lamina draws to if they point elsewhere (draw buffers are the

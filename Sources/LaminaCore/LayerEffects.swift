@@ -1,0 +1,151 @@
+import Foundation
+import LaminaGeometry
+import LaminaGPU
+import LaminaGraphics
+
+/// A filter of `Layer.backgroundFilters`: what lies behind the layer, processed, under it.
+public enum LayerFilter: Sendable, Equatable {
+    /// A Gaussian blur of σ = `radius` points (`BlurRadius`): the frosted glass of modern
+    /// interfaces.
+    case gaussianBlur(radius: Double)
+}
+
+/// A `shadowPath` that is not a (rounded) rectangle, rasterised (alpha only) by the model
+/// when it is set: the renderer blurs it on the GPU (once per change) and draws it tinted.
+public struct ShadowMask: Sendable, Equatable {
+    public let image: ContentImage
+    /// Where the image lies in the layer's bounds space.
+    public let frame: Rect
+    public static func == (a: ShadowMask, b: ShadowMask) -> Bool { a.image === b.image && a.frame == b.frame }
+
+    /// The mask of `path` (filled, non-zero) at `scale` pixels per point, or nil when the
+    /// path is empty, not finite, or larger than `maximumSide` pixels on a side.
+    static func rasterize(_ path: Path, scale: Double, maximumSide: Int = 4096) -> ShadowMask? {
+        guard path.isFinite, let box = path.boundingBox, box.width > 0 || box.height > 0 else { return nil }
+        let x0 = (box.minX * scale).rounded(.down) - 1, y0 = (box.minY * scale).rounded(.down) - 1
+        let x1 = (box.maxX * scale).rounded(.up) + 1, y1 = (box.maxY * scale).rounded(.up) + 1
+        guard x1 - x0 <= Double(maximumSide), y1 - y0 <= Double(maximumSide) else { return nil }
+        let w = Int(x1 - x0), h = Int(y1 - y0)
+        guard let bitmap = try? Bitmap(pixelSize: PixelSize(width: w, height: h)) else { return nil }
+        let frame = Rect(x: x0 / scale, y: y0 / scale, width: Double(w) / scale, height: Double(h) / scale)
+        let context = GraphicsContext(bitmap: bitmap, scale: scale, origin: frame.origin, clip: frame)
+        context.setFillColor(.white)
+        context.addPath(path)
+        context.fillPath()
+        context.invalidate()
+        return ShadowMask(image: ContentImage(bitmap.rgbaImage()), frame: frame)
+    }
+}
+
+/// A `GradientLayer`'s gradient, as the renderer sees it.
+public struct GradientStyle: Sendable, Equatable {
+    public var type: GradientType
+    public var colors: [Color]
+    /// Increasing, 0…1 (evenly spread when the layer gives none).
+    public var locations: [Double]
+    public var startPoint: Point
+    public var endPoint: Point
+    public var dithers: Bool
+}
+
+extension Layer {
+    // MARK: Shadows
+
+    /// The shadow's colour (opaque black by default).
+    public var shadowColor: Color {
+        get { properties.shadowColor }
+        set { if accepts(newValue.isFinite, "shadowColor", newValue), newValue != properties.shadowColor { properties.shadowColor = newValue; changed(.shadow) } }
+    }
+    /// 0…1; 0 (the default) draws no shadow.
+    public var shadowOpacity: Double {
+        get { properties.shadowOpacity }
+        set {
+            guard accepts(!newValue.isNaN, "shadowOpacity", newValue) else { return }
+            let v = min(1, max(0, newValue))
+            if v != properties.shadowOpacity { properties.shadowOpacity = v; changed(.shadow) }
+        }
+    }
+    /// The shadow's offset in the layer's space ((0, −3) by default, as Core Animation's).
+    public var shadowOffset: Size {
+        get { properties.shadowOffset }
+        set { if accepts(newValue.width.isFinite && newValue.height.isFinite, "shadowOffset", newValue), newValue != properties.shadowOffset { properties.shadowOffset = newValue; changed(.shadow) } }
+    }
+    /// The blur radius in points (3 by default): a Gaussian of σ = `shadowRadius` (`BlurRadius`).
+    public var shadowRadius: Double {
+        get { properties.shadowRadius }
+        set { if accepts(newValue.isFinite && newValue >= 0, "shadowRadius", newValue), newValue != properties.shadowRadius { properties.shadowRadius = newValue; changed(.shadow) } }
+    }
+    /// The shadow's shape, in the layer's space. Without one, the shadow follows the alpha
+    /// of the layer and its sublayers (an offscreen image, blurred on the GPU and kept until
+    /// they change); with one, the path's shape — a (rounded) rectangle is drawn
+    /// analytically, with no offscreen pass at all; another shape is rasterised once here
+    /// (at `contentsScale`) and blurred once per change.
+    public var shadowPath: Path? {
+        get { properties.shadowPath }
+        set {
+            guard accepts(newValue?.isFinite ?? true, "shadowPath", newValue as Any), newValue != properties.shadowPath else { return }
+            properties.shadowPath = newValue
+            properties.shadowMask = newValue.flatMap { $0.roundedRectShape == nil ? ShadowMask.rasterize($0, scale: contentsScale) : nil }
+            changed(.shadow)
+        }
+    }
+
+    // MARK: Compositing
+
+    /// How the layer (with its sublayers, as one image) is combined with what lies behind
+    /// it (`CALayer.compositingFilter`); nil: source over.
+    public var compositingFilter: BlendMode? {
+        get { properties.compositingFilter }
+        set { if newValue != properties.compositingFilter { properties.compositingFilter = newValue; changed(.effects) } }
+    }
+    /// Filters applied to what lies behind the layer, shown under its own content
+    /// (`CALayer.backgroundFilters`), inside its (rounded) bounds. Each frame that redraws
+    /// the layer's area blurs the backdrop again; damage that reaches within the blur's
+    /// reach of the layer redraws the layer's area and that reach.
+    public var backgroundFilters: [LayerFilter] {
+        get { properties.backgroundFilters }
+        set {
+            let valid = newValue.allSatisfy { if case .gaussianBlur(let r) = $0 { return r.isFinite && r >= 0 }; return true }
+            if accepts(valid, "backgroundFilters", newValue), newValue != properties.backgroundFilters { properties.backgroundFilters = newValue; changed(.effects) }
+        }
+    }
+}
+
+extension LayerState {
+    public var compositingFilter: BlendMode? { properties.compositingFilter }
+    /// The shadow is drawn at all (a colour with some alpha, some opacity).
+    var hasShadow: Bool { properties.shadowOpacity > 0 && properties.shadowColor.alpha > 0 }
+    /// The shadow's colour with its opacity folded in.
+    var shadowPaint: Color { properties.shadowColor.withAlpha(properties.shadowColor.alpha * properties.shadowOpacity) }
+    /// The backdrop blur's radius (the sum of the blurs' variances), 0 for none.
+    var backdropBlurRadius: Double {
+        var variance = 0.0
+        for f in properties.backgroundFilters { if case .gaussianBlur(let r) = f { variance += r * r } }
+        return variance.squareRoot()
+    }
+
+    /// How the layer's shadow is drawn (nil: none).
+    var shadowKind: ShadowKind? {
+        guard hasShadow else { return nil }
+        if let path = properties.shadowPath {
+            if let shape = path.roundedRectShape { return .analytic(shape.rect, cornerRadius: shape.cornerRadius, alpha: 1) }
+            return properties.shadowMask.map { .mask($0) }
+        }
+        // The alpha of a layer that draws one rounded rectangle is that rectangle: analytic too.
+        if contents == nil, properties.gradient == nil, sublayers.isEmpty, let bg = backgroundColor, bg.alpha > 0,
+           borderWidth == 0 || bg.alpha >= 1 {
+            return .analytic(bounds, cornerRadius: cornerRadius, alpha: bg.alpha)
+        }
+        return .layerAlpha
+    }
+}
+
+/// How a shadow is drawn.
+enum ShadowKind: Equatable {
+    /// The analytic shadow of a (rounded) rectangle (layer space), its alpha scaled by `alpha`.
+    case analytic(Rect, cornerRadius: Double, alpha: Double)
+    /// A rasterised `shadowPath`, blurred once per change.
+    case mask(ShadowMask)
+    /// The alpha of the layer and its subtree (its group image), blurred once per change.
+    case layerAlpha
+}

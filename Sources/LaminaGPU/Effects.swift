@@ -1,0 +1,304 @@
+import Foundation
+import CGLES
+import LaminaGeometry
+
+/// Core Animation's blur radius convention: a `shadowRadius` (or a backdrop blur's radius)
+/// of r points is a Gaussian of standard deviation σ = r points. (Apple documents no formula;
+/// design tools' conversions — a Sketch or Figma blur B is `shadowRadius` B/2, and a CSS
+/// blur B is σ = B/2 — agree on σ = `shadowRadius`.) Shadows reach 3σ past their shape.
+public enum BlurRadius {
+    public static func sigma(forRadius r: Double) -> Double { r.isFinite ? max(0, r) : 0 }
+    /// How far past its source a blur of radius `r` reaches (3σ: 99.7 % of its weight).
+    public static func reach(ofRadius r: Double) -> Double { 3 * sigma(forRadius: r) }
+}
+
+/// What a blur produced: its target, and the source texels it covers (its pixel (i, j)
+/// covers `downsampling`² texels from `sourceRect`'s origin + (i, j)·`downsampling`).
+public struct BlurredImage {
+    public let target: OffscreenTarget
+    /// In texels of the source (may reach past the source: the padding, where the blur spreads).
+    public let sourceRect: PixelRect
+    public let downsampling: Int
+    public var texture: Texture { target.texture! }
+}
+
+/// Separable Gaussian blur on the GPU, with the scratch targets it reuses. Large blurs
+/// are done on a downsampled copy (halved while σ exceeds 4 texels: each halving is an
+/// exact 2×2 mean, whose variance is taken out of the blur that follows), so a blur costs
+/// at most 2 × 25 taps per output pixel, whatever its radius; the result is drawn back
+/// with linear filtering (a signal blurred by ≥ 3 texels has nothing a bilinear
+/// reconstruction loses).
+public final class GaussianBlur {
+    public let device: GPUDevice
+    /// Scratch targets by size, kept between frames (`trim()` frees those unused since).
+    private var scratch: [PixelSize: [OffscreenTarget]] = [:]
+    private var used: Set<PixelSize> = []
+    /// The largest σ blurred at full resolution (texels).
+    public static let maximumDirectSigma = 4.0
+    /// Blur passes drawn (downsampling and the two directions), for tests and statistics.
+    public private(set) var passes = 0
+
+    public init(device: GPUDevice) { self.device = device }
+
+    /// A target of `size` pixels from the scratch pool (or a new one).
+    public func target(_ size: PixelSize) throws -> OffscreenTarget {
+        used.insert(size)
+        if var list = scratch[size], let t = list.popLast() {
+            scratch[size] = list
+            if !t.isReleased { return t }
+        }
+        return try OffscreenTarget(device: device, pixelSize: size)
+    }
+
+    /// Gives a target back to the pool.
+    public func recycle(_ t: OffscreenTarget) {
+        guard !t.isReleased else { return }
+        scratch[t.pixelSize, default: []].append(t)
+    }
+
+    /// Frees pooled targets of sizes not asked for since the last trim (call once a frame).
+    public func trim() {
+        for (size, list) in scratch where !used.contains(size) {
+            for t in list { t.release() }
+            scratch[size] = nil
+        }
+        used.removeAll(keepingCapacity: true)
+    }
+
+    /// Frees every pooled target.
+    public func releaseAll() {
+        for list in scratch.values { for t in list { t.release() } }
+        scratch.removeAll()
+        used.removeAll()
+    }
+
+    /// Pooled targets (live GPU objects the blur holds).
+    public var pooledTargets: Int { scratch.values.reduce(0) { $0 + $1.count } }
+
+    /// The normalised weights w₀…w_R of a Gaussian of `sigma` texels (R = ⌈3σ⌉, at most 32).
+    public static func weights(sigma: Double) -> [Float] {
+        guard sigma > 0.05 else { return [1] }
+        let radius = min(32, Int((3 * sigma).rounded(.up)))
+        var w = (0...radius).map { exp(-Double($0 * $0) / (2 * sigma * sigma)) }
+        let total = w[0] + 2 * w.dropFirst().reduce(0, +)
+        w = w.map { $0 / total }
+        return w.map(Float.init)
+    }
+
+    /// Blurs `region` (texels) of `source` by a Gaussian of `sigma` texels; texels outside
+    /// the region count as transparent. The result covers the region grown by 3σ on every
+    /// side (rounded up to the downsampling). With `tint`, the result is the tint (straight
+    /// alpha) times the blurred alpha: a shadow. The caller owns the result's target
+    /// (`recycle` it, or release it).
+    public func blur(_ source: Texture, region: PixelRect, sigma: Double, tint: Color? = nil) throws -> BlurredImage {
+        let program = try device.program(vertex: "quad.vert", fragment: "blur.frag")
+        let s = max(0, sigma.isFinite ? sigma : 0)
+        var d = 1
+        while s / Double(d) > GaussianBlur.maximumDirectSigma && d < 64 { d *= 2 }
+        let pad = Int((3 * s).rounded(.up))
+        // Level 0: the region and its padding, in source texels.
+        let originX = region.x - pad, originY = region.y - pad
+        var w = region.width + 2 * pad, h = region.height + 2 * pad
+        let valid = (region.x, region.y, region.x + region.width, region.y + region.height)
+        var current: (texture: Texture, target: OffscreenTarget?) = (source, nil)
+        var origin = (originX, originY), bounds = valid
+        var level = 1
+        while level < d {
+            w = (w + 1) / 2; h = (h + 1) / 2
+            let next = try target(PixelSize(width: w, height: h))
+            try draw(program, into: next, from: current.texture, mode: 0, origin: origin, valid: bounds)
+            if let t = current.target { recycle(t) }
+            current = (next.texture!, next)
+            origin = (0, 0); bounds = (0, 0, w, h)
+            level *= 2
+        }
+        // What remains of σ at this level (the 2×2 means' variance taken out).
+        let dd = Double(d)
+        let variance = s * s / (dd * dd) - (dd * dd - 1) / (12 * dd * dd)
+        let weights = GaussianBlur.weights(sigma: variance > 0 ? variance.squareRoot() : 0)
+        let size = PixelSize(width: w, height: h)
+        let horizontal = try target(size)
+        try draw(program, into: horizontal, from: current.texture, mode: 1, origin: origin, valid: bounds, direction: (1, 0),
+                 weights: weights)
+        if let t = current.target { recycle(t) }
+        let vertical = try target(size)
+        try draw(program, into: vertical, from: horizontal.texture!, mode: 1, origin: (0, 0), valid: (0, 0, size.width, size.height),
+                 direction: (0, 1), weights: weights, tint: tint)
+        recycle(horizontal)
+        return BlurredImage(target: vertical, sourceRect: PixelRect(x: originX, y: originY, width: size.width * d, height: size.height * d),
+                            downsampling: d)
+    }
+
+    private func draw(_ program: Program, into target: OffscreenTarget, from texture: Texture, mode: Int32,
+                      origin: (Int, Int), valid: (Int, Int, Int, Int), direction: (Int32, Int32) = (0, 0),
+                      weights: [Float] = [1], tint: Color? = nil) throws {
+        let pass = try device.beginRenderPass(on: target, clear: nil)
+        // Every output pixel is written, replacing what a pooled target held (no blending).
+        let indexed = device.gl.indexedDrawBuffers
+        pass.draw(with: program, in: Rect(x: 0, y: 0, width: Double(target.pixelSize.width), height: Double(target.pixelSize.height))) { p in
+            LaminaGLState.setBlending(false, indexed: indexed)
+            glActiveTexture(GLenum(GL_TEXTURE0))
+            glBindTexture(GLenum(GL_TEXTURE_2D), texture.name)
+            glBindSampler(0, device.sampler(min: .nearest, mag: .nearest).name)
+            glUniform1i(p.uniformLocation("u_texture"), 0)
+            glUniform1i(p.uniformLocation("u_mode"), mode)
+            glUniform2i(p.uniformLocation("u_origin"), GLint(origin.0), GLint(origin.1))
+            glUniform4i(p.uniformLocation("u_valid"), GLint(valid.0), GLint(valid.1), GLint(valid.2), GLint(valid.3))
+            glUniform2i(p.uniformLocation("u_direction"), direction.0, direction.1)
+            glUniform1i(p.uniformLocation("u_radius"), GLint(weights.count - 1))
+            weights.withUnsafeBufferPointer { glUniform1fv(p.uniformLocation("u_weights[0]"), GLsizei($0.count), $0.baseAddress) }
+            if let tint {
+                let c = tint.premultiplied
+                glUniform4f(p.uniformLocation("u_tint"), GLfloat(c.r), GLfloat(c.g), GLfloat(c.b), GLfloat(c.a))
+            } else {
+                glUniform4f(p.uniformLocation("u_tint"), 0, 0, 0, -1)
+            }
+        }
+        LaminaGLState.setBlending(true, indexed: indexed)
+        pass.submit()
+        passes += 1
+    }
+}
+
+/// The separable blend modes of `compositingFilter` (W3C Compositing and Blending, on
+/// premultiplied colour), and plus-lighter (`kCAFilterPlusL`: the sum, clamped).
+public enum BlendMode: Int32, Sendable, CaseIterable, CustomStringConvertible {
+    case multiply, screen, overlay, darken, lighten, difference, plusLighter
+
+    public var description: String {
+        switch self {
+        case .multiply: return "multiply"
+        case .screen: return "screen"
+        case .overlay: return "overlay"
+        case .darken: return "darken"
+        case .lighten: return "lighten"
+        case .difference: return "difference"
+        case .plusLighter: return "plusLighter"
+        }
+    }
+
+    /// The blend of premultiplied source `s` over premultiplied backdrop `d` (red, green,
+    /// blue, alpha; 0…1): the formula the GPU evaluates, for references and tests.
+    public func apply(_ s: (Double, Double, Double, Double), over d: (Double, Double, Double, Double)) -> (Double, Double, Double, Double) {
+        if self == .plusLighter { return (min(1, s.0 + d.0), min(1, s.1 + d.1), min(1, s.2 + d.2), min(1, s.3 + d.3)) }
+        let sa = s.3, da = d.3
+        func channel(_ sc: Double, _ dc: Double) -> Double {
+            let b: Double
+            switch self {
+            case .multiply: b = sc * dc
+            case .screen: b = sc * da + dc * sa - sc * dc
+            case .overlay: b = 2 * dc <= da ? 2 * sc * dc : sa * da - 2 * (da - dc) * (sa - sc)
+            case .darken: b = min(sc * da, dc * sa)
+            case .lighten: b = max(sc * da, dc * sa)
+            case .difference: b = sc * da + dc * sa - 2 * min(sc * da, dc * sa)
+            case .plusLighter: b = 0
+            }
+            return min(1, max(0, sc * (1 - da) + dc * (1 - sa) + b))
+        }
+        return (channel(s.0, d.0), channel(s.1, d.1), channel(s.2, d.2), sa + da - sa * da)
+    }
+}
+
+extension RenderPass {
+    /// Copies `region` (pixels of the target, top-left origin; clamped to it) of what the
+    /// pass's target holds now into `destination` at (0, 0), top row first: the backdrop a
+    /// blend mode or a backdrop blur reads. Quads pending are drawn first.
+    public func copyPixels(_ region: PixelRect, into destination: OffscreenTarget) throws {
+        guard !isSubmitted else { throw RenderPassError.usedAfterSubmit(operation: "copyPixels") }
+        let x0 = max(0, region.x), y0 = max(0, region.y)
+        let x1 = min(target.pixelSize.width, region.x + region.width), y1 = min(target.pixelSize.height, region.y + region.height)
+        guard x1 > x0, y1 > y0 else { return }
+        flush()
+        prepare()
+        let src = target.glScissor(for: PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0))
+        let dx0 = GLint(x0 - region.x), dy0 = GLint(y0 - region.y)
+        let dx1 = dx0 + src.width, dy1 = dy0 + src.height
+        glBindFramebuffer(GLenum(GL_READ_FRAMEBUFFER), target.framebufferName)
+        glBindFramebuffer(GLenum(GL_DRAW_FRAMEBUFFER), destination.framebufferName)
+        var readBuffer: GLint = 0
+        let external = target.texture == nil
+        if external { glGetIntegerv(GLenum(GL_READ_BUFFER), &readBuffer) }
+        let redirect = external && GLenum(readBuffer) != target.laminaColorBuffer
+        if redirect { glReadBuffer(target.laminaColorBuffer) }
+        glDisable(GLenum(GL_SCISSOR_TEST))
+        if target.bottomRowFirst {
+            glBlitFramebuffer(src.x, src.y, src.x + src.width, src.y + src.height, dx0, dy1, dx1, dy0,
+                              GLbitfield(GL_COLOR_BUFFER_BIT), GLenum(GL_NEAREST))
+        } else {
+            glBlitFramebuffer(src.x, src.y, src.x + src.width, src.y + src.height, dx0, dy0, dx1, dy1,
+                              GLbitfield(GL_COLOR_BUFFER_BIT), GLenum(GL_NEAREST))
+        }
+        if redirect { glReadBuffer(GLenum(readBuffer)) }
+        device.gl.activePass = nil   // the pass sets its state again before it draws
+        device.checkGLError("glBlitFramebuffer (a backdrop copy of \(region))")
+    }
+
+    /// Draws `image` into `rect` (points, under `transform`) blended with what the target
+    /// holds there by `mode` (exact on premultiplied colour; `blend.frag`), faded by
+    /// `alpha`. `backdrop` must hold a copy of the target's pixels under `rect`
+    /// (`copyPixels`), addressed by the same unit coordinates as `image`.
+    public func drawBlended(_ image: Texture, backdrop: Texture, in rect: Rect, mode: BlendMode, alpha: Double,
+                            transform: Transform3D = .identity) throws {
+        guard !isSubmitted else { throw RenderPassError.usedAfterSubmit(operation: "drawBlended") }
+        let program = try device.program(vertex: "quad.vert", fragment: "blend.frag")
+        let indexed = device.gl.indexedDrawBuffers
+        draw(with: program, in: rect, transform: transform) { p in
+            LaminaGLState.setBlending(false, indexed: indexed)
+            glActiveTexture(GLenum(GL_TEXTURE1))
+            glBindTexture(GLenum(GL_TEXTURE_2D), backdrop.name)
+            glBindSampler(1, device.sampler(min: .nearest, mag: .nearest).name)
+            glActiveTexture(GLenum(GL_TEXTURE0))
+            glBindTexture(GLenum(GL_TEXTURE_2D), image.name)
+            glBindSampler(0, device.sampler(min: .nearest, mag: .nearest).name)
+            glUniform1i(p.uniformLocation("u_texture"), 0)
+            glUniform1i(p.uniformLocation("u_backdrop"), 1)
+            glUniform1f(p.uniformLocation("u_alpha"), GLfloat(alpha))
+            glUniform1i(p.uniformLocation("u_mode"), mode.rawValue)
+        }
+        LaminaGLState.setBlending(true, indexed: indexed)
+        // Unit 1 back to nothing (Lamina uses only unit 0 otherwise).
+        glActiveTexture(GLenum(GL_TEXTURE1))
+        glBindTexture(GLenum(GL_TEXTURE_2D), 0)
+        glBindSampler(1, 0)
+        glActiveTexture(GLenum(GL_TEXTURE0))
+    }
+}
+
+/// The kinds of `GradientLayer` (`CAGradientLayerType`).
+public enum GradientType: Int32, Sendable, CaseIterable {
+    case axial, radial, conic
+}
+
+extension GPUDevice {
+    /// Renders a gradient into `target` (the whole target is the layer's bounds, `size`
+    /// points): colours (straight alpha) at increasing `locations` (0…1), interpolated in
+    /// premultiplied colour, dithered by half an 8-bit step when `dither` is set.
+    /// At most 16 stops (more are resampled to 16).
+    public func renderGradient(_ type: GradientType, colors: [Color], locations: [Double], start: Point, end: Point,
+                               size: Size, dither: Bool = true, into target: OffscreenTarget) throws {
+        guard !colors.isEmpty else { return }
+        var stops = Array(zip(locations, colors))
+        if stops.count > 16 {
+            stops = (0..<16).map { i in stops[i * (stops.count - 1) / 15] }
+        }
+        let program = try self.program(vertex: "quad.vert", fragment: "gradient.frag")
+        let pass = try beginRenderPass(on: target, clear: .clear)
+        var colorValues: [GLfloat] = [], locationValues: [GLfloat] = []
+        for (l, c) in stops {
+            let p = c.premultiplied
+            colorValues += [GLfloat(p.r), GLfloat(p.g), GLfloat(p.b), GLfloat(p.a)]
+            locationValues.append(GLfloat(l))
+        }
+        pass.draw(with: program, in: Rect(origin: .zero, size: target.size)) { p in
+            glUniform1i(p.uniformLocation("u_type"), type.rawValue)
+            glUniform2f(p.uniformLocation("u_size"), GLfloat(size.width), GLfloat(size.height))
+            glUniform2f(p.uniformLocation("u_start"), GLfloat(start.x), GLfloat(start.y))
+            glUniform2f(p.uniformLocation("u_end"), GLfloat(end.x), GLfloat(end.y))
+            glUniform1i(p.uniformLocation("u_count"), GLint(stops.count))
+            glUniform4fv(p.uniformLocation("u_colors[0]"), GLsizei(stops.count), colorValues)
+            glUniform1fv(p.uniformLocation("u_locations[0]"), GLsizei(stops.count), locationValues)
+            glUniform1f(p.uniformLocation("u_dither"), dither ? 1 : 0)
+        }
+        pass.submit()
+    }
+}
