@@ -156,7 +156,7 @@ public final class Compositor: @unchecked Sendable {
         var stack = [root]
         while let l = stack.popLast() {
             if case .backingStore(let store)? = l.contents { uploads.append(store.upload()) }
-            stack += l.sublayers
+            stack += l.renderChildren
         }
         return (tree, uploads)
     }
@@ -535,7 +535,7 @@ public final class Compositor: @unchecked Sendable {
     private func releaseUnusedGroupTargets() {
         guard let tree else { return }
         effects.releaseUnused(in: tree)
-        for (id, image) in groupImages where tree.surfaces[id] == nil || tree.nodes[id]?.isGroup != true {
+        for (id, image) in groupImages where tree.surfaces[id] == nil || (tree.nodes[id]?.isGroup != true && tree.surfaces[id]?.maskOwner == nil) {
             image.target.release()
             groupImages[id] = nil
         }
@@ -751,14 +751,29 @@ struct SurfaceDrawer {
             try setClips(item.clip)
             pass.cutPlanes = []
             cutting = false
-            guard let (texture, rect) = try compositor.compositeImage(layer.id, scale: scale, within: groupLimit, stats: &stats) else { return }
+            guard var (texture, rect) = try compositor.compositeImage(layer.id, scale: scale, within: groupLimit, stats: &stats) else { return }
             // (A transition's mix holds the opacities of its old and new pictures.)
             let own = layer.properties.transition != nil ? 1 : layer.opacity
             let alpha = node.inheritedAlpha * own
-            if layer.shadowKind == .layerAlpha,
-               let (shadow, shadowRect) = try compositor.effects.layerShadow(node, image: texture, rect: rect, renders: tree.surfaces[layer.id]?.renders ?? 0,
-                                                                                   scale: scale, stats: &stats) {
-                try pass.draw(shadow, in: shadowRect, alpha: alpha, transform: offset)
+            var shadow: (Texture, Rect)?
+            if layer.shadowKind == .layerAlpha {
+                shadow = try compositor.effects.layerShadow(node, image: texture, rect: rect, renders: tree.surfaces[layer.id]?.renders ?? 0,
+                                                            scale: scale, stats: &stats)
+            }
+            if layer.mask != nil {
+                // The image (and its shadow) multiplied by the mask's image, as one image.
+                let maskID = RenderTree.maskSurfaceID(of: layer.id)
+                guard let (maskTexture, maskRect) = try compositor.compositeImage(maskID, scale: scale, within: groupLimit, stats: &stats),
+                      let masked = try compositor.effects.masked(node, image: texture, rect: rect, shadow: shadow, mask: maskTexture,
+                                                                 maskRect: maskRect,
+                                                                 renders: [tree.surfaces[layer.id]?.renders ?? 0, tree.surfaces[maskID]?.renders ?? 0],
+                                                                 scale: scale, stats: &stats)
+                else { return }
+                (texture, rect) = masked
+                shadow = nil
+            }
+            if let (shadowTexture, shadowRect) = shadow {
+                try pass.draw(shadowTexture, in: shadowRect, alpha: alpha, transform: offset)
             }
             if let mode = layer.compositingFilter {
                 try compositor.effects.drawBlended(texture, in: rect, mode: mode, alpha: alpha, pass: pass, offset: offset)

@@ -124,7 +124,7 @@ extension Compositor {
         while let id = stack.popLast() {
             guard let n = tree.nodes[id] else { continue }
             states[id] = n.state
-            stack += n.state.sublayers
+            stack += n.state.children
         }
         // Without the layer's own opacity (it is part of the composite's mix), unless the
         // layer has no group opacity (then its items carry it). A transition running on it

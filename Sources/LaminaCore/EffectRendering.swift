@@ -15,6 +15,8 @@ final class EffectCaches {
     }
     private var shadows: [LayerID: Shadow] = [:]
     private var gradients: [LayerID: (style: GradientStyle, size: PixelSize, bounds: Size, target: OffscreenTarget)] = [:]
+    /// Masked composites: a layer's image (and its shadow) times its mask's image.
+    private var masked: [LayerID: (stamp: [Double], box: PixelRect, target: OffscreenTarget)] = [:]
 
     init(device: GPUDevice) {
         self.device = device
@@ -22,7 +24,7 @@ final class EffectCaches {
     }
 
     /// Live GPU targets held (cached shadows and gradients, pooled scratch).
-    var liveTargets: Int { shadows.count + gradients.count + blur.pooledTargets }
+    var liveTargets: Int { shadows.count + gradients.count + masked.count + blur.pooledTargets }
 
     // MARK: Shadows
 
@@ -120,6 +122,45 @@ final class EffectCaches {
         pass.flush()   // (before the scratch targets are used again)
     }
 
+    // MARK: Masks
+
+    /// A masked layer's composite: its image (and its layer-alpha shadow) drawn into one
+    /// image covering their box within the mask's, multiplied by the mask's alpha. Made
+    /// again only when the image, the mask's image or the shadow changed.
+    func masked(_ node: RenderTree.Node, image: Texture, rect: Rect, shadow: (Texture, Rect)?, mask: Texture, maskRect: Rect,
+                renders: [Int], scale: Double, stats: inout FrameStatistics) throws -> (Texture, Rect)? {
+        let id = node.state.id
+        var box = Box(rect)
+        if let s = shadow { box = box.union(Box(s.1)) }
+        box = box.intersection(Box(maskRect))
+        let limit = PixelSize(width: device.capabilities.maxRenderTargetSize, height: device.capabilities.maxRenderTargetSize)
+        guard !box.isEmpty, let px = Compositor.pixelBox(Box(minX: max(0, box.minX), minY: max(0, box.minY), maxX: box.maxX, maxY: box.maxY),
+                                                            scale: scale, limit: limit) else { return nil }
+        let origin = Point(x: Double(px.x) / scale, y: Double(px.y) / scale)
+        let out = Rect(x: origin.x, y: origin.y, width: Double(px.width) / scale, height: Double(px.height) / scale)
+        var stamp = renders.map(Double.init) + [rect.minX, rect.minY, rect.width, rect.height, maskRect.minX, maskRect.minY,
+                                                maskRect.width, maskRect.height, Double(image.glName), Double(mask.glName)]
+        if let s = shadow { stamp += [Double(s.0.glName), s.1.minX, s.1.minY, s.1.width, s.1.height] }
+        if let m = masked[id], m.stamp == stamp, m.box == px, !m.target.isReleased { return (m.target.texture!, out) }
+        let target: OffscreenTarget
+        if let m = masked.removeValue(forKey: id), m.box.size == px.size, !m.target.isReleased { target = m.target } else {
+            masked[id]?.target.release()
+            target = try OffscreenTarget(device: device, pixelSize: px.size, scale: scale)
+        }
+        let pass = try device.beginRenderPass(on: target, clear: .clear)
+        let offset = Transform3D(translationX: -origin.x, y: -origin.y)
+        if let (t, r) = shadow { try pass.draw(t, in: r, transform: offset) }
+        try pass.draw(image, in: rect, minFilter: .nearest, magFilter: .nearest, transform: offset)
+        // The mask over the whole image: texture coordinates of the mask at its corners.
+        let source = Rect(x: (out.minX - maskRect.minX) / maskRect.width, y: (out.minY - maskRect.minY) / maskRect.height,
+                          width: out.width / maskRect.width, height: out.height / maskRect.height)
+        try pass.multiplyByAlpha(of: mask, in: out, maskSource: source, transform: offset)
+        pass.submit()
+        stats.offscreenPasses += 1
+        masked[id] = (stamp, px, target)
+        return (target.texture!, out)
+    }
+
     // MARK: Gradients
 
     /// A gradient layer's image, rendered on the GPU at the layer's on-screen resolution
@@ -163,6 +204,10 @@ final class EffectCaches {
             }
             if !keep { s.image.target.release(); shadows[id] = nil }
         }
+        for (id, m) in masked where tree.nodes[id]?.state.mask == nil {
+            m.target.release()
+            masked[id] = nil
+        }
         for (id, g) in gradients where tree.nodes[id]?.state.properties.gradient == nil {
             g.target.release()
             gradients[id] = nil
@@ -175,6 +220,8 @@ final class EffectCaches {
         shadows.removeAll()
         for g in gradients.values { g.target.release() }
         gradients.removeAll()
+        for m in masked.values { m.target.release() }
+        masked.removeAll()
         blur.releaseAll()
     }
 }

@@ -179,6 +179,8 @@ final class Surface {
     var grid: Grid?
     /// The backdrop-blur items (root only): damage within their reach grows by it.
     var backdrops: [Int] = []
+    /// A mask's surface: the layer it masks (its image multiplies that layer's composite).
+    var maskOwner: LayerID?
     init(id: LayerID) { self.id = id }
 
     func recomputeBounds() {
@@ -422,6 +424,8 @@ extension RenderTree {
         case finishContent(Node, Surface, clip: ClipChain?)
         /// After a group's content: the box of its composite in the parent surface.
         case finishGroup(Node, Surface, parent: Surface, index: Int)
+        /// After a mask's content: its surface's box.
+        case finishMask(Surface)
     }
 
     /// Works out the frame data of a subtree and its items, in paint order, without
@@ -484,6 +488,18 @@ extension RenderTree {
                     node.items = [index]
                     steps.append(.finishGroup(node, sub, parent: surface, index: index))
                     beginContent(node, surface: sub, clip: nil, everything: everything, steps: &steps)
+                    if let m = layer.mask, let maskNode = nodes[m] {
+                        // The mask: a surface of its own, its geometry in the layer's space.
+                        let masks = Surface(id: RenderTree.maskSurfaceID(of: layer.id))
+                        masks.maskOwner = layer.id
+                        surfaces[masks.id] = masks
+                        steps.append(.finishMask(masks))
+                        let local = maskNode.state.transformToSuperlayer
+                        steps.append(.visit(maskNode, world: local.concatenating(node.sublayerWorld), alpha: 1, parentVisible: true,
+                                            surface: masks, clip: nil, inDepth: false,
+                                            cuts: DepthCut.through(local, node.toSublayers, from: node.depthCuts,
+                                                                   isLeaf: maskNode.state.sublayers.isEmpty)))
+                    }
                 } else {
                     beginContent(node, surface: surface, clip: clip, everything: everything, steps: &steps)
                 }
@@ -497,6 +513,9 @@ extension RenderTree {
                 // A group node's own items live in its surface; its composite item is kept first.
                 if node.isGroup { node.groupItems = own } else { node.items = own }
                 refreshItems(node, everything: everything)
+
+            case let .finishMask(masks):
+                masks.recomputeBounds()
 
             case let .finishGroup(node, sub, parent, index):
                 sub.recomputeBounds()
@@ -615,8 +634,11 @@ extension RenderTree {
     /// Effects that composite the layer and its subtree as one image: a blend mode, a
     /// shadow that follows their alpha.
     static func needsEffectGroup(_ s: LayerState) -> Bool {
-        s.compositingFilter != nil || s.shadowKind == .layerAlpha
+        s.compositingFilter != nil || s.shadowKind == .layerAlpha || s.mask != nil
     }
+
+    /// The surface of the mask of layer `owner` (an id no layer has).
+    static func maskSurfaceID(of owner: LayerID) -> LayerID { LayerID(rawValue: owner.rawValue | 1 << 62) }
 
     /// The alpha a group's own items are drawn with in its image: 1 (its opacity applies
     /// to the composite) — except a layer made a group only by a transition that has no
@@ -816,6 +838,7 @@ extension RenderTree {
                 if !layer.sublayers.isEmpty {
                     for sub in ordered(layer.id) { if let n = nodes[sub] { stack.append(n) } }
                 }
+                if let m = layer.mask, let n = nodes[m] { stack.append(n) }
             }
         }
         for node in own where node.mark != doneMark {
@@ -847,8 +870,15 @@ extension RenderTree {
         var done = Set<LayerID>()
         while let g = dirtyGroups.max(by: { depth(of: $0) < depth(of: $1) }) {
             dirtyGroups.remove(g)
-            guard done.insert(g).inserted, let surface = surfaces[g], let node = nodes[g], let parent = surfaces[node.surface],
-                  let index = node.items.first else { continue }
+            guard done.insert(g).inserted, let surface = surfaces[g] else { continue }
+            if let owner = surface.maskOwner {
+                // A mask changed: its image is rendered again, and its layer's composite made again.
+                surface.isDirty = true
+                surface.recomputeBounds()
+                if !done.contains(owner), dirtyGroups.insert(owner).inserted { progressed.insert(owner) }
+                continue
+            }
+            guard let node = nodes[g], let parent = surfaces[node.surface], let index = node.items.first else { continue }
             if progressed.contains(g) { surface.compositeIsStale = true } else { surface.isDirty = true }
             let old = parent.items[index].bounds
             surface.recomputeBounds()
@@ -901,6 +931,7 @@ extension RenderTree {
     }
 
     private func depth(of id: LayerID) -> Int {
+        if nodes[id] == nil, let owner = surfaces[id]?.maskOwner { return depth(of: owner) + 1 }   // (before its layer)
         var n = 0
         var p = nodes[id]?.parent
         while let pid = p { n += 1; p = nodes[pid]?.parent }

@@ -134,6 +134,7 @@ open class Layer {
     /// Removes the layer from its superlayer's sublayers. O(1): N siblings removed one by
     /// one cost O(N) in all.
     public func removeFromSuperlayer() {
+        if let owner = maskOwner { owner.mask = nil; return }
         guard let parent = superlayer else { return }
         superlayer = nil
         if !addedAnimations.isEmpty || sublayerCount > 0 { Transaction.invalidateAnimationEvents() }
@@ -177,11 +178,48 @@ open class Layer {
         return false
     }
 
-    /// The top of this layer's tree.
+    /// The top of this layer's tree (a mask layer's: its owner's).
     public var rootLayer: Layer {
         var l = self
-        while let s = l.superlayer { l = s }
+        while let s = l.renderParent { l = s }
         return l
+    }
+
+    // MARK: Mask
+
+    /// A layer whose alpha (its contents, background and sublayers, with its own geometry
+    /// in this layer's space) masks this layer and its sublayers (`CALayer.mask`):
+    /// antialiased, under any transform, combined with `masksToBounds`, `cornerRadius` and
+    /// opacity. A mask is in no tree of its own (its `superlayer` is nil); setting a layer
+    /// that has a superlayer or masks another layer takes it from there. A layer and its
+    /// mask composite as one offscreen image, multiplied by the mask's image (each kept
+    /// until something in it changes).
+    public var mask: Layer? {
+        didSet {
+            guard mask !== oldValue else { return }
+            if let new = mask, new === self || isDescendant(of: new) {   // a cycle: refused
+                mask = oldValue
+                return
+            }
+            if let old = oldValue, old.maskOwner === self { old.maskOwner = nil }
+            if let new = mask {
+                new.removeFromSuperlayer()
+                if let previous = new.maskOwner, previous !== self { previous.mask = nil }
+                new.maskOwner = self
+                new.subtreeInserted()
+            }
+            changed([.sublayers, .effects])
+        }
+    }
+    /// The layer this one masks (nil: none).
+    public internal(set) weak var maskOwner: Layer?
+    /// The layer above this one for rendering, timing and delivery: its superlayer, or the
+    /// layer it masks.
+    var renderParent: Layer? { superlayer ?? maskOwner }
+    /// Sublayers and the mask: what renderers hold below this layer.
+    var renderChildren: [Layer] {
+        guard let m = mask else { return sublayers }
+        return sublayers + [m]
     }
 
     /// The properties renderers see, stored together (copied in one piece at a commit).
@@ -217,7 +255,7 @@ open class Layer {
             l.subtreeDescribed = true
             l.changed(.all)
             if case .backingStore(let store)? = l.contents { Transaction.noteNeedsFullUpload(store) }
-            stack += l.sublayers
+            stack += l.renderChildren
         }
     }
     /// The layer and its whole subtree are among the current transaction's changes,
@@ -253,7 +291,7 @@ open class Layer {
         var ref = contents?.reference
         if case .external(let b)? = contents { ref = .external(ExternalRef(buffer: b, lend: contentsLend)) }
         return LayerState(id: id, properties: properties, preservesDepth: preservesDepth, contents: ref,
-                          sublayers: sublayers.isEmpty ? [] : sublayers.map(\.id), changes: pendingChanges,
+                          sublayers: sublayers.isEmpty ? [] : sublayers.map(\.id), mask: mask?.id, changes: pendingChanges,
                           animations: addedAnimations)
     }
 

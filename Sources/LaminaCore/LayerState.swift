@@ -139,6 +139,10 @@ public final class LayerState: Sendable {
     public let preservesDepth: Bool
     public let contents: ContentRef?
     public let sublayers: [LayerID]
+    /// The mask layer (`Layer.mask`), held below this layer like a sublayer but not drawn as one.
+    public let mask: LayerID?
+    /// Sublayers and the mask.
+    var children: [LayerID] { mask.map { sublayers + [$0] } ?? sublayers }
     /// What changed since the layer's previous state was handed over (everything for a
     /// layer the renderers may not know): renderers use it instead of comparing states.
     public let changes: LayerChanges
@@ -148,15 +152,15 @@ public final class LayerState: Sendable {
     let effects: [AnimationEffect]
 
     init(id: LayerID, properties: LayerProperties, preservesDepth: Bool, contents: ContentRef?, sublayers: [LayerID],
-         changes: LayerChanges, animations: [AddedAnimation] = []) {
+         mask: LayerID? = nil, changes: LayerChanges, animations: [AddedAnimation] = []) {
         self.id = id; self.properties = properties; self.preservesDepth = preservesDepth
-        self.contents = contents; self.sublayers = sublayers; self.changes = changes; self.animations = animations
+        self.contents = contents; self.sublayers = sublayers; self.mask = mask; self.changes = changes; self.animations = animations
         effects = animations.isEmpty ? [] : animations.map { $0.effect }
     }
 
     private init(presenting properties: LayerProperties, of s: LayerState) {
         id = s.id; self.properties = properties; preservesDepth = s.preservesDepth; contents = s.contents
-        sublayers = s.sublayers; changes = s.changes; animations = s.animations; effects = s.effects
+        sublayers = s.sublayers; mask = s.mask; changes = s.changes; animations = s.animations; effects = s.effects
     }
 
     /// The same layer showing `properties` (what its animations present).

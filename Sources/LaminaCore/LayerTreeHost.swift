@@ -131,7 +131,7 @@ public final class LayerTreeHost {
             // Debugging aid: the model's layers are found by walking the tree.
             var byID: [LayerID: Layer] = [:]
             var stack = [rootLayer]
-            while let l = stack.popLast() { byID[l.id] = l; stack += l.sublayers }
+            while let l = stack.popLast() { byID[l.id] = l; stack += l.renderChildren }
             for record in displays {
                 guard let layer = byID[record.layerID] else { continue }
                 overlays.append((record.rect, Color(red: 1, green: 0, blue: 1, alpha: 0.35), layer.transformToRoot))

@@ -224,7 +224,7 @@ public final class RenderTree {
         var stack = [root]
         while let l = stack.popLast() {
             states[l.id] = l.state
-            stack += l.sublayers
+            stack += l.renderChildren
         }
         self.init(root: root.id, states: states)
     }
@@ -272,10 +272,10 @@ public final class RenderTree {
             // Only what `changes` names is compared (the model's setters are the only way
             // these change; a layer the renderers may not know comes with all of them).
             let c = s.changes
-            if c.contains(.sublayers), node.state.sublayers != s.sublayers {
+            if c.contains(.sublayers), node.state.children != s.children {
                 structural.append(s.id)
-                let kept = Set(s.sublayers)
-                for c in node.state.sublayers where !kept.contains(c) { detached.append(c) }
+                let kept = Set(s.children)
+                for c in node.state.children where !kept.contains(c) { detached.append(c) }
                 node.ordered = nil
             }
             if c.contains(.contents) { setContent(old: node.state.contents, new: s.contents) }
@@ -294,7 +294,7 @@ public final class RenderTree {
         for s in update.layers { incoming[s.id] = s }
         // New sublayers: known ones move here; unknown ones are created from the update.
         for id in structural {
-            guard let list = nodes[id]?.state.sublayers else { continue }
+            guard let list = nodes[id]?.state.children else { continue }
             for c in list { newParents[c] = id }
         }
         for (child, parent) in Array(newParents) {
@@ -310,7 +310,7 @@ public final class RenderTree {
         // Detached sublayers that found no new parent leave, with their subtrees (a
         // descendant moved elsewhere in the update stays).
         for id in detached where newParents[id] == nil {
-            guard let node = nodes[id], let p = node.parent, nodes[p]?.state.sublayers.contains(id) != true else { continue }
+            guard let node = nodes[id], let p = node.parent, nodes[p]?.state.children.contains(id) != true else { continue }
             remove(id, keeping: newParents, removed: &changes.removed)
         }
         return changes
@@ -334,7 +334,7 @@ public final class RenderTree {
             if !state.animations.isEmpty { noteAnimations(of: node, model: state) }
             setContent(old: nil, new: state.contents)
             created.append(state.id)
-            for c in state.sublayers {
+            for c in state.children {
                 claims[c] = state.id
                 if let known = nodes[c] {
                     if known.parentNode !== node { known.parentNode?.ordered = nil }
@@ -350,7 +350,7 @@ public final class RenderTree {
         var stack = [id]
         while let current = stack.popLast() {
             guard let node = nodes[current] else { continue }
-            for c in node.state.sublayers {
+            for c in node.state.children {
                 if let p = moved[c], p != current { continue }   // moved out of the leaving subtree
                 stack.append(c)
             }

@@ -225,7 +225,9 @@ public enum Transaction {
         }
         let layoutTime = clock.lap()
         if layoutRuns { timings.layout = layoutTime }     // a phase with nothing to do reads 0
-        // Display: every invalid layer draws once.
+        // Display: every invalid layer draws once (shape layers now shown larger than they
+        // were rasterised are invalid too).
+        ShapeLayer.redisplayWhereScaleGrew()
         phaseObserver?(.display)
         let toDisplay = displayQueue.take()
         for layer in toDisplay {
@@ -430,7 +432,7 @@ struct HostedTrees {
     init(roots: Set<LayerID>) { self.roots = roots }
     mutating func contains(_ layer: Layer) -> Bool {
         // Most changed layers have a superlayer already looked at: one look-up, no path.
-        if let parent = layer.superlayer, let k = known[ObjectIdentifier(parent)], k || !roots.contains(layer.id) { return k }
+        if let parent = layer.renderParent, let k = known[ObjectIdentifier(parent)], k || !roots.contains(layer.id) { return k }
         var path: [Layer] = []
         var l = layer
         var result = false
@@ -439,7 +441,7 @@ struct HostedTrees {
             path.append(l)
             // A rendered root may itself have a superlayer (Compositor.render(child)).
             if roots.contains(l.id) { result = true; break }
-            guard let p = l.superlayer else { result = false; break }
+            guard let p = l.renderParent else { result = false; break }
             l = p
         }
         for (i, p) in path.enumerated() where i > 0 || p.sublayerCount > 0 { known[ObjectIdentifier(p)] = result }

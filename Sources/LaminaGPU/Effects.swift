@@ -264,6 +264,30 @@ extension RenderPass {
     }
 }
 
+extension RenderPass {
+    /// Multiplies what the target holds inside `rect` (points, under `transform`) by the
+    /// alpha of `mask` drawn there ("destination in": a mask layer), every channel. The
+    /// quad may reach past the mask's image: `maskSource` is the unit rectangle of the mask
+    /// the quad shows (outside 0…1 the alpha is 0).
+    public func multiplyByAlpha(of mask: Texture, in rect: Rect, maskSource: Rect = Rect(x: 0, y: 0, width: 1, height: 1),
+                                transform: Transform3D = .identity) throws {
+        guard !isSubmitted else { throw RenderPassError.usedAfterSubmit(operation: "multiplyByAlpha") }
+        let program = try device.program(vertex: "quad.vert", fragment: "mask.frag")
+        let indexed = device.gl.indexedDrawBuffers
+        let zero = GLenum(GL_ZERO), alpha = GLenum(GL_SRC_ALPHA)
+        draw(with: program, in: rect, transform: transform) { p in
+            if let i = indexed { i.blendFunc(0, zero, alpha, zero, alpha) } else { glBlendFuncSeparate(zero, alpha, zero, alpha) }
+            glActiveTexture(GLenum(GL_TEXTURE0))
+            glBindTexture(GLenum(GL_TEXTURE_2D), mask.name)
+            glBindSampler(0, device.sampler(min: .linear, mag: .linear).name)
+            glUniform1i(p.uniformLocation("u_texture"), 0)
+            glUniform4f(p.quadUniforms.texRect, GLfloat(maskSource.minX), GLfloat(maskSource.minY),
+                        GLfloat(maskSource.width), GLfloat(maskSource.height))
+        }
+        LaminaGLState.setAdditive(false, indexed: indexed)   // back to premultiplied source-over
+    }
+}
+
 /// The kinds of `GradientLayer` (`CAGradientLayerType`).
 public enum GradientType: Int32, Sendable, CaseIterable {
     case axial, radial, conic

@@ -216,7 +216,7 @@ public final class RenderPass {
 
     /// Draws with a caller's program (built with `GPUDevice.makeProgram` or
     /// `GPUDevice.program`, on `quad.vert`): the unit quad placed at `rect`, `u_transform`
-    /// and `u_texRect` set; `setUniforms` sets the rest. One draw call, after the quads
+    /// and `u_texRect` (0, 0, 1, 1) set; `setUniforms` sets the rest (and may set `u_texRect`). One draw call, after the quads
     /// pending before it. Does nothing on a submitted pass.
     public func draw(with program: Program, in rect: Rect, transform: Transform3D = .identity,
                      setUniforms: (Program) -> Void = { _ in }) {
@@ -225,6 +225,7 @@ public final class RenderPass {
         prepare()
         glBindVertexArray(device.unitQuad().vertexArray.name)
         bind(program)
+        glUniform4f(program.quadUniforms.texRect, 0, 0, 1, 1)   // (setUniforms may choose another)
         setUniforms(program)
         let placement = Transform3D(scaleX: rect.size.width, y: rect.size.height)
             .concatenating(Transform3D(translationX: rect.origin.x, y: rect.origin.y))
@@ -236,7 +237,6 @@ public final class RenderPass {
             }
             glUniformMatrix4fv(program.quadUniforms.transform, 1, GLboolean(GL_FALSE), values.baseAddress)
         }
-        glUniform4f(program.quadUniforms.texRect, 0, 0, 1, 1)
         glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
         drawCalls += 1
         device.gl.drawCalls += 1

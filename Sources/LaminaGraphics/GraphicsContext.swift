@@ -308,6 +308,57 @@ public final class GraphicsContext {
 
     /// An upper bound of the current path's length in user points (curves count their
     /// control polygon).
+    /// Replaces the current path by its part from `start` to `end`, fractions (0…1) of its
+    /// length measured along all its sub-paths in order (`CAShapeLayer.strokeStart` and
+    /// `strokeEnd`). The part is made of line segments (the path flattened to Cairo's
+    /// tolerance, a tenth of a device pixel); the whole path (0…1) is left as it is.
+    public func trimPath(from start: Double, to end: Double) {
+        guard isValid else { return }
+        let s = start.isFinite ? min(max(start, 0), 1) : 0, e = end.isFinite ? min(max(end, 0), 1) : 1
+        if s <= 0 && e >= 1 { return }
+        guard let path = cairo_copy_path_flat(c) else { return }
+        defer { cairo_path_destroy(path) }
+        guard path.pointee.status == CAIRO_STATUS_SUCCESS, let data = path.pointee.data else { return }
+        // The flattened sub-paths as polylines (a closed one ends at its start).
+        var polylines: [[(Double, Double)]] = []
+        var i = 0
+        while i < Int(path.pointee.num_data) {
+            let header = data[i].header
+            switch header.type {
+            case CAIRO_PATH_MOVE_TO: polylines.append([(data[i + 1].point.x, data[i + 1].point.y)])
+            case CAIRO_PATH_LINE_TO:
+                if polylines.isEmpty { polylines.append([]) }
+                polylines[polylines.count - 1].append((data[i + 1].point.x, data[i + 1].point.y))
+            case CAIRO_PATH_CLOSE_PATH:
+                if let first = polylines.last?.first { polylines[polylines.count - 1].append(first) }
+            default: break
+            }
+            i += Int(header.length)
+        }
+        var total = 0.0
+        for line in polylines where line.count > 1 {
+            for k in 1..<line.count { total += hypot(line[k].0 - line[k - 1].0, line[k].1 - line[k - 1].1) }
+        }
+        cairo_new_path(c)
+        guard total > 0, e > s else { return }
+        let a = s * total, b = e * total
+        var walked = 0.0
+        for line in polylines where line.count > 1 {
+            var drawing = false
+            for k in 1..<line.count {
+                let p = line[k - 1], q = line[k]
+                let len = hypot(q.0 - p.0, q.1 - p.1)
+                let from = walked, to = walked + len
+                walked = to
+                guard to > a, from < b, len > 0 else { continue }
+                func at(_ d: Double) -> (Double, Double) { let t = (d - from) / len; return (p.0 + t * (q.0 - p.0), p.1 + t * (q.1 - p.1)) }
+                let u = at(max(a, from)), v = at(min(b, to))
+                if !drawing { cairo_move_to(c, u.0, u.1); drawing = true }
+                cairo_line_to(c, v.0, v.1)
+            }
+        }
+    }
+
     private func pathLength() -> Double {
         guard let path = cairo_copy_path(c) else { return .infinity }
         defer { cairo_path_destroy(path) }

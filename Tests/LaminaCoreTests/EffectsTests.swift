@@ -151,6 +151,30 @@ extension EffectsTests {
         s.shadowPath = Path(ellipseIn: Rect(x: 0, y: 0, width: 60, height: 60)); s.shadowOpacity = 1; s.shadowRadius = 5
         s.cornerRadius = 30
         root.addSublayer(s)
+        let masked = solid(Rect(x: 300, y: 120, width: 80, height: 80), Color(red: 0.8, green: 0.1, blue: 0.6))
+        masked.addSublayer(solid(Rect(x: 0, y: 0, width: 40, height: 40), Color(red: 0.1, green: 0.8, blue: 0.1)))
+        let m1 = ShapeLayer()
+        m1.path = Path(ellipseIn: Rect(x: 5, y: 5, width: 70, height: 70))
+        masked.mask = m1
+        masked.transform = Transform3D(rotationAngle: 0.3, x: 0, y: 0, z: 1)
+        root.addSublayer(masked)
+        let shape = ShapeLayer()
+        shape.position = Point(x: 300, y: 240)
+        var star = Path()
+        for i in 0..<10 {
+            let r = i % 2 == 0 ? 40.0 : 16.0, a = Double(i) * .pi / 5 - .pi / 2
+            let p = Point(x: r * cos(a), y: r * sin(a))
+            if i == 0 { star.move(to: p) } else { star.addLine(to: p) }
+        }
+        star.closeSubpath()
+        shape.path = star
+        shape.fillColor = Color(red: 1, green: 0.8, blue: 0)
+        shape.strokeColor = Color(red: 0.5, green: 0.2, blue: 0)
+        shape.lineWidth = 3
+        shape.lineJoin = .round
+        shape.strokeEnd = 0.7
+        root.addSublayer(shape)
+        try Transaction.flush()
         let (image, stats) = try render(root, width: 400, height: 300)
         print(stats)
         try image.writePNG(to: "/tmp/smoke.png")

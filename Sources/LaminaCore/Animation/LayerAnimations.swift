@@ -104,7 +104,7 @@ extension Layer {
     func localTime(at t: Double) -> Double {
         var chain: [Layer] = []
         var l: Layer? = self
-        while let c = l { chain.append(c); l = c.superlayer }
+        while let c = l { chain.append(c); l = c.renderParent }
         var time = t
         for c in chain.reversed() { time = c.properties.timing.local(time) }
         return time
@@ -113,7 +113,7 @@ extension Layer {
     /// Whether the layer's time stands still (its `speed`, or an ancestor's, is 0).
     var timeIsFrozen: Bool {
         var l: Layer? = self
-        while let c = l { if c.properties.timing.speed == 0 { return true }; l = c.superlayer }
+        while let c = l { if c.properties.timing.speed == 0 { return true }; l = c.renderParent }
         return false
     }
 
@@ -137,7 +137,7 @@ extension Layer {
         while let c = l {
             let timing = c.properties.timing
             time = timing.speed == 0 ? timing.beginTime : (time - timing.timeOffset) / timing.speed + timing.beginTime
-            l = c.superlayer
+            l = c.renderParent
         }
         return time
     }
