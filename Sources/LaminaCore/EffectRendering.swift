@@ -23,6 +23,8 @@ final class EffectCaches {
         blur = GaussianBlur(device: device)
     }
 
+    /// Cached shadow blurs.
+    var liveShadows: Int { shadows.count }
     /// Live GPU targets held (cached shadows and gradients, pooled scratch).
     var liveTargets: Int { shadows.count + gradients.count + masked.count + blur.pooledTargets }
 

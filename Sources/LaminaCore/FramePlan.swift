@@ -860,6 +860,11 @@ extension RenderTree {
                 progressed.insert(node.state.id)
             }
             if node.changes == .transitionProgress { node.changes = []; continue }   // (nothing else to work out)
+            // A layer-alpha shadow's colour, offset or radius changes no item of the group's image.
+            if node.isGroup, node.changes.isSubset(of: [.shadow, .transitionProgress]), node.state.shadowKind == .layerAlpha {
+                node.changes = []
+                continue
+            }
             node.changes = []
             let changed = refreshItems(node, everything: everything, contentsChanged: contentsChanged)
             note(changed, in: node.isGroup ? node.state.id : node.surface)

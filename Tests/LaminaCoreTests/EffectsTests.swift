@@ -127,6 +127,493 @@ struct EffectsTests {
 }
 
 extension EffectsTests {
+    @Test("the analytic shadow of a rounded rectangle and the layer-alpha path (the same shape blurred on the GPU) agree within 3/255 (σ 4) and 4/255 (σ 12, downsampled)",
+          arguments: [4.0, 12.0])
+    func fastAndGeneralAgree(radius: Double) throws {
+        func scene(general: Bool) -> Layer {
+            let root = rootLayer()
+            let l = solid(Rect(x: 50, y: 40, width: 90, height: 70), Color(red: 0.1, green: 0.4, blue: 0.8))
+            l.cornerRadius = 18
+            l.shadowOpacity = 0.9
+            l.shadowRadius = radius
+            l.shadowOffset = Size(width: 6, height: 14)
+            // An empty sublayer: the shadow must follow the alpha of the layer's subtree.
+            if general { l.addSublayer(Layer()) }
+            root.addSublayer(l)
+            return root
+        }
+        let (fast, fastStats) = try render(scene(general: false))
+        let (general, generalStats) = try render(scene(general: true))
+        #expect(fastStats.blurs == 0 && fastStats.offscreenPasses == 0)
+        #expect(generalStats.blurs == 1 && generalStats.offscreenPasses == 1)
+        let d = fast.difference(from: general, tolerance: radius > GaussianBlur.maximumDirectSigma ? 4 : 3)
+        #expect(d.differing == 0, "\(d.differing) pixels differ, by up to \(d.maxDifference)/255")
+        #expect(fast[150, 120] != white, "the shadow shows past the layer")
+    }
+
+    @Test("a shadow is blurred once: frames that change other layers or move nothing in it reuse it; a new shadow colour blurs again without rendering the image; new content renders and blurs again")
+    func shadowCache() throws {
+        try Transaction.flush()
+        let device = try GPUDevice()
+        defer { device.close() }
+        let target = try OffscreenTarget(device: device, size: Size(width: 200, height: 200))
+        let root = rootLayer()
+        let l = solid(Rect(x: 40, y: 40, width: 60, height: 60), Color(red: 1, green: 0.5, blue: 0))
+        let inner = solid(Rect(x: 10, y: 10, width: 20, height: 20), .white)
+        l.addSublayer(inner)
+        l.shadowOpacity = 1
+        l.shadowRadius = 6
+        let other = solid(Rect(x: 150, y: 150, width: 20, height: 20), .black)
+        root.addSublayer(l)
+        root.addSublayer(other)
+        let host = LayerTreeHost(rootLayer: root, target: target, background: .white)
+        defer { host.detach() }
+        try Transaction.flush()
+        #expect(host.lastFrame.blurs == 1 && host.lastFrame.offscreenPasses == 1)
+        other.backgroundColor = Color(red: 0, green: 0, blue: 1)
+        try Transaction.flush()
+        #expect(host.lastFrame.blurs == 0 && host.lastFrame.offscreenPasses == 0, "\(host.lastFrame)")
+        l.shadowColor = Color(red: 0.5, green: 0, blue: 0)
+        try Transaction.flush()
+        #expect(host.lastFrame.blurs == 1 && host.lastFrame.offscreenPasses == 0, "\(host.lastFrame)")
+        inner.backgroundColor = .black
+        try Transaction.flush()
+        #expect(host.lastFrame.blurs == 1 && host.lastFrame.offscreenPasses == 1, "\(host.lastFrame)")
+        // Turning the shadow off frees its blur; the layer is a single item again.
+        l.shadowOpacity = 0
+        try Transaction.flush()
+        #expect(host.compositor.effects.liveShadows == 0)
+    }
+
+    @Test("a non-rectangular shadowPath is rasterised once and blurred once; its shadow matches the CPU blur of the path's shape within 3/255")
+    func pathShadow() throws {
+        let root = rootLayer()
+        let l = Layer()
+        l.frame = Rect(x: 40, y: 40, width: 80, height: 80)
+        l.shadowPath = Path(ellipseIn: Rect(x: 0, y: 0, width: 80, height: 80))
+        l.shadowOpacity = 1
+        l.shadowRadius = 3
+        l.shadowOffset = Size(width: 0, height: 0)
+        root.addSublayer(l)
+        let (image, stats) = try render(root)
+        #expect(stats.blurs == 1 && stats.offscreenPasses == 0)
+        // The ellipse's coverage (4×4 supersampled), blurred.
+        var plane = [Double](repeating: 0, count: 200 * 200)
+        for y in 0..<200 {
+            for x in 0..<200 {
+                var c = 0.0
+                for sy in 0..<4 { for sx in 0..<4 {
+                    let px = Double(x) + (Double(sx) + 0.5) / 4 - 80, py = Double(y) + (Double(sy) + 0.5) / 4 - 80
+                    if px * px + py * py <= 1600 { c += 1 / 16 }
+                } }
+                plane[y * 200 + x] = c
+            }
+        }
+        let blurred = Self.blur(plane, width: 200, height: 200, sigma: 3)
+        var worst = 0.0
+        for y in 20..<140 { for x in 20..<140 { worst = max(worst, abs(Double(image[x, y].r) - 255 * (1 - blurred[y * 200 + x]))) } }
+        #expect(worst <= 3, "largest difference \(worst)/255")
+    }
+}
+
+// MARK: Blend modes and backdrops
+
+extension EffectsTests {
+    @Test("each compositingFilter equals its formula on premultiplied colour (W3C compositing), translucent source and backdrop, within 1/255",
+          arguments: BlendMode.allCases)
+    func blendMode(mode: BlendMode) throws {
+        let back = Color(red: 0.8, green: 0.3, blue: 0.55, alpha: 0.75)
+        let front = Color(red: 0.2, green: 0.7, blue: 0.9, alpha: 0.6)
+        func scene(_ filter: BlendMode?, front show: Bool) -> Layer {
+            let root = rootLayer()
+            root.addSublayer(solid(Rect(x: 20, y: 20, width: 100, height: 100), back))
+            let f = solid(Rect(x: 60, y: 60, width: 100, height: 100), front)
+            f.compositingFilter = filter
+            f.isHidden = !show
+            root.addSublayer(f)
+            return root
+        }
+        let (image, _) = try render(scene(mode, front: true), background: .clear)
+        let (backdrop, _) = try render(scene(nil, front: false), background: .clear)
+        func unit(_ p: RGBAPixel) -> (Double, Double, Double, Double) { (Double(p.r) / 255, Double(p.g) / 255, Double(p.b) / 255, Double(p.a) / 255) }
+        let s = front.premultiplied
+        for (x, y) in [(90, 90), (140, 140), (40, 40)] {
+            let d = unit(backdrop[x, y])
+            let inFront = x >= 60 && y >= 60
+            let e = inFront ? mode.apply((s.r, s.g, s.b, s.a), over: d) : d
+            let got = unit(image[x, y])
+            let worst = max(abs(got.0 - e.0), abs(got.1 - e.1), abs(got.2 - e.2), abs(got.3 - e.3)) * 255
+            #expect(worst <= 1.01, "\(mode) at (\(x), \(y)): got \(image[x, y]), expected \(e) (backdrop \(backdrop[x, y]))")
+        }
+    }
+
+    @Test("a backdrop blur equals the CPU blur of what lies behind the layer, inside its bounds (σ 4 within 2/255; σ 10, downsampled, within 4/255)",
+          arguments: [4.0, 10.0])
+    func backdropBlur(radius: Double) throws {
+        var stripes = RGBAImage(width: 200, height: 200)
+        for y in 0..<200 { for x in 0..<200 {
+            stripes[x, y] = (x / 7 + y / 11) % 2 == 0 ? px(230, 40, 30) : px(20, 60, 200)
+        } }
+        func scene(glass: Bool) -> Layer {
+            let root = rootLayer()
+            let back = Layer()
+            back.frame = Rect(x: 0, y: 0, width: 200, height: 200)
+            back.contents = .image(ContentImage(stripes))
+            root.addSublayer(back)
+            if glass {
+                let g = Layer()
+                g.frame = Rect(x: 60, y: 50, width: 90, height: 80)
+                g.backgroundFilters = [.gaussianBlur(radius: radius)]
+                root.addSublayer(g)
+            }
+            return root
+        }
+        let (image, stats) = try render(scene(glass: true))
+        #expect(stats.blurs == 1)
+        let (behind, _) = try render(scene(glass: false))
+        var worst = 0.0
+        for channel in 0..<3 {
+            var plane = [Double](repeating: 0, count: 200 * 200)
+            for y in 0..<200 { for x in 0..<200 {
+                let p = behind[x, y]
+                plane[y * 200 + x] = Double(channel == 0 ? p.r : channel == 1 ? p.g : p.b)
+            } }
+            let blurred = Self.blur(plane, width: 200, height: 200, sigma: radius)
+            for y in 51..<129 { for x in 61..<149 {
+                let p = image[x, y]
+                let got = Double(channel == 0 ? p.r : channel == 1 ? p.g : p.b)
+                worst = max(worst, abs(got - blurred[y * 200 + x]))
+            } }
+        }
+        #expect(worst <= (radius > GaussianBlur.maximumDirectSigma ? 4 : 2), "largest difference \(worst)/255")
+        #expect(image[30, 30] == behind[30, 30] && image[170, 170] == behind[170, 170], "outside the layer nothing changes")
+    }
+}
+
+// MARK: Masks
+
+extension EffectsTests {
+    /// A layer of `color` in `frame`, masked by a rounded rectangle of its bounds (corner
+    /// radius `r`), or showing that rounded rectangle itself.
+    func roundedScene(masked: Bool, transform: Transform3D, perspective: Bool) -> Layer {
+        let root = rootLayer()
+        if perspective { var t = Transform3D.identity; t.m34 = -1 / 300; root.sublayerTransform = t }
+        let l = solid(Rect(x: 50, y: 50, width: 100, height: 90), Color(red: 0.9, green: 0.2, blue: 0.3))
+        if masked {
+            let m = solid(Rect(x: 0, y: 0, width: 100, height: 90), .black)
+            m.cornerRadius = 25
+            l.mask = m
+        } else {
+            l.cornerRadius = 25
+        }
+        l.transform = transform
+        root.addSublayer(l)
+        return root
+    }
+
+    @Test("a mask of a rounded rectangle equals the layer drawn with those corners, flat, rotated and in perspective (within 2/255)",
+          arguments: [0, 1, 2])
+    func maskReftest(kind: Int) throws {
+        let t: Transform3D = kind == 0 ? .identity : kind == 1 ? Transform3D(rotationAngle: 0.5, x: 0, y: 0, z: 1)
+            : Transform3D(rotationAngle: 0.7, x: 0, y: 1, z: 0)
+        let (masked, stats) = try render(roundedScene(masked: true, transform: t, perspective: kind == 2))
+        let (reference, _) = try render(roundedScene(masked: false, transform: t, perspective: kind == 2))
+        #expect(stats.offscreenPasses >= 2, "the layer and its mask render offscreen: \(stats)")
+        let d = masked.difference(from: reference, tolerance: 2)
+        #expect(d.differing == 0, "\(d.differing) pixels differ by up to \(d.maxDifference)")
+        #expect(masked[100, 95] != white)
+    }
+
+    @Test("masks nest: a masked layer inside a masked layer shows only where both masks are; the mask's alpha and a ShapeLayer mask count")
+    func nestedMasks() throws {
+        let root = rootLayer()
+        let outer = solid(Rect(x: 20, y: 20, width: 160, height: 160), Color(red: 0, green: 0, blue: 1))
+        outer.mask = solid(Rect(x: 0, y: 0, width: 80, height: 160), .black)          // left half
+        let inner = solid(Rect(x: 0, y: 0, width: 160, height: 160), Color(red: 1, green: 0, blue: 0))
+        let circle = ShapeLayer()
+        circle.path = Path(ellipseIn: Rect(x: 30, y: 30, width: 100, height: 100))
+        inner.mask = circle
+        outer.addSublayer(inner)
+        let half = solid(Rect(x: 0, y: 140, width: 160, height: 20), Color(red: 0, green: 1, blue: 0))
+        half.mask = solid(Rect(x: 0, y: 0, width: 160, height: 20), Color(red: 0, green: 0, blue: 0, alpha: 0.5))
+        outer.addSublayer(half)
+        root.addSublayer(outer)
+        try Transaction.flush()
+        let (image, _) = try render(root)
+        func inCircle(_ x: Int, _ y: Int) -> Double {
+            let dx = Double(x) + 0.5 - 100, dy = Double(y) + 0.5 - 100
+            return (dx * dx + dy * dy).squareRoot() - 50
+        }
+        var checked = 0
+        for y in stride(from: 22, to: 158, by: 2) {
+            for x in stride(from: 10, to: 190, by: 2) where abs(inCircle(x, y)) > 1.5 && abs(x - 100) > 1 {
+                let expected: RGBAPixel
+                if x < 20 || x >= 100 { expected = white }
+                else if inCircle(x, y) < 0 { expected = red }
+                else { expected = blue }
+                #expect(image[x, y] == expected, "(\(x), \(y)): \(image[x, y]) expected \(expected)")
+                checked += 1
+                if image[x, y] != expected { return }
+            }
+        }
+        #expect(checked > 2000)
+        // Half-alpha mask over green, on blue (left half): 50 % green over blue.
+        let g = image[50, 170]
+        #expect(abs(Int(g.g) - 128) <= 1 && abs(Int(g.b) - 127) <= 1 && g.r == 0, "\(g)")
+        #expect(image[150, 170] == white)
+    }
+
+    @Test("a mask combines with masksToBounds + cornerRadius and group opacity: pixels inside all three show the layer's image at its opacity")
+    func maskWithClipsAndOpacity() throws {
+        let root = rootLayer()
+        let l = solid(Rect(x: 40, y: 40, width: 120, height: 120), Color(red: 1, green: 0, blue: 0))
+        l.masksToBounds = true
+        l.cornerRadius = 30
+        l.opacity = 0.5
+        l.addSublayer(solid(Rect(x: -20, y: -20, width: 80, height: 80), Color(red: 0, green: 0, blue: 1)))   // overlaps the corner
+        let m = ShapeLayer()
+        m.path = Path(rect: Rect(x: 0, y: 0, width: 120, height: 60))   // the top half only
+        l.mask = m
+        root.addSublayer(l)
+        try Transaction.flush()
+        let (image, _) = try render(root)
+        // Inside: blue over red as one image at half opacity, over white.
+        let blueHalf = image[60, 60], redHalf = image[140, 80]
+        #expect(abs(Int(blueHalf.r) - 127) <= 1 && abs(Int(blueHalf.b) - 255) <= 1 && abs(Int(blueHalf.g) - 127) <= 1, "\(blueHalf)")
+        #expect(abs(Int(redHalf.r) - 255) <= 1 && abs(Int(redHalf.g) - 127) <= 1, "\(redHalf)")
+        #expect(image[42, 42] == white, "the rounded corner clips")
+        #expect(image[100, 140] == white, "the mask's bottom half hides")
+        #expect(image[30, 60] == white, "the sublayer is clipped to the bounds")
+    }
+}
+
+// MARK: Shape and gradient layers
+
+/// The same drawing as a ShapeLayer, done by a layer's draw(in:) with the 2D context.
+private final class PathDrawing: Layer {
+    var path = Path()
+    override func draw(in ctx: GraphicsContext) {
+        ctx.setFillColor(Color(red: 0.9, green: 0.7, blue: 0.1))
+        ctx.addPath(path)
+        ctx.fillPath(using: .evenOdd)
+        ctx.setStrokeColor(Color(red: 0.2, green: 0.1, blue: 0.6))
+        ctx.setLineWidth(4)
+        ctx.setLineJoin(.round)
+        ctx.setLineCap(.round)
+        ctx.setLineDash(phase: 2, lengths: [12, 6])
+        ctx.addPath(path)
+        ctx.strokePath()
+    }
+}
+
+extension EffectsTests {
+    static func star(scale k: Double = 1, center: Point) -> Path {
+        var star = Path()
+        for i in 0..<10 {
+            let r = (i % 2 == 0 ? 60.0 : 25.0) * k, a = Double(i) * .pi / 5 - .pi / 2
+            let p = Point(x: center.x + r * cos(a), y: center.y + r * sin(a))
+            if i == 0 { star.move(to: p) } else { star.addLine(to: p) }
+        }
+        star.closeSubpath()
+        star.addEllipse(in: Rect(x: center.x - 10 * k, y: center.y - 10 * k, width: 20 * k, height: 20 * k))
+        return star
+    }
+
+    func styled(_ s: ShapeLayer) {
+        s.fillColor = Color(red: 0.9, green: 0.7, blue: 0.1)
+        s.fillRule = .evenOdd
+        s.strokeColor = Color(red: 0.2, green: 0.1, blue: 0.6)
+        s.lineWidth = 4
+        s.lineJoin = .round
+        s.lineCap = .round
+        s.lineDashPattern = [12, 6]
+        s.lineDashPhase = 2
+    }
+
+    @Test("a ShapeLayer equals the same path filled and stroked (dashes, joins, caps, even-odd) by draw(in:) with the 2D context (within 1/255)")
+    func shapeReftest() throws {
+        let root = rootLayer()
+        let shape = ShapeLayer()
+        shape.frame = Rect(x: 30, y: 30, width: 140, height: 140)
+        shape.path = Self.star(center: Point(x: 70, y: 70))
+        styled(shape)
+        root.addSublayer(shape)
+        try Transaction.flush()
+        let (image, _) = try render(root)
+        let root2 = rootLayer()
+        let drawn = PathDrawing()
+        drawn.frame = Rect(x: 30, y: 30, width: 140, height: 140)
+        drawn.path = Self.star(center: Point(x: 70, y: 70))
+        drawn.setNeedsDisplay()
+        root2.addSublayer(drawn)
+        try Transaction.flush()
+        let (reference, _) = try render(root2)
+        let d = image.difference(from: reference, tolerance: 1)
+        #expect(d.differing == 0, "\(d.differing) pixels differ by up to \(d.maxDifference)")
+        #expect(image[100, 60] != white && image[100, 100] == white, "filled, with the even-odd hole in the middle")
+    }
+
+    @Test("a ShapeLayer draws once per change of path or style, never on a move or transform; strokeStart/strokeEnd trim the stroke; a path outside the bounds shows")
+    func shapeCounts() throws {
+        try Transaction.flush()
+        let device = try GPUDevice()
+        defer { device.close() }
+        let target = try OffscreenTarget(device: device, size: Size(width: 200, height: 200))
+        let root = rootLayer()
+        let shape = ShapeLayer()                    // zero-sized, placed by position
+        shape.position = Point(x: 100, y: 100)
+        shape.path = Self.star(center: .zero)
+        styled(shape)
+        root.addSublayer(shape)
+        let host = LayerTreeHost(rootLayer: root, target: target, background: .white)
+        defer { host.detach() }
+        try Transaction.flush()
+        #expect(shape.displayCount == 1)
+        #expect(try target.readPixels()[100, 60] != white, "the path, outside the zero-sized bounds, shows")
+        shape.position = Point(x: 90, y: 110)
+        shape.transform = Transform3D(rotationAngle: 0.4, x: 0, y: 0, z: 1)
+        try Transaction.flush()
+        #expect(shape.displayCount == 1 && host.lastFrame.textureBytesUploaded == 0, "moving draws nothing: \(host.lastFrame)")
+        shape.path = Self.star(scale: 0.8, center: .zero)
+        shape.strokeColor = .black
+        try Transaction.flush()
+        #expect(shape.displayCount == 2 && host.lastFrame.layersDrawn == 1, "a new path and colour draw once together")
+        // Trimming: strokeEnd 0 leaves the fill only.
+        shape.transform = .identity
+        shape.position = Point(x: 100, y: 100)
+        shape.fillColor = nil
+        shape.strokeEnd = 0.5
+        try Transaction.flush()
+        let half = try target.readPixels()
+        shape.strokeEnd = 1
+        try Transaction.flush()
+        let whole = try target.readPixels()
+        let d = half.difference(from: whole, tolerance: 0)
+        #expect(d.differing > 200, "the second half of the stroke is missing at strokeEnd 0.5")
+        #expect(shape.displayCount == 4)
+    }
+
+    @Test("a ShapeLayer shown larger (a scale transform on an ancestor) is rasterised again at the new scale: it equals the path drawn at that scale, not a blurred enlargement")
+    func shapeScale() throws {
+        try Transaction.flush()
+        let device = try GPUDevice()
+        defer { device.close() }
+        let target = try OffscreenTarget(device: device, size: Size(width: 200, height: 200))
+        let root = rootLayer()
+        let container = Layer()
+        container.frame = Rect(x: 0, y: 0, width: 200, height: 200)
+        let shape = ShapeLayer()
+        shape.frame = Rect(x: 0, y: 0, width: 200, height: 200)
+        shape.path = Self.star(scale: 1 / 3, center: Point(x: 100 / 3, y: 100 / 3))
+        styled(shape)
+        shape.lineWidth = 4.0 / 3
+        shape.lineDashPattern = nil
+        container.addSublayer(shape)
+        root.addSublayer(container)
+        let host = LayerTreeHost(rootLayer: root, target: target, background: .white)
+        defer { host.detach() }
+        try Transaction.flush()
+        #expect(shape.rasterizedScale == 1)
+        container.anchorPoint = .zero
+        container.position = .zero
+        container.transform = Transform3D(scaleX: 3, y: 3)
+        try Transaction.flush()
+        #expect(shape.rasterizedScale == 3 && shape.displayCount == 2)
+        let scaled = try target.readPixels()
+        // The reference: the same path drawn 3× larger at scale 1.
+        let root2 = rootLayer()
+        let big = ShapeLayer()
+        big.frame = Rect(x: 0, y: 0, width: 200, height: 200)
+        big.path = Self.star(scale: 1, center: Point(x: 100, y: 100))
+        styled(big)
+        big.lineDashPattern = nil
+        root2.addSublayer(big)
+        try Transaction.flush()
+        let (reference, _) = try render(root2)
+        let d = scaled.difference(from: reference, tolerance: 2)
+        #expect(d.differing < 40, "\(d.differing) pixels differ by up to \(d.maxDifference) (a 3× enlargement of a 1× raster differs in thousands)")
+    }
+
+    @Test("axial and radial gradients equal the 2D context's (opaque stops, within 2/255: the dithering's half step and rounding)")
+    func gradientReftest() throws {
+        final class Drawn: Layer {
+            var radial = false
+            override func draw(in ctx: GraphicsContext) {
+                let g = Gradient(stops: [(0, Color(red: 1, green: 0.2, blue: 0)), (0.4, Color(red: 0.1, green: 0.8, blue: 0.3)),
+                                         (1, Color(red: 0.1, green: 0.1, blue: 0.9))])
+                if radial {
+                    ctx.drawRadialGradient(g, startCenter: Point(x: 60, y: 60), startRadius: 0, endCenter: Point(x: 60, y: 60), endRadius: 60)
+                } else {
+                    ctx.drawLinearGradient(g, start: Point(x: 0, y: 0), end: Point(x: 120, y: 120))
+                }
+            }
+        }
+        for radial in [false, true] {
+            let root = rootLayer()
+            let g = GradientLayer()
+            g.frame = Rect(x: 40, y: 40, width: 120, height: 120)
+            g.type = radial ? .radial : .axial
+            g.colors = [Color(red: 1, green: 0.2, blue: 0), Color(red: 0.1, green: 0.8, blue: 0.3), Color(red: 0.1, green: 0.1, blue: 0.9)]
+            g.locations = [0, 0.4, 1]
+            g.startPoint = radial ? Point(x: 0.5, y: 0.5) : .zero
+            g.endPoint = radial ? Point(x: 1, y: 1) : Point(x: 1, y: 1)
+            root.addSublayer(g)
+            let (image, _) = try render(root)
+            let root2 = rootLayer()
+            let d = Drawn()
+            d.radial = radial
+            d.frame = g.frame
+            d.setNeedsDisplay()
+            root2.addSublayer(d)
+            try Transaction.flush()
+            let (reference, _) = try render(root2)
+            let diff = image.difference(from: reference, tolerance: 2)
+            #expect(diff.differing == 0, "\(radial ? "radial" : "axial"): \(diff.differing) pixels differ by up to \(diff.maxDifference)")
+        }
+    }
+
+    @Test("gradients interpolate premultiplied colour; a conic gradient follows the angle; dithering keeps each column's mean on the exact value (no 8-bit bands)")
+    func gradientSemantics() throws {
+        let root = rootLayer()
+        let g = GradientLayer()
+        g.frame = Rect(x: 0, y: 0, width: 200, height: 40)
+        g.colors = [Color(red: 1, green: 0, blue: 0), Color(red: 0, green: 0, blue: 1, alpha: 0)]
+        g.startPoint = Point(x: 0, y: 0.5)
+        g.endPoint = Point(x: 1, y: 0.5)
+        root.addSublayer(g)
+        let ramp = GradientLayer()
+        ramp.frame = Rect(x: 0, y: 50, width: 200, height: 64)
+        ramp.colors = [Color(red: 100 / 255, green: 100 / 255, blue: 100 / 255), Color(red: 104 / 255, green: 104 / 255, blue: 104 / 255)]
+        ramp.startPoint = Point(x: 0, y: 0.5)
+        ramp.endPoint = Point(x: 1, y: 0.5)
+        root.addSublayer(ramp)
+        let cone = GradientLayer()
+        cone.frame = Rect(x: 0, y: 120, width: 80, height: 80)
+        cone.type = .conic
+        cone.colors = [.black, .white]
+        cone.startPoint = Point(x: 0.5, y: 0.5)
+        cone.endPoint = Point(x: 1, y: 0.5)
+        root.addSublayer(cone)
+        let (image, _) = try render(root)
+        // Halfway: premultiplied (0.5, 0, 0, 0.5) over white = (1, 0.5, 0.5); straight-alpha
+        // interpolation would give (0.75, 0.5, 0.75).
+        let mid = image[100, 20]
+        #expect(abs(Int(mid.r) - 255) <= 2 && abs(Int(mid.g) - 128) <= 2 && abs(Int(mid.b) - 128) <= 2, "\(mid)")
+        var worst = 0.0
+        for x in 0..<200 {
+            var sum = 0.0
+            for y in 50..<114 { sum += Double(image[x, y].g) }
+            let exact = 100 + 4 * (Double(x) + 0.5) / 200
+            worst = max(worst, abs(sum / 64 - exact))
+        }
+        #expect(worst < 0.3, "column means stay within 0.3 of the exact ramp (rounding alone errs by up to 0.5): \(worst)")
+        // The conic: angle from +x, clockwise on screen (y down): below the centre is a quarter turn.
+        let below = Double(image[40, 175].r), left = Double(image[5, 160].r), above = Double(image[40, 125].r)
+        #expect(abs(below - 64) <= 6 && abs(left - 128) <= 6 && abs(above - 191) <= 6, "\(below) \(left) \(above)")
+    }
+}
+
+extension EffectsTests {
     @Test("smoke picture") func smoke() throws {
         let root = rootLayer(width: 400, height: 300)
         let a = solid(Rect(x: 20, y: 20, width: 100, height: 70), Color(red: 0.2, green: 0.5, blue: 0.9))
