@@ -420,3 +420,88 @@ struct DamageCaseTests {
                 "the control: ignoring the age leaves the missed frame's square behind")
     }
 }
+
+@MainActor
+@Suite("Damage with layer effects", .serialized, .withoutImplicitAnimations)
+struct EffectDamageTests {
+    @Test("600 frames of random changes to shadows, masks, shape and gradient layers, blend modes and backdrop blurs: the damage-limited target equals a full recomposite, and every changed pixel lies inside the reported damage")
+    func randomEffectFrames() throws {
+        let rig = try DamageRig(size: Size(width: 160, height: 120))
+        defer { rig.close() }
+        let root = rig.root
+        var random = TestRandom(state: 0x5EED_0F_EFFEC7)
+        var layers: [Layer] = []
+        func color(_ alpha: Double = 1) -> Color { Color(red: random.double(0, 1), green: random.double(0, 1), blue: random.double(0, 1), alpha: alpha) }
+        func makeLayer(in parent: Layer) -> Layer {
+            let l: Layer
+            switch random.int(5) {
+            case 0:
+                let s = ShapeLayer()
+                s.path = Path(ellipseIn: Rect(x: 0, y: 0, width: random.double(10, 40), height: random.double(10, 30)))
+                s.fillColor = color()
+                s.strokeColor = random.chance(0.5) ? color() : nil
+                s.lineWidth = random.double(1, 4)
+                l = s
+            case 1:
+                let g = GradientLayer()
+                g.colors = [color(), color(random.chance(0.5) ? 0.5 : 1), color()]
+                g.type = [GradientType.axial, .radial, .conic][random.int(3)]
+                l = g
+            default:
+                l = Layer()
+            }
+            let p = parent.bounds.size
+            l.frame = Rect(x: random.double(-0.1, 0.8) * p.width, y: random.double(-0.1, 0.8) * p.height,
+                           width: random.double(0.2, 0.6) * p.width + 4, height: random.double(0.2, 0.6) * p.height + 4)
+            if random.chance(0.6) { l.backgroundColor = color(random.chance(0.3) ? 0.6 : 1) }
+            if random.chance(0.3) { l.cornerRadius = random.double(0, 10) }
+            return l
+        }
+        func addLayer() {
+            let parent = layers.isEmpty || random.chance(0.4) ? root : layers[random.int(layers.count)]
+            let l = makeLayer(in: parent)
+            parent.insertSublayer(l, at: random.int(parent.sublayers.count + 1))
+            layers.append(l)
+        }
+        for _ in 0..<10 { addLayer() }
+        try rig.settle()
+        var kinds: [Int: Int] = [:]
+        for frame in 0..<600 {
+            for _ in 0..<(1 + random.int(2)) {
+                let l = layers[random.int(layers.count)]
+                let kind = random.int(14)
+                switch kind {
+                case 0: l.position = Point(x: l.position.x + random.double(-12, 12), y: l.position.y + random.double(-12, 12))
+                case 1: l.shadowOpacity = random.chance(0.3) ? 0 : random.double(0.3, 1)
+                        l.shadowRadius = random.double(0, 8)
+                case 2: l.shadowOffset = Size(width: random.double(-8, 8), height: random.double(-8, 8)); l.shadowColor = color()
+                case 3: l.shadowPath = random.chance(0.4) ? nil : random.chance(0.5) ? Path(roundedRect: l.bounds, cornerRadius: 6)
+                            : Path(ellipseIn: l.bounds)
+                case 4: l.compositingFilter = random.chance(0.3) ? nil : BlendMode.allCases[random.int(BlendMode.allCases.count)]
+                case 5: l.backgroundFilters = random.chance(0.4) ? [] : [.gaussianBlur(radius: random.double(1, 6))]
+                case 6:
+                    if random.chance(0.4) { l.mask = nil } else {
+                        let m = random.chance(0.5) ? ShapeLayer() : Layer()
+                        if let s = m as? ShapeLayer { s.path = Path(ellipseIn: Rect(x: 0, y: 0, width: l.bounds.width, height: l.bounds.height)) }
+                        else { m.frame = Rect(x: random.double(0, 10), y: random.double(0, 10), width: l.bounds.width / 2, height: l.bounds.height); m.backgroundColor = .black }
+                        l.mask = m
+                    }
+                case 7: if let m = l.mask { m.position = Point(x: m.position.x + random.double(-6, 6), y: m.position.y + random.double(-6, 6)) }
+                        else { l.opacity = random.double(0.3, 1) }
+                case 8: l.transform = Transform3D(rotationAngle: random.double(-0.6, 0.6), x: 0, y: 0, z: 1)
+                case 9: if let g = l as? GradientLayer { g.colors = [color(), color(0.5)]; g.endPoint = Point(x: random.double(0, 1), y: 1) }
+                        else { l.backgroundColor = color() }
+                case 10: if let s = l as? ShapeLayer { s.path = Path(roundedRect: Rect(x: 0, y: 0, width: random.double(8, 40), height: 20), cornerRadius: 5) }
+                         else { l.cornerRadius = random.double(0, 12) }
+                case 11: l.isHidden.toggle()
+                case 12: l.bounds = Rect(origin: .zero, size: Size(width: random.double(6, 60), height: random.double(6, 50)))
+                default: if layers.count < 24 { addLayer() } else { l.masksToBounds.toggle() }
+                }
+                kinds[kind, default: 0] += 1
+            }
+            try rig.commitAndCheck("frame \(frame)")
+        }
+        #expect(kinds.count == 14)
+        #expect(rig.partial > 100, "\(rig.partial) frames were damage-limited, \(rig.skipped) skipped")
+    }
+}
