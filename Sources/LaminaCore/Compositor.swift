@@ -535,7 +535,7 @@ public final class Compositor: @unchecked Sendable {
     private func releaseUnusedGroupTargets() {
         guard let tree else { return }
         effects.releaseUnused(in: tree)
-        for (id, image) in groupImages where tree.surfaces[id] == nil || (tree.nodes[id]?.isGroup != true && tree.surfaces[id]?.maskOwner == nil) {
+        for (id, image) in groupImages where tree.surfaces[id] == nil || (tree.nodes[id]?.isGroup != true && tree.surfaces[id]?.owner == nil) {
             image.target.release()
             groupImages[id] = nil
         }
@@ -809,6 +809,19 @@ struct SurfaceDrawer {
             try compositor.effects.drawBackdrop(node, box: box, world: world, alpha: a, pass: pass, offset: offset, stats: &stats)
             pass.cutPlanes = []
             cutting = false
+        case .replicas:
+            // The sublayers' image, once per instance (transformed, tinted).
+            guard let style = layer.properties.replicator,
+                  let (texture, rect) = try compositor.compositeImage(RenderTree.replicaSurfaceID(of: layer.id), scale: scale,
+                                                                      within: groupLimit, stats: &stats) else { return }
+            pass.cutPlanes = []
+            cutting = false
+            defer { pass.tint = .white }
+            for (k, m) in RenderTree.instanceTransforms(node).enumerated() {
+                pass.tint = style.color(of: k)
+                let filter: TextureFilter = m.isIdentity ? .nearest : .linear
+                try pass.draw(texture, in: rect, alpha: a, minFilter: filter, magFilter: filter, transform: m.isIdentity ? offset : m.concatenating(offset))
+            }
         case .gradient:
             guard let texture = try compositor.effects.gradient(node, scale: scale) else { return }
             try pass.addTexture(texture, in: layer.bounds, transform: world, source: Rect(x: 0, y: 0, width: 1, height: 1), clamp: nil,

@@ -139,7 +139,7 @@ final class ClipChain {
 /// when drawn (the node's world transform, opacity and state were brought up to date by
 /// the same frame's plan).
 struct Item {
-    enum Slot { case shadow, backdrop, background, gradient, contents, border, group }
+    enum Slot { case shadow, backdrop, background, gradient, contents, replicas, border, group }
     let node: RenderTree.Node
     let slot: Slot
     /// The `masksToBounds` clips around it within its surface (nil: none).
@@ -181,6 +181,10 @@ final class Surface {
     var backdrops: [Int] = []
     /// A mask's surface: the layer it masks (its image multiplies that layer's composite).
     var maskOwner: LayerID?
+    /// A replicator's surface (its sublayers): the replicator (its image is drawn per instance).
+    var replicaOwner: LayerID?
+    /// The layer whose composite shows this surface's image (groups: the group itself).
+    var owner: LayerID? { maskOwner ?? replicaOwner }
     init(id: LayerID) { self.id = id }
 
     func recomputeBounds() {
@@ -426,6 +430,8 @@ extension RenderTree {
         case finishGroup(Node, Surface, parent: Surface, index: Int)
         /// After a mask's content: its surface's box.
         case finishMask(Surface)
+        /// After a replicator's sublayers: their surface's box.
+        case finishReplicas(Node, Surface)
     }
 
     /// Works out the frame data of a subtree and its items, in paint order, without
@@ -517,6 +523,9 @@ extension RenderTree {
             case let .finishMask(masks):
                 masks.recomputeBounds()
 
+            case let .finishReplicas(_, replicas):
+                replicas.recomputeBounds()
+
             case let .finishGroup(node, sub, parent, index):
                 sub.recomputeBounds()
                 var b = compositeBox(node, sub)
@@ -568,13 +577,30 @@ extension RenderTree {
             own.append(surface.items.count)
             surface.items.append(Item(node: node, slot: .contents, clip: inner))
         }
+        // A replicator's sublayers go into a surface of their own (drawn once offscreen, at
+        // alpha 1 and unclipped); its instances are one item here, clipped by its clips.
+        var sublayerSurface = surface, sublayerAlpha = node.alpha, sublayerClip = inner
+        if let r = layer.properties.replicator {
+            let replicas = Surface(id: RenderTree.replicaSurfaceID(of: layer.id))
+            replicas.replicaOwner = layer.id
+            surfaces[replicas.id] = replicas
+            if r.count > 0 {
+                own.append(surface.items.count)
+                surface.items.append(Item(node: node, slot: .replicas, clip: inner))
+            }
+            sublayerSurface = replicas
+            sublayerAlpha = 1
+            sublayerClip = nil
+            steps.append(.finishReplicas(node, replicas))   // (after the sublayers, before the border)
+        }
         if node.isGroup { node.groupItems = own } else { node.items = own }
-        steps.append(.finishContent(node, surface, clip: clip))
+        if layer.properties.replicator == nil { steps.append(.finishContent(node, surface, clip: clip)) }
+        else { steps.insert(.finishContent(node, surface, clip: clip), at: steps.count - 1) }
         for sub in ordered(layer.id).reversed() {
             guard let n = nodes[sub] else { continue }
             let local = n.state.transformToSuperlayer
             steps.append(.visit(n, world: local.concatenating(node.sublayerWorld),
-                                alpha: node.alpha, parentVisible: node.visible, surface: surface, clip: inner, inDepth: false,
+                                alpha: sublayerAlpha, parentVisible: node.visible, surface: sublayerSurface, clip: sublayerClip, inDepth: false,
                                 cuts: DepthCut.through(local, node.toSublayers, from: node.depthCuts, isLeaf: n.state.sublayers.isEmpty)))
         }
     }
@@ -628,6 +654,7 @@ extension RenderTree {
         if s.backdropBlurRadius > 0 { f |= 8 }
         if s.compositingFilter != nil { f |= 16 }
         if s.properties.gradient != nil { f |= 32 }
+        if let r = s.properties.replicator { f |= r.count > 0 ? 64 : 128 }
         return f
     }
 
@@ -719,6 +746,9 @@ extension RenderTree {
                 case .backdrop, .gradient:
                     layerBox = layerBox ?? Box.of(layer.bounds, node.world, everything: everything)
                     bounds = layerBox
+                case .replicas:
+                    bounds = RenderTree.replicasBox(node, image: surfaces[RenderTree.replicaSurfaceID(of: layer.id)]?.bounds,
+                                                    everything: everything)
                 case .shadow:
                     let o = layer.properties.shadowOffset, reach = BlurRadius.reach(ofRadius: layer.properties.shadowRadius)
                     var shape: Rect?
@@ -737,7 +767,7 @@ extension RenderTree {
                 }
             }
             // Wholly behind the eye at some level: not drawn.
-            if bounds != nil, !node.depthCuts.isEmpty, surface.items[index].slot != .shadow {
+            if bounds != nil, !node.depthCuts.isEmpty, surface.items[index].slot != .shadow, surface.items[index].slot != .replicas {
                 let r = surface.items[index].slot == .contents ? surface.items[index].frame : layer.bounds
                 if node.depthCuts.contains(where: { $0.excludes(r) }) { bounds = nil }
             }
@@ -809,7 +839,10 @@ extension RenderTree {
                 if let p = node.parentNode {
                     let local = layer.transformToSuperlayer
                     world = local.concatenating(p.sublayerWorld)
-                    alpha = p.alpha; parentVisible = p.visible
+                    // (A mask, and a replicator's sublayers, are drawn at alpha 1 into their images.)
+                    let isMask = p.state.mask == layer.id
+                    alpha = isMask || p.state.properties.replicator != nil ? 1 : p.alpha
+                    parentVisible = isMask || p.visible
                     node.world = world
                     if !(p.depthCuts.isEmpty && layer.sublayers.isEmpty && node.depthCuts.isEmpty) {
                         node.setDepthCuts(DepthCut.through(local, p.toSublayers, from: p.depthCuts, isLeaf: layer.sublayers.isEmpty))
@@ -883,6 +916,23 @@ extension RenderTree {
                 if !done.contains(owner), dirtyGroups.insert(owner).inserted { progressed.insert(owner) }
                 continue
             }
+            if let owner = surface.replicaOwner {
+                // Something in a replicator's sublayers changed: their image is rendered again;
+                // the instances' item covers its old and new boxes.
+                surface.isDirty = true
+                surface.recomputeBounds()
+                guard let node = nodes[owner], let own = ownSurface(node, owner) else { continue }
+                let list = node.isGroup ? node.groupItems : node.items
+                guard let index = list.first(where: { own.items[$0].slot == .replicas }) else { continue }
+                let old = own.items[index].bounds
+                var new = node.visible ? RenderTree.replicasBox(node, image: surface.bounds, everything: everything) : nil
+                if let b = new, let clip = own.items[index].clip { let c = b.intersection(clip.box); new = c.isEmpty ? nil : c }
+                own.items[index].bounds = new
+                if own.id == rootSurfaceID, own.grid != nil { own.grid!.remove(Int32(index)); own.grid!.insert(Int32(index), new) }
+                note(old, in: own.id)
+                note(new, in: own.id)
+                continue
+            }
             guard let node = nodes[g], let parent = surfaces[node.surface], let index = node.items.first else { continue }
             if progressed.contains(g) { surface.compositeIsStale = true } else { surface.isDirty = true }
             let old = parent.items[index].bounds
@@ -936,7 +986,7 @@ extension RenderTree {
     }
 
     private func depth(of id: LayerID) -> Int {
-        if nodes[id] == nil, let owner = surfaces[id]?.maskOwner { return depth(of: owner) + 1 }   // (before its layer)
+        if nodes[id] == nil, let owner = surfaces[id]?.owner { return depth(of: owner) + 1 }   // (before its layer)
         var n = 0
         var p = nodes[id]?.parent
         while let pid = p { n += 1; p = nodes[pid]?.parent }

@@ -119,6 +119,8 @@ public struct LayerProperties: Sendable, Equatable {
     public var backgroundFilters: [LayerFilter] = []
     /// A `GradientLayer`'s gradient.
     public var gradient: GradientStyle? = nil
+    /// A `ReplicatorLayer`'s instances.
+    public var replicator: ReplicatorStyle? = nil
     /// Where contents are drawn in the bounds space, instead of per `contentsGravity`
     /// (a `ShapeLayer`'s rasterised path covers the path's box, not its bounds).
     public var contentsPlacement: Rect? = nil

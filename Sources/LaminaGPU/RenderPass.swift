@@ -78,6 +78,10 @@ public final class RenderPass {
     /// another added at f give their exact cross-fade. Off by default.
     public var blendsAdditively = false
 
+    /// Texture quads added from now on are multiplied by this colour (straight alpha; a
+    /// replicator's instance colour). White (the default) changes nothing.
+    public var tint = Color.white
+
     /// Opens the pass: enters the device's context (held until `submit()`).
     /// The part of the target the pass may change, in GL window coordinates (nil: all of
     /// it): clears and draws outside it leave the target's pixels as they were.
@@ -379,7 +383,8 @@ public final class RenderPass {
         let state = BatchState(program: texture.isExternal ? .external : .texture, texture: texture.name,
                                filters: GPUDevice.samplerKey(min: minFilter, mag: magFilter),
                                blend: !isOpaque, clipDepth: Int32(clipDepth), clipWrite: .none)
-        let a = Float(alpha)
+        let a = Float(alpha * tint.alpha)
+        let color = tint == .white ? (a, a, a, a) : (a * Float(tint.red), a * Float(tint.green), a * Float(tint.blue), a)
         let limits: (Float, Float, Float, Float)
         if let c = clamp {
             limits = (Float(c.minX), Float(c.minY), Float(c.maxX), Float(c.maxY))
@@ -388,7 +393,7 @@ public final class RenderPass {
         }
         try appendQuad(rect, transform, state, texture,
                        coords: (source.origin.x, source.origin.y, source.origin.x + source.size.width, source.origin.y + source.size.height),
-                       color: (a, a, a, a), params: limits,
+                       color: color, params: limits,
                        flags: texture.isExternal ? (0, 0) : try RenderPass.channelFlags(texture.byteOrder, channels))
     }
 

@@ -424,7 +424,7 @@ struct DamageCaseTests {
 @MainActor
 @Suite("Damage with layer effects", .serialized, .withoutImplicitAnimations)
 struct EffectDamageTests {
-    @Test("600 frames of random changes to shadows, masks, shape and gradient layers, blend modes and backdrop blurs: the damage-limited target equals a full recomposite, and every changed pixel lies inside the reported damage")
+    @Test("600 frames of random changes to shadows, masks, shape, gradient and replicator layers, blend modes and backdrop blurs: the damage-limited target equals a full recomposite, and every changed pixel lies inside the reported damage")
     func randomEffectFrames() throws {
         let rig = try DamageRig(size: Size(width: 160, height: 120))
         defer { rig.close() }
@@ -447,6 +447,12 @@ struct EffectDamageTests {
                 g.colors = [color(), color(random.chance(0.5) ? 0.5 : 1), color()]
                 g.type = [GradientType.axial, .radial, .conic][random.int(3)]
                 l = g
+            case 2:
+                let r = ReplicatorLayer()
+                r.instanceCount = random.int(4)
+                r.instanceTransform = Transform3D(translationX: random.double(-20, 20), y: random.double(-10, 10))
+                r.instanceGreenOffset = -0.2
+                l = r
             default:
                 l = Layer()
             }
@@ -492,7 +498,11 @@ struct EffectDamageTests {
                 case 9: if let g = l as? GradientLayer { g.colors = [color(), color(0.5)]; g.endPoint = Point(x: random.double(0, 1), y: 1) }
                         else { l.backgroundColor = color() }
                 case 10: if let s = l as? ShapeLayer { s.path = Path(roundedRect: Rect(x: 0, y: 0, width: random.double(8, 40), height: 20), cornerRadius: 5) }
-                         else { l.cornerRadius = random.double(0, 12) }
+                         else if let r = l as? ReplicatorLayer {
+                             r.instanceCount = random.int(5)
+                             r.instanceTransform = Transform3D(rotationAngle: random.double(-1, 1), x: 0, y: 0, z: 1)
+                             r.instanceAlphaOffset = -random.double(0, 0.3)
+                         } else { l.cornerRadius = random.double(0, 12) }
                 case 11: l.isHidden.toggle()
                 case 12: l.bounds = Rect(origin: .zero, size: Size(width: random.double(6, 60), height: random.double(6, 50)))
                 default: if layers.count < 24 { addLayer() } else { l.masksToBounds.toggle() }
