@@ -213,13 +213,18 @@ open class Layer {
     }
     /// The layer this one masks (nil: none).
     public internal(set) weak var maskOwner: Layer?
-    /// The layer above this one for rendering, timing and delivery: its superlayer, or the
-    /// layer it masks.
-    var renderParent: Layer? { superlayer ?? maskOwner }
+    /// The layer that keeps this one as a part of itself, outside its sublayers (a tiled
+    /// layer's tiles).
+    weak var internalOwner: Layer?
+    /// The layer above this one for rendering, timing and delivery: its superlayer, the
+    /// layer it masks, or the layer it is a part of.
+    var renderParent: Layer? { superlayer ?? maskOwner ?? internalOwner }
+    /// What renderers draw as this layer's sublayers (a tiled layer puts its tiles first).
+    var renderSublayers: [Layer] { sublayers }
     /// Sublayers and the mask: what renderers hold below this layer.
     var renderChildren: [Layer] {
-        guard let m = mask else { return sublayers }
-        return sublayers + [m]
+        guard let m = mask else { return renderSublayers }
+        return renderSublayers + [m]
     }
 
     /// The properties renderers see, stored together (copied in one piece at a commit).
@@ -291,7 +296,7 @@ open class Layer {
         var ref = contents?.reference
         if case .external(let b)? = contents { ref = .external(ExternalRef(buffer: b, lend: contentsLend)) }
         return LayerState(id: id, properties: properties, preservesDepth: preservesDepth, contents: ref,
-                          sublayers: sublayers.isEmpty ? [] : sublayers.map(\.id), mask: mask?.id, changes: pendingChanges,
+                          sublayers: renderSublayers.map(\.id), mask: mask?.id, changes: pendingChanges,
                           animations: addedAnimations)
     }
 

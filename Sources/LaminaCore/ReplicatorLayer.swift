@@ -98,23 +98,7 @@ extension RenderTree {
         var out: [Transform3D] = [.identity]
         guard style.count > 1 else { return out }
         let g = node.sublayerWorld
-        // The plane's homography (x, y, 1) → (X, Y, W), inverted.
-        let h = [[g.m11, g.m12, g.m14], [g.m21, g.m22, g.m24], [g.m41, g.m42, g.m44]]
-        let det = h[0][0] * (h[1][1] * h[2][2] - h[1][2] * h[2][1]) - h[0][1] * (h[1][0] * h[2][2] - h[1][2] * h[2][0])
-            + h[0][2] * (h[1][0] * h[2][1] - h[1][1] * h[2][0])
-        guard det.isFinite, abs(det) > 1e-12 else { return out }
-        func cof(_ r: Int, _ c: Int) -> Double {
-            let rs = [0, 1, 2].filter { $0 != r }, cs = [0, 1, 2].filter { $0 != c }
-            let m = h[rs[0]][cs[0]] * h[rs[1]][cs[1]] - h[rs[0]][cs[1]] * h[rs[1]][cs[0]]
-            return (r + c) % 2 == 0 ? m : -m
-        }
-        // inverse[i][j] = cofactor[j][i] / det
-        let inv = (0..<3).map { i in (0..<3).map { j in cof(j, i) / det } }
-        var back = Transform3D.identity
-        back.m11 = inv[0][0]; back.m12 = inv[0][1]; back.m13 = 0; back.m14 = inv[0][2]
-        back.m21 = inv[1][0]; back.m22 = inv[1][1]; back.m23 = 0; back.m24 = inv[1][2]
-        back.m31 = 0; back.m32 = 0; back.m33 = 0; back.m34 = 0
-        back.m41 = inv[2][0]; back.m42 = inv[2][1]; back.m43 = 0; back.m44 = inv[2][2]
+        guard let back = RenderTree.planeInverse(g) else { return out }
         let s = node.state, a = s.anchorInBounds
         let step = style.transform.translated(before: (-a.x, -a.y, -s.anchorPointZ), after: (a.x, a.y, s.anchorPointZ))
         var power = Transform3D.identity
@@ -123,6 +107,41 @@ extension RenderTree {
             out.append(back.concatenating(power).concatenating(g))
         }
         return out
+    }
+
+    /// The box of `rect` (z = 0) under `m`, perspective divided (nil: a corner at or behind
+    /// the eye).
+    static func screenBox(of rect: Rect, _ m: Transform3D) -> Rect? {
+        var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
+        for (x, y) in [(rect.minX, rect.minY), (rect.maxX, rect.minY), (rect.minX, rect.maxY), (rect.maxX, rect.maxY)] {
+            let w = x * m.m14 + y * m.m24 + m.m44
+            guard w > 1e-9 else { return nil }
+            let px = (x * m.m11 + y * m.m21 + m.m41) / w, py = (x * m.m12 + y * m.m22 + m.m42) / w
+            minX = min(minX, px); minY = min(minY, py); maxX = max(maxX, px); maxY = max(maxY, py)
+        }
+        return Rect(x: minX, y: minY, width: maxX - minX, height: maxY - minY)
+    }
+
+    /// The inverse of a transform restricted to the plane z = 0: a 4×4 taking (X, Y, 0, W)
+    /// — points the transform gave — back to (x, y, 0, w) of the plane (nil: the plane is
+    /// seen edge-on, or not finite).
+    static func planeInverse(_ g: Transform3D) -> Transform3D? {
+        let h = [[g.m11, g.m12, g.m14], [g.m21, g.m22, g.m24], [g.m41, g.m42, g.m44]]
+        let det = h[0][0] * (h[1][1] * h[2][2] - h[1][2] * h[2][1]) - h[0][1] * (h[1][0] * h[2][2] - h[1][2] * h[2][0])
+            + h[0][2] * (h[1][0] * h[2][1] - h[1][1] * h[2][0])
+        guard det.isFinite, abs(det) > 1e-12 else { return nil }
+        func cof(_ r: Int, _ c: Int) -> Double {
+            let rs = [0, 1, 2].filter { $0 != r }, cs = [0, 1, 2].filter { $0 != c }
+            let m = h[rs[0]][cs[0]] * h[rs[1]][cs[1]] - h[rs[0]][cs[1]] * h[rs[1]][cs[0]]
+            return (r + c) % 2 == 0 ? m : -m
+        }
+        let inv = (0..<3).map { i in (0..<3).map { j in cof(j, i) / det } }   // adjugate / det
+        var back = Transform3D.identity
+        back.m11 = inv[0][0]; back.m12 = inv[0][1]; back.m13 = 0; back.m14 = inv[0][2]
+        back.m21 = inv[1][0]; back.m22 = inv[1][1]; back.m23 = 0; back.m24 = inv[1][2]
+        back.m31 = 0; back.m32 = 0; back.m33 = 0; back.m34 = 0
+        back.m41 = inv[2][0]; back.m42 = inv[2][1]; back.m43 = 0; back.m44 = inv[2][2]
+        return back
     }
 
     /// Where a replicator's instances go: the union of its image's box under each

@@ -184,6 +184,8 @@ public enum Transaction {
         guard !update.layers.isEmpty || !update.uploads.isEmpty else { return }
         for entry in renderers { entry.renderer?.receive(update) }
     }
+    /// Something outside the layers (a tile drawn on another thread) needs a commit.
+    static func requestCommit() { pendingChanges = true }
     static func noteNeedsLayout(_ layer: Layer) { layoutQueue.insert(layer); pendingChanges = true }
     static func noteNeedsDisplay(_ layer: Layer) { displayQueue.insert(layer); pendingChanges = true }
 
@@ -228,6 +230,7 @@ public enum Transaction {
         // Display: every invalid layer draws once (shape layers now shown larger than they
         // were rasterised are invalid too).
         ShapeLayer.redisplayWhereScaleGrew()
+        TiledLayer.updateTiles()
         phaseObserver?(.display)
         let toDisplay = displayQueue.take()
         for layer in toDisplay {
