@@ -570,8 +570,9 @@ extension RenderTree {
             surface.items.append(Item(node: node, slot: .background, clip: clip))
         }
         if layer.properties.gradient != nil {
+            // (Clipped like contents: by the layer's own masksToBounds.)
             own.append(surface.items.count)
-            surface.items.append(Item(node: node, slot: .gradient, clip: clip))
+            surface.items.append(Item(node: node, slot: .gradient, clip: inner))
         }
         if layer.showsContents {
             own.append(surface.items.count)

@@ -73,7 +73,7 @@ extension LayerBuilder {
             guard let radiusNode = f["radius"] else { throw node.error("roundedRect needs 'radius'") }
             let radius = try radiusNode.nonNegative(atMost: SceneLimits.maximumSize, "sizes")
             addShape = { $0.addRoundedRect(r, cornerRadius: radius) }
-        default: addShape = try path(shapeNode, commandsSoFar: &pathCommands)
+        default: let p = try path(shapeNode, commandsSoFar: &pathCommands); addShape = { $0.addPath(p) }
         }
         if shapeKey != "roundedRect", let r = f["radius"] { throw r.error("'radius' goes with roundedRect only") }
         let rule = try f["fillRule"]?.oneOf(FillRule.self) ?? .nonZero
@@ -145,10 +145,11 @@ extension LayerBuilder {
     }
 
     /// SVG-like path data: M x y, L x y, Q cx cy x y, C c1x c1y c2x c2y x y, Z (absolute).
-    private func path(_ node: JSONNode, commandsSoFar: inout Int) throws -> (GraphicsContext) -> Void {
+    /// A path's text: M, L, Q, C, Z commands with absolute coordinates.
+    func path(_ node: JSONNode, commandsSoFar: inout Int) throws -> Path {
         let text = try node.string()
         var tokens = text.replacingOccurrences(of: ",", with: " ").split(whereSeparator: \.isWhitespace).map(String.init)[...]
-        var commands: [(GraphicsContext) -> Void] = []
+        var path = Path()
         func numbers(_ n: Int, for command: String) throws -> [Double] {
             var out: [Double] = []
             for _ in 0..<n {
@@ -168,18 +169,18 @@ extension LayerBuilder {
                 throw node.error("more than \(SceneLimits.maximumPathCommands) path commands in this layer's drawing (the limit): simplify the path or split it over several layers")
             }
             switch command {
-            case "M": let v = try numbers(2, for: command); commands.append { $0.move(to: Point(x: v[0], y: v[1])) }
-            case "L": let v = try numbers(2, for: command); commands.append { $0.addLine(to: Point(x: v[0], y: v[1])) }
+            case "M": let v = try numbers(2, for: command); path.move(to: Point(x: v[0], y: v[1]))
+            case "L": let v = try numbers(2, for: command); path.addLine(to: Point(x: v[0], y: v[1]))
             case "Q": let v = try numbers(4, for: command)
-                commands.append { $0.addQuadCurve(to: Point(x: v[2], y: v[3]), control: Point(x: v[0], y: v[1])) }
+                path.addQuadCurve(to: Point(x: v[2], y: v[3]), control: Point(x: v[0], y: v[1]))
             case "C": let v = try numbers(6, for: command)
-                commands.append { $0.addCurve(to: Point(x: v[4], y: v[5]), control1: Point(x: v[0], y: v[1]), control2: Point(x: v[2], y: v[3])) }
-            case "Z", "z": commands.append { $0.closePath() }
+                path.addCurve(to: Point(x: v[4], y: v[5]), control1: Point(x: v[0], y: v[1]), control2: Point(x: v[2], y: v[3]))
+            case "Z", "z": path.closeSubpath()
             default: throw node.error("unknown path command '\(command.prefix(40))': use M, L, Q, C, Z with absolute coordinates")
             }
         }
-        guard !commands.isEmpty else { throw node.error("empty path") }
-        return { c in for cmd in commands { cmd(c) } }
+        guard !path.isEmpty else { throw node.error("empty path") }
+        return path
     }
 
     private func text(_ t: JSONNode, _ f: [String: JSONNode], _ node: JSONNode) throws -> (GraphicsContext) -> Void {

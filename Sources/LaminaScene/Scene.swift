@@ -172,9 +172,9 @@ struct LayerBuilder {
         "contents", "contentsRect", "contentsCenter", "contentsGravity", "contentsScale", "minificationFilter", "magnificationFilter",
         "sublayers", "drawing", "needsDisplayOnBoundsChange", "contentMode", "contentStretch",
         "animations", "beginTime", "speed", "timeOffset",
-    ]
+    ] + effectKeys + LayerBuilder.typeKeys.values.flatMap { $0 }
 
-    enum LayerType: String, CaseIterable { case layer, transformLayer }
+    enum LayerType: String, CaseIterable { case layer, transformLayer, shapeLayer, gradientLayer, replicatorLayer }
 
     /// One layer read from the file: how to make it, the settings to apply in order, and
     /// its superlayer (an earlier spec; -1 for the root).
@@ -183,6 +183,8 @@ struct LayerBuilder {
         var name: String?
         var parent: Int
         var make: @MainActor () -> Layer
+        /// The superlayer's `mask`, not a sublayer.
+        var isMask = false
         var settings: [@MainActor (Layer) -> Void] = []
         /// It has animations.
         var animates = false
@@ -198,10 +200,12 @@ struct LayerBuilder {
             guard specs.count < SceneLimits.maximumLayers else {
                 throw node.error("more than \(SceneLimits.maximumLayers) layers (the scene limit)")
             }
-            let (spec, children) = try layer(node, parent: parent, budget: &budget)
+            var (spec, children) = try layer(node, parent: parent < -1 ? -2 - parent : parent, budget: &budget)
+            spec.isMask = parent < -1
             specs.append(spec)
             let index = specs.count - 1
             for child in children.reversed() { pending.append((child, index)) }
+            if let m = try node.object(allowed: LayerBuilder.layerKeys)["mask"] { pending.append((m, -2 - index)) }   // (a mask: parent -2 - index)
         }
         return specs
     }
@@ -229,7 +233,7 @@ struct LayerBuilder {
         var remaining = specs.count - 1
         while remaining > 0 {
             for i in 1..<specs.count where depth[i].trailingZeroBitCount == round {
-                made[specs[i].parent].addSublayer(made[i])
+                if specs[i].isMask { made[specs[i].parent].mask = made[i] } else { made[specs[i].parent].addSublayer(made[i]) }
                 remaining -= 1
             }
             round += 1
@@ -264,9 +268,18 @@ struct LayerBuilder {
                 return drawn
             })
         } else {
-            spec = LayerSpec(node: node, name: name, parent: parent, make: { type == .transformLayer ? TransformLayer() : Layer() })
+            spec = LayerSpec(node: node, name: name, parent: parent, make: {
+                switch type {
+                case .layer: return Layer()
+                case .transformLayer: return TransformLayer()
+                case .shapeLayer: return ShapeLayer()
+                case .gradientLayer: return GradientLayer()
+                case .replicatorLayer: return ReplicatorLayer()
+                }
+            })
         }
         func set(_ body: @escaping @MainActor (Layer) -> Void) { spec.settings.append(body) }
+        try effects(f, type: type, set: set)
         if let name { set { $0.name = name } }
 
         if let frame = f["frame"] {
@@ -560,8 +573,11 @@ extension Scene {
                     layer.setNeedsDisplay()
                 }
                 d.needsFirstDisplay = false
+            } else if layer is ShapeLayer, (try? origins[ObjectIdentifier(layer)]?.node.object(allowed: LayerBuilder.layerKeys))?["contentsScale"] == nil {
+                layer.contentsScale = scale   // (rasterised at the target's scale)
             }
             stack += layer.sublayers
+            if let m = layer.mask { stack.append(m) }
         }
     }
 }

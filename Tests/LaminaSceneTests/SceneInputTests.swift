@@ -293,3 +293,54 @@ struct SceneReproducerTests {
         }
     }
 }
+
+@MainActor
+@Suite("Scene files: layer effects")
+struct SceneEffectInputTests {
+    @Test("bad effect values are errors naming the JSON path and the layer", arguments: [
+        (#""compositingFilter": "burn""#, "$.root.sublayers[0].compositingFilter", "expected one of: multiply, screen, overlay"),
+        (#""shadowRadius": -1"#, "$.root.sublayers[0].shadowRadius", "not be negative"),
+        (#""shadowOpacity": 2"#, "$.root.sublayers[0].shadowOpacity", "0"),
+        (#""shadowPath": {"circle": [0, 0, 4, 4]}"#, "$.root.sublayers[0].shadowPath.circle", "unknown property 'circle'"),
+        (#""backgroundFilters": [{"type": "sepia"}]"#, "$.root.sublayers[0].backgroundFilters[0]", "gaussianBlur"),
+        (#""colors": ["red"]"#, "$.root.sublayers[0].colors", "belongs to a layer of type gradientLayer"),
+        (#""type": "shapeLayer", "path": "M 0 0 X 3""#, "$.root.sublayers[0].path", "unknown path command 'X'"),
+        (#""type": "gradientLayer", "colors": ["red", "blue"], "locations": [0.5]"#, "$.root.sublayers[0].locations", "one entry per colour"),
+        (#""type": "gradientLayer", "gradientType": "spiral""#, "$.root.sublayers[0].gradientType", "axial, radial, conic"),
+        (#""type": "replicatorLayer", "instanceCount": 1e9"#, "$.root.sublayers[0].instanceCount", "0"),
+        (#""type": "transformLayer", "mask": {"frame": [0, 0, 4, 4]}"#, "$.root.sublayers[0].mask", "no mask"),
+        (#""mask": {"frame": [0, 0, 4, 4], "opacity": "x"}"#, "$.root.sublayers[0].mask.opacity", "expected a number"),
+    ])
+    func malformed(members: String, path: String, problem: String) throws {
+        let e = try #require(sceneError(oneLayer(members)), "should not parse: \(members)")
+        #expect(e.path == path, "\(e)")
+        #expect(e.problem.contains(problem), "\(e)")
+    }
+
+    @Test("effect keys build the layers they name: shadow, mask, blend mode, backdrop blur, shape, gradient and replicator layers")
+    func builds() throws {
+        let json = #"""
+        {"version": 1, "size": [64, 64], "root": {"frame": [0, 0, 64, 64], "sublayers": [
+          {"name": "a", "frame": [0, 0, 10, 10], "shadowOpacity": 0.5, "shadowRadius": 2, "shadowOffset": [1, 2], "shadowColor": "red",
+           "shadowPath": {"roundedRect": [0, 0, 10, 10], "radius": 3}, "compositingFilter": "screen",
+           "backgroundFilters": [{"type": "gaussianBlur", "radius": 4}], "mask": {"frame": [0, 0, 5, 5], "backgroundColor": "black"}},
+          {"type": "shapeLayer", "path": {"ellipse": [0, 0, 8, 8]}, "fillColor": null, "strokeColor": "blue", "strokeEnd": 0.5},
+          {"type": "gradientLayer", "gradientType": "radial", "colors": ["red", "blue"], "locations": [0, 1], "startPoint": [0.5, 0.5]},
+          {"type": "replicatorLayer", "instanceCount": 3, "instanceTransform": [{"translate": [5, 0]}], "instanceAlphaOffset": -0.2}
+        ]}}
+        """#
+        let scene = try Scene.parse(Data(json.utf8), file: "fx.json", baseDirectory: "/")
+        let subs = scene.root.sublayers
+        let a = subs[0]
+        #expect(a.shadowOpacity == 0.5 && a.shadowRadius == 2 && a.shadowOffset == Size(width: 1, height: 2) && a.shadowColor == .red)
+        #expect(a.shadowPath?.roundedRectShape?.cornerRadius == 3 && a.compositingFilter == .screen)
+        #expect(a.backgroundFilters == [.gaussianBlur(radius: 4)] && a.mask?.bounds.size == Size(width: 5, height: 5))
+        #expect(a.mask?.superlayer == nil && a.mask?.maskOwner === a)
+        let s = try #require(subs[1] as? ShapeLayer)
+        #expect(s.fillColor == nil && s.strokeColor == .blue && s.strokeEnd == 0.5 && s.path == Path(ellipseIn: Rect(x: 0, y: 0, width: 8, height: 8)))
+        let g = try #require(subs[2] as? GradientLayer)
+        #expect(g.type == .radial && g.colors == [.red, .blue] && g.locations == [0, 1])
+        let r = try #require(subs[3] as? ReplicatorLayer)
+        #expect(r.instanceCount == 3 && r.instanceTransform == Transform3D(translationX: 5, y: 0) && r.instanceAlphaOffset == -0.2)
+    }
+}

@@ -162,15 +162,32 @@ struct SceneFileTests {
             if l.opacity < 1 { kinds.insert("opacity") }
             if l.sublayerTransform.m34 != 0 { kinds.insert("perspective") }
             if !l.transform.isIdentity { kinds.insert("transform") }
+            if l.shadowOpacity > 0 { kinds.insert("shadow") }
+            if l.mask != nil { kinds.insert("mask") }
+            if l is ShapeLayer { kinds.insert("shapeLayer") }
+            if l is GradientLayer { kinds.insert("gradientLayer") }
+            if l is ReplicatorLayer { kinds.insert("replicatorLayer") }
+            if !l.backgroundFilters.isEmpty { kinds.insert("backdropBlur") }
+            if l.compositingFilter != nil { kinds.insert("blendMode") }
             l.sublayers.forEach(walk)
+            if let m = l.mask { walk(m) }
         }
         walk(scene.root)
-        #expect(kinds == ["transformLayer", "roundedClip", "border", "contents", "opacity", "perspective", "transform"])
+        #expect(kinds == ["transformLayer", "roundedClip", "border", "contents", "opacity", "perspective", "transform", "shadow", "mask",
+                          "shapeLayer", "gradientLayer", "replicatorLayer", "backdropBlur", "blendMode"])
+        #expect(stats.blurs >= 2, "the frosted glass and the star's shadow are blurred: \(stats)")
+        // The masked photo shows inside the star only; the multiply blend darkens the overlaps.
+        let starCentre = image[545, 470], outsideStar = image[474, 416]
+        #expect(starCentre != outsideStar && outsideStar.maxChannelDifference(RGBAPixel(r: 29, g: 35, b: 48, a: 255)) <= 2,
+                "star \(starCentre), corner \(outsideStar)")
+        let cyanMagenta = image[530, 552], cyan = image[505, 552]
+        #expect(cyanMagenta.r < 60 && cyanMagenta.g < 60 && cyanMagenta.b > 100, "multiply of cyan and magenta is blue: \(cyanMagenta)")
+        #expect(cyan.g > 180 && cyan.b > 230 && cyan.r < 40, "\(cyan)")
         // The flipped card shows its yellow front (the blue back faces away), turned about its centre.
         let centre = image[468, 112]
         #expect(centre.r > 200 && centre.g > 150 && centre.b < 60, "card centre \(centre)")
         var backPixels = 0   // the back's blue, #4285f4
-        for y in 0..<image.height { for x in 0..<image.width {
+        for y in 24..<200 { for x in 320..<616 {   // the card flip's frame (the effects row has blues of its own)
             let p = image[x, y]
             if p.maxChannelDifference(RGBAPixel(r: 66, g: 133, b: 244, a: 255)) <= 8 { backPixels += 1 }
         } }
