@@ -488,7 +488,18 @@ public final class Compositor: @unchecked Sendable {
             image = (try OffscreenTarget(device: device, pixelSize: box.size, scale: scale), box)
             surface.isDirty = true
         }
-        if image!.box != box { image!.box = box; surface.isDirty = true }
+        // Moved whole by a whole number of pixels since it was rendered, nothing else changed
+        // (`Surface.shift`): the image is the same, at its new place.
+        let shift = surface.shift
+        surface.shift = nil
+        if image!.box != box || shift != nil {
+            var reusable = false
+            if let s = shift, !surface.isDirty, image!.box.size == box.size {
+                reusable = abs(s.dx * scale - Double(box.x - image!.box.x)) < 1e-6 && abs(s.dy * scale - Double(box.y - image!.box.y)) < 1e-6
+            }
+            if !reusable { surface.isDirty = true }
+            image!.box = box
+        }
         groupImages[id] = image
         let origin = Point(x: Double(x0) / scale, y: Double(y0) / scale)
         if surface.isDirty {

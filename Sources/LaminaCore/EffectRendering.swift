@@ -38,7 +38,8 @@ final class EffectCaches {
         let layer = node.state, id = layer.id
         let (dx, dy, sigma) = RenderTree.shadowPlacement(node)
         let paint = layer.shadowPaint
-        let stamp = [Double(renders), rect.minX, rect.minY, rect.width, rect.height, sigma * scale, paint.red, paint.green, paint.blue, paint.alpha,
+        // (Relative to the image: an image moved whole keeps its blur.)
+        let stamp = [Double(renders), rect.width, rect.height, sigma * scale, paint.red, paint.green, paint.blue, paint.alpha,
                      Double(image.glName)]
         let blurred: BlurredImage
         if let cached = shadows[id], cached.stamp == stamp, !cached.image.target.isReleased {
@@ -115,12 +116,25 @@ final class EffectCaches {
         stats.blurs += 1
         let r = blurred.sourceRect
         let rect = Rect(x: Double(region.x + r.x) / s, y: Double(region.y + r.y) / s, width: Double(r.width) / s, height: Double(r.height) / s)
-        pass.cutPlanes = node.cutPlanes
-        try pass.pushClip(layer.bounds, cornerRadius: layer.cornerRadius, transform: world)
-        pass.cutPlanes = []
-        try pass.draw(blurred.texture, in: rect, alpha: alpha)
-        pass.cutPlanes = node.cutPlanes
-        try pass.popClip(layer.bounds, cornerRadius: layer.cornerRadius, transform: world)
+        if !(layer.cornerRadius > 0), node.cutPlanes.isEmpty, world.m12 == 0, world.m21 == 0, world.m14 == 0, world.m24 == 0, world.m44 == 1 {
+            // An axis-aligned rectangle: the blurred image's part under it, no stencil.
+            let b = layer.bounds
+            let x0 = b.minX * world.m11 + world.m41, x1 = b.maxX * world.m11 + world.m41
+            let y0 = b.minY * world.m22 + world.m42, y1 = b.maxY * world.m22 + world.m42
+            let box = Rect(x: min(x0, x1), y: min(y0, y1), width: abs(x1 - x0), height: abs(y1 - y0)).intersection(rect)
+            if !box.isEmpty {
+                let source = Rect(x: (box.minX - rect.minX) / rect.width, y: (box.minY - rect.minY) / rect.height,
+                                  width: box.width / rect.width, height: box.height / rect.height)
+                try pass.draw(blurred.texture, in: box, sourceRect: source, alpha: alpha)
+            }
+        } else {
+            pass.cutPlanes = node.cutPlanes
+            try pass.pushClip(layer.bounds, cornerRadius: layer.cornerRadius, transform: world)
+            pass.cutPlanes = []
+            try pass.draw(blurred.texture, in: rect, alpha: alpha)
+            pass.cutPlanes = node.cutPlanes
+            try pass.popClip(layer.bounds, cornerRadius: layer.cornerRadius, transform: world)
+        }
         pass.flush()   // (before the scratch targets are used again)
     }
 

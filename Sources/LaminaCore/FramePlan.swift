@@ -173,6 +173,10 @@ final class Surface {
     /// Its composite (a transition's mix of its old picture and its image) is to be made
     /// again, its image is not.
     var compositeIsStale = false
+    /// Everything in it moved by this translation (target points) since its image was
+    /// rendered, and nothing else changed: the image is reused where the move is a whole
+    /// number of pixels (`Compositor.groupImage`).
+    var shift: (dx: Double, dy: Double)?
     /// How many times its image was rendered (a composite made from it knows when it is old).
     var renders = 0
     /// Where the items are, for finding those in a small damaged region (root only).
@@ -636,6 +640,9 @@ extension RenderTree {
         return (o.width * w.m11 + o.height * w.m21, o.width * w.m12 + o.height * w.m22, sigma)
     }
 
+    /// No perspective: w is 1 for every point.
+    static func isAffine(_ w: Transform3D) -> Bool { w.m14 == 0 && w.m24 == 0 && w.m34 == 0 && w.m44 == 1 }
+
     /// The mean scale of a transform's 2-D linear part (√|det|; 1 when degenerate or not finite).
     static func linearScale(_ w: Transform3D) -> Double {
         let det = abs(w.m11 * w.m22 - w.m12 * w.m21)
@@ -794,6 +801,10 @@ extension RenderTree {
         // Groups in a transition whose progress alone changed: their composite (the mix) is
         // made again, their image is not.
         var progressed: Set<LayerID> = []
+        // Groups moved whole by a translation (their images may be reused), and groups that
+        // changed otherwise (their images are rendered again).
+        var shifted: [LayerID: (dx: Double, dy: Double)] = [:]
+        var changedGroups: Set<LayerID> = []
         func note(_ b: Box?, in surface: LayerID) {
             guard let b else { return }
             if surface == rootSurfaceID {
@@ -801,7 +812,16 @@ extension RenderTree {
             } else {
                 dirtyGroups.insert(surface)
                 progressed.remove(surface)
+                changedGroups.insert(surface)
+                shifted[surface] = nil
             }
+        }
+        /// A change inside group `surface` that is its whole content moving by `delta`.
+        func noteShift(in surface: LayerID, _ delta: (dx: Double, dy: Double)) {
+            guard !changedGroups.contains(surface) else { return }
+            dirtyGroups.insert(surface)
+            progressed.remove(surface)
+            shifted[surface] = delta
         }
         planPass += 1
         let changedMark = planPass      // in `updated`
@@ -831,6 +851,17 @@ extension RenderTree {
         var stack: [Node] = []
         for root in roots {
             stack.append(root)
+            // A group moved by a translation alone (its state changed only in geometry, its
+            // world by a 2-D translation): its whole content moves with it.
+            var rigid: (dx: Double, dy: Double)?
+            if root.isGroup, root.changes == .geometry, let p = root.parentNode {
+                let old = root.world, new = root.state.transformToSuperlayer.concatenating(p.sublayerWorld)
+                if RenderTree.isAffine(old), RenderTree.isAffine(new), old.m11 == new.m11, old.m12 == new.m12, old.m13 == new.m13,
+                   old.m21 == new.m21, old.m22 == new.m22, old.m23 == new.m23, old.m31 == new.m31, old.m32 == new.m32,
+                   old.m33 == new.m33, old.m43 == new.m43 {
+                    rigid = (new.m41 - old.m41, new.m42 - old.m42)
+                }
+            }
             while let node = stack.popLast() {
                 visited += 1
                 node.mark = doneMark
@@ -862,13 +893,20 @@ extension RenderTree {
                 node.alpha = node.isGroup ? RenderTree.alphaInGroup(layer, opacity) : alpha * opacity
                 node.itemsState = PlannedFacts(layer)
                 let contentsChanged = node.changes.contains(.contents)
+                // (In a group moved whole, a layer that changed itself changes the image.)
+                let movedOnly = node === root || node.changes.isEmpty
                 node.changes = []
                 node.toSublayers = layer.transformForSublayers
                 node.sublayerWorld = node.toSublayers.concatenating(world)
                 node.ownClip?.refresh(everything: everything)
                 let changed = refreshItems(node, everything: everything, contentsChanged: contentsChanged)
-                note(changed, in: node.isGroup ? layer.id : node.surface)
-                if node.isGroup { dirtyGroups.insert(layer.id); progressed.remove(layer.id) }
+                let inSurface = node.isGroup ? layer.id : node.surface
+                if let delta = rigid, inSurface == root.state.id, movedOnly {
+                    noteShift(in: inSurface, delta)
+                } else {
+                    note(changed, in: inSurface)
+                    if node.isGroup { dirtyGroups.insert(layer.id); progressed.remove(layer.id); changedGroups.insert(layer.id); shifted[layer.id] = nil }
+                }
                 if !layer.sublayers.isEmpty {
                     for sub in ordered(layer.id) { if let n = nodes[sub] { stack.append(n) } }
                 }
@@ -935,7 +973,15 @@ extension RenderTree {
                 continue
             }
             guard let node = nodes[g], let parent = surfaces[node.surface], let index = node.items.first else { continue }
-            if progressed.contains(g) { surface.compositeIsStale = true } else { surface.isDirty = true }
+            if progressed.contains(g) {
+                surface.compositeIsStale = true
+            } else if let d = shifted[g], !surface.isDirty {
+                let s = surface.shift ?? (0, 0)
+                surface.shift = (s.dx + d.dx, s.dy + d.dy)
+                surface.compositeIsStale = true
+            } else {
+                surface.isDirty = true
+            }
             let old = parent.items[index].bounds
             surface.recomputeBounds()
             var new = compositeBox(node, surface)

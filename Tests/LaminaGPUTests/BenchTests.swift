@@ -36,6 +36,12 @@ struct BenchTests {
         #expect(number(report, "finishOverhead.wallMs.median") != nil)
         #expect(number(report, "pixelTolerance.channel") != nil && number(report, "pixelTolerance.maxDifferingPixels") != nil)
         #expect(report["perturbed"] as? Bool == false)
+        // The effect scenes, each measured against its baseline.
+        let effects = try #require(report["effects"] as? [[String: Any]])
+        #expect(effects.map { $0["id"] as? String } == ["E1", "E2", "E3", "E4"])
+        for e in effects {
+            #expect((number(e, "effect") ?? 0) > 0 && (number(e, "base") ?? 0) > 0 && (number(e, "ratio") ?? 0) > 0, "\(e)")
+        }
 
         let scenes = try #require(report["scenes"] as? [[String: Any]])
         #expect(scenes.compactMap { $0["id"] as? String } == BenchTests.scenes)

@@ -16,11 +16,14 @@ struct Bench: ParsableCommand {
             Scenes: S1 (1000 spinning textured layers), S2 (S1 frozen), S3 (S2 + a 256×256 layer redrawn every frame), \
             S4 (200 nine-slice layers resized every frame), S5 (200 layers turning in perspective), S6 (10⁵ layers, one \
             moves; run with its 10³ baseline S6-1k). Frames of Lamina and the ceiling alternate; each ends with glFinish. \
+            Effects, each against a baseline scene in the same run: E1 (100 layers with analytic shadows, moving), E2 (100 \
+            layers with layer-alpha shadows, moving), E3 (a full-target backdrop blur), E4 (tiles per second scrolling a \
+            100 000² pt tiled layer, against one thread). \
             Prints medians of wall, process-CPU and main-thread-CPU time per frame, the ratios and the issue's goals, \
             and checks each scene's last frame against the ceiling's pixels. See docs/benchmarks.md.
             """)
     @OptionGroup var device: DeviceOptions
-    @Option(help: "Scenes, comma-separated (S1…S6, S6-1k, S1A; S6 brings S6-1k). Default: all but S1A.") var scene: String?
+    @Option(help: "Scenes, comma-separated (S1…S6, S6-1k, S1A, E1…E4; S6 brings S6-1k). Default: all but S1A.") var scene: String?
     @Option(help: "Measured frames per scene.") var frames = 100
     @Option(help: "Frames run before measuring (uploads, compilation, first allocations).") var warmup = 10
     @Option(help: "Target size in points, WIDTHxHEIGHT (scale 1).") var size: SizeArgument = SizeArgument(argument: "1920x1080")!
@@ -39,9 +42,9 @@ struct Bench: ParsableCommand {
         _ = try sceneIDs()
     }
 
-    static let allScenes = ["S1", "S2", "S3", "S4", "S5", "S6", "S6-1k", "S1A"]
+    static let allScenes = ["S1", "S2", "S3", "S4", "S5", "S6", "S6-1k", "S1A"] + EffectsBench.scenes
     /// What runs without `--scene`.
-    static let defaultScenes = ["S1", "S2", "S3", "S4", "S5", "S6", "S6-1k"]
+    static let defaultScenes = ["S1", "S2", "S3", "S4", "S5", "S6", "S6-1k"] + EffectsBench.scenes
 
     func sceneIDs() throws -> [String] {
         guard let scene else { return Bench.defaultScenes }
@@ -58,20 +61,34 @@ struct Bench: ParsableCommand {
     }
 
     func run() throws {
-        let (report, failedChecks) = try MainActor.assumeIsolated { () throws -> (BenchReport, Int) in
+        let ids = try sceneIDs()
+        let (report, effects, failedChecks) = try MainActor.assumeIsolated { () throws -> (BenchReport?, [EffectsBench.Result], Int) in
             let d = try device.open()
             defer { d.close() }
-            let runner = try BenchRunner(device: d, options: self)
-            defer { runner.close() }
-            let report = try runner.run(try sceneIDs())
-            return (report, report.scenes.filter { $0.pixelCheck.checked && !$0.pixelCheck.passed }.count)
+            var report: BenchReport?
+            let core = ids.filter { !EffectsBench.scenes.contains($0) }
+            if !core.isEmpty {
+                let runner = try BenchRunner(device: d, options: self)
+                defer { runner.close() }
+                report = try runner.run(core)
+            }
+            let effects = try EffectsBench(device: d, size: size.size, frames: frames, warmup: warmup)
+                .run(ids.filter(EffectsBench.scenes.contains))
+            return (report, effects, report?.scenes.filter { $0.pixelCheck.checked && !$0.pixelCheck.passed }.count ?? 0)
         }
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            print(String(decoding: try encoder.encode(report), as: UTF8.self))
+            struct EffectsOnly: Encodable { var effects: [EffectsBench.Result] }
+            if var report {
+                report.effects = effects
+                print(String(decoding: try encoder.encode(report), as: UTF8.self))
+            } else {
+                print(String(decoding: try encoder.encode(EffectsOnly(effects: effects)), as: UTF8.self))
+            }
         } else {
-            print(report.table())
+            if let report { print(report.table()) }
+            if !effects.isEmpty { print(EffectsBench.table(effects)) }
         }
         if strict && failedChecks > 0 { throw ExitCode.failure }
     }
@@ -148,6 +165,8 @@ struct BenchReport: Codable {
     /// Lamina composited on a render thread (`--render-thread`).
     var renderThread: Bool
     var scenes: [SceneResult]
+    /// The effect scenes (E1…E4), each against its own baseline.
+    var effects: [EffectsBench.Result] = []
 
     func table() -> String {
         var out: [String] = []

@@ -98,7 +98,7 @@ final class SpinningTilesScene: BenchScene {
     static let count = 1000
     static let side = 64
     private var tiles: [Layer] = []
-    private var drawn: GradientLayer?
+    private var drawn: MovingGradientLayer?
     private var images: [RGBAImage]
     private var bitmap: Bitmap?
 
@@ -154,7 +154,7 @@ final class SpinningTilesScene: BenchScene {
         setPoses(frame: 0)
         if isAnimated { addAnimations() }
         if drawnLayer {
-            let g = GradientLayer()
+            let g = MovingGradientLayer()
             g.frame = drawnFrame
             g.setNeedsDisplay()
             root.addSublayer(g)
@@ -218,7 +218,7 @@ final class SpinningTilesScene: BenchScene {
             let r = Rect(x: 0, y: 0, width: 256, height: 256)
             let ctx = GraphicsContext(bitmap: bitmap, scale: 1, origin: .zero, clip: r)
             ctx.clear(r)
-            GradientLayer.drawContent(ctx, bounds: r, frame: f)
+            MovingGradientLayer.drawContent(ctx, bounds: r, frame: f)
             ctx.invalidate()
             bitmap.withUnsafeBytes { ceiling.uploadSingle($0, bytesPerRow: bitmap.bytesPerRow) }
             quads.rect(drawnFrame, layer: -1, color: RGBAPixel(r: 255, g: 255, b: 255, a: 255))
@@ -228,11 +228,11 @@ final class SpinningTilesScene: BenchScene {
 
 /// S3's layer: draws a gradient and a circle that move with `frameIndex`.
 @MainActor
-final class GradientLayer: Layer {
+final class MovingGradientLayer: Layer {
     var frameIndex = 0 { didSet { if frameIndex != oldValue { setNeedsDisplay() } } }
 
     override func draw(in context: GraphicsContext) {
-        GradientLayer.drawContent(context, bounds: bounds, frame: frameIndex)
+        MovingGradientLayer.drawContent(context, bounds: bounds, frame: frameIndex)
     }
 
     static func drawContent(_ c: GraphicsContext, bounds b: Rect, frame f: Int) {
