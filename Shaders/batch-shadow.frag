@@ -47,7 +47,7 @@ void main() {
         alpha = span(p.x, -halfSize.x, halfSize.x, sigma) * span(p.y, -halfSize.y, halfSize.y, sigma);
     } else {
         // Integrate over rows y' = p.y + s, s in [−3σ, 3σ] (the shape's rows only).
-        const int N = 10;
+        const int N = 6;
         float lo = max(p.y - 3.0 * sigma, -halfSize.y), hi = min(p.y + 3.0 * sigma, halfSize.y);
         alpha = 0.0;
         if (hi > lo) {

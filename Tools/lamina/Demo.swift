@@ -19,6 +19,8 @@ struct Demo: ParsableCommand {
     var filmstrip: String?
     @Option(help: "Also write a filmstrip of a fade transition and a contents cross-fade to this PNG.")
     var transitionFilmstrip: String?
+    @Option(help: "Also write a filmstrip of a tiled layer (100 000² pt, 5 levels of detail) zooming in and out to this PNG.")
+    var tiledFilmstrip: String?
 
     func run() throws {
         try MainActor.assumeIsolated {
@@ -30,6 +32,7 @@ struct Demo: ParsableCommand {
             try app.run()
             if let filmstrip { try app.writeFilmstrip(to: filmstrip) }
             if let transitionFilmstrip { try app.writeTransitionFilmstrip(to: transitionFilmstrip) }
+            if let tiledFilmstrip { try app.writeTiledFilmstrip(to: tiledFilmstrip) }
         }
     }
 }
@@ -440,6 +443,58 @@ struct DemoApp {
         defer { compositor.release() }
         try compositor.render(root, to: target, background: Color(r8: 232, g8: 235, b8: 240))
         return try target.readPixels()
+    }
+
+    /// A tiled layer zooming: a 100 000 × 100 000 point map in a 200×150 window, zoomed
+    /// about its centre from ¼× to 8× and back. Each zoom is captured twice: at once (the
+    /// tiles of the level shown before, stretched, while the new level is drawn on the
+    /// workers) and when its tiles have arrived. Tiles of each level are outlined in that
+    /// level's colour.
+    func writeTiledFilmstrip(to path: String) throws {
+        let size = Size(width: 200, height: 150)
+        let target = try OffscreenTarget(device: device, size: size, scale: 1)
+        defer { target.release() }
+        let root = Layer()
+        root.frame = Rect(origin: .zero, size: size)
+        root.masksToBounds = true
+        let map = TiledLayer(drawing: { ctx in
+            EffectsBench.drawMap(ctx)
+            // The tile's outline, coloured by its level (its pixels per point).
+            let r = ctx.clipBoundingBox
+            let level = Int((log2(max(ctx.ctm.a, 1e-9))).rounded())
+            let colors = [Color(red: 0.9, green: 0.2, blue: 0.2), Color(red: 0.2, green: 0.6, blue: 0.2), Color(red: 0.2, green: 0.3, blue: 0.9),
+                          Color(red: 0.7, green: 0.3, blue: 0.8), Color(red: 0.9, green: 0.6, blue: 0.1)]
+            ctx.setStrokeColor(colors[(level + 8) % colors.count])
+            ctx.setLineWidth(2 / max(ctx.ctm.a, 1e-9))
+            ctx.stroke(r.insetBy(dx: 1 / max(ctx.ctm.a, 1e-9), dy: 1 / max(ctx.ctm.a, 1e-9)))
+        })
+        map.tileSize = Size(width: 128, height: 128)
+        map.levelsOfDetail = 6
+        map.levelsOfDetailBias = 3
+        map.fadeDuration = 0
+        map.bounds = Rect(x: 0, y: 0, width: 100_000, height: 100_000)
+        map.position = Point(x: size.width / 2, y: size.height / 2)
+        root.addSublayer(map)
+        let host = LayerTreeHost(rootLayer: root, target: target, background: Color(r8: 232, g8: 235, b8: 240))
+        defer { host.detach() }
+        try Transaction.flush()
+        map.waitForPendingTiles()
+        try Transaction.flush()
+        var frames: [(RGBAImage, String)] = [(try target.readPixels(), "1× (level 3)")]
+        print("tiled filmstrip: 1×: \(map.tilesDrawn) tiles drawn, level \(map.currentLevel)")
+        for zoom in [2.0, 8.0, 0.25, 1.0] {
+            let before = map.tilesDrawn
+            Transaction.withoutActions { map.transform = Transform3D(scaleX: zoom, y: zoom) }
+            try Transaction.flush()
+            let label = zoom < 1 ? "¼×" : "\(Int(zoom))×"
+            frames.append((try target.readPixels(), "\(label): at once"))
+            map.waitForPendingTiles()
+            try Transaction.flush()
+            frames.append((try target.readPixels(), "\(label): tiles in"))
+            print("tiled filmstrip: \(label): level \(map.currentLevel), \(map.tilesDrawn - before) tiles drawn, \(map.residentTiles) resident (\(map.residentTileBytes / 1024) KiB)")
+        }
+        try strip(frames, cell: size).writePNG(to: path)
+        print("wrote \(path): a 100 000² pt tiled layer zooming (tiles outlined in their level's colour)")
     }
 
     /// The frames side by side, composited by Lamina itself (each frame a layer's contents).
