@@ -784,7 +784,19 @@ struct SurfaceDrawer {
                 shadow = nil
             }
             if let (shadowTexture, shadowRect) = shadow {
-                try pass.draw(shadowTexture, in: shadowRect, alpha: alpha, transform: offset)
+                if layer.masksToBounds {
+                    // The layer's own clip cuts its shadow too (as Core Animation's does).
+                    let world = atOrigin ? node.world : node.world.concatenating(offset)
+                    pass.cutPlanes = node.cutPlanes
+                    try pass.pushClip(layer.bounds, cornerRadius: layer.cornerRadius, transform: world)
+                    pass.cutPlanes = []
+                    try pass.draw(shadowTexture, in: shadowRect, alpha: alpha, transform: offset)
+                    pass.cutPlanes = node.cutPlanes
+                    try pass.popClip(layer.bounds, cornerRadius: layer.cornerRadius, transform: world)
+                    pass.cutPlanes = []
+                } else {
+                    try pass.draw(shadowTexture, in: shadowRect, alpha: alpha, transform: offset)
+                }
             }
             if let mode = layer.compositingFilter {
                 try compositor.effects.drawBlended(texture, in: rect, mode: mode, alpha: alpha, pass: pass, offset: offset)
