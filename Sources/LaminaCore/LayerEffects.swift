@@ -54,7 +54,7 @@ extension Layer {
     /// The shadow's colour (opaque black by default).
     public var shadowColor: Color {
         get { properties.shadowColor }
-        set { if accepts(newValue.isFinite, "shadowColor", newValue), newValue != properties.shadowColor { properties.shadowColor = newValue; changed(.shadow) } }
+        set { if accepts(newValue.isFinite, "shadowColor", newValue), newValue != properties.shadowColor { actionWillChange("shadowColor", from: .color(properties.shadowColor)); properties.shadowColor = newValue; changed(.shadow) } }
     }
     /// 0…1; 0 (the default) draws no shadow.
     public var shadowOpacity: Double {
@@ -62,18 +62,18 @@ extension Layer {
         set {
             guard accepts(!newValue.isNaN, "shadowOpacity", newValue) else { return }
             let v = min(1, max(0, newValue))
-            if v != properties.shadowOpacity { properties.shadowOpacity = v; changed(.shadow) }
+            if v != properties.shadowOpacity { actionWillChange("shadowOpacity", from: .number(properties.shadowOpacity)); properties.shadowOpacity = v; changed(.shadow) }
         }
     }
     /// The shadow's offset in the layer's space ((0, −3) by default, as Core Animation's).
     public var shadowOffset: Size {
         get { properties.shadowOffset }
-        set { if accepts(newValue.width.isFinite && newValue.height.isFinite, "shadowOffset", newValue), newValue != properties.shadowOffset { properties.shadowOffset = newValue; changed(.shadow) } }
+        set { if accepts(newValue.width.isFinite && newValue.height.isFinite, "shadowOffset", newValue), newValue != properties.shadowOffset { actionWillChange("shadowOffset", from: .size(properties.shadowOffset)); properties.shadowOffset = newValue; changed(.shadow) } }
     }
     /// The blur radius in points (3 by default): a Gaussian of σ = `shadowRadius` (`BlurRadius`).
     public var shadowRadius: Double {
         get { properties.shadowRadius }
-        set { if accepts(newValue.isFinite && newValue >= 0, "shadowRadius", newValue), newValue != properties.shadowRadius { properties.shadowRadius = newValue; changed(.shadow) } }
+        set { if accepts(newValue.isFinite && newValue >= 0, "shadowRadius", newValue), newValue != properties.shadowRadius { actionWillChange("shadowRadius", from: .number(properties.shadowRadius)); properties.shadowRadius = newValue; changed(.shadow) } }
     }
     /// The shadow's shape, in the layer's space. Without one, the shadow follows the alpha
     /// of the layer and its sublayers (an offscreen image, blurred on the GPU and kept until

@@ -484,6 +484,8 @@ public final class RenderTree {
         if a.contentsRect != b.contentsRect || a.contentsCenter != b.contentsCenter || a.contentsFade != b.contentsFade {
             c.insert(.contents)
         }
+        if a.shadowOpacity != b.shadowOpacity || a.shadowRadius != b.shadowRadius || a.shadowOffset != b.shadowOffset
+            || a.shadowColor != b.shadowColor { c.insert(.shadow) }
         if a.transition?.id != b.transition?.id { c.insert(.groupOpacity) }   // it starts or ends: a group, or no longer
         if a.transition != b.transition { c.insert(.transitionProgress) }
         return c

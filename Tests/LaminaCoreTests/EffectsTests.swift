@@ -702,6 +702,48 @@ extension EffectsTests {
 }
 
 extension EffectsTests {
+    @Test("shadow properties animate (shadowOpacity, shadowRadius, shadowOffset, shadowColor): mid-animation frames equal the static frame at the interpolated values (within 1/255)")
+    func shadowAnimation() throws {
+        func still(opacity: Double, radius: Double, offset: Size) throws -> RGBAImage {
+            let root = rootLayer()
+            let l = solid(Rect(x: 60, y: 60, width: 80, height: 60), Color(red: 0.2, green: 0.5, blue: 0.9))
+            l.shadowOpacity = opacity
+            l.shadowRadius = radius
+            l.shadowOffset = offset
+            root.addSublayer(l)
+            return try render(root).image
+        }
+        let stage = try AnimationStage()
+        defer { stage.close() }
+        let l = solid(Rect(x: 60, y: 60, width: 80, height: 60), Color(red: 0.2, green: 0.5, blue: 0.9))
+        l.shadowOpacity = 1
+        l.shadowRadius = 12
+        l.shadowOffset = Size(width: 10, height: 20)
+        stage.root.addSublayer(l)
+        var fade = BasicAnimation(keyPath: "shadowOpacity")
+        fade.fromValue = .number(0)
+        fade.duration = 1
+        var blur = BasicAnimation(keyPath: "shadowRadius")
+        blur.fromValue = .number(4)
+        blur.duration = 1
+        var move = BasicAnimation(keyPath: "shadowOffset")
+        move.fromValue = .size(Size(width: 0, height: 0))
+        move.duration = 1
+        l.add(fade, forKey: "fade")
+        l.add(blur, forKey: "blur")
+        l.add(move, forKey: "move")
+        let start = try stage.frame(at: 0)
+        let mid = try stage.frame(at: 0.5)
+        let end = try stage.frame(at: 2)
+        let d0 = start.difference(from: try still(opacity: 0, radius: 4, offset: .zero), tolerance: 1)
+        let d1 = mid.difference(from: try still(opacity: 0.5, radius: 8, offset: Size(width: 5, height: 10)), tolerance: 1)
+        let d2 = end.difference(from: try still(opacity: 1, radius: 12, offset: Size(width: 10, height: 20)), tolerance: 1)
+        #expect(d0.differing == 0 && d1.differing == 0 && d2.differing == 0, "\(d0) \(d1) \(d2)")
+        #expect(mid != end && mid[142, 128] != white)
+    }
+}
+
+extension EffectsTests {
     @Test("smoke picture") func smoke() throws {
         let root = rootLayer(width: 400, height: 300)
         let a = solid(Rect(x: 20, y: 20, width: 100, height: 70), Color(red: 0.2, green: 0.5, blue: 0.9))

@@ -179,6 +179,7 @@ public struct AnimatableProperty: Hashable, Sendable, CustomStringConvertible {
         case transformComponent(sublayer: Bool, path: String)
         case opacity, backgroundColor, borderColor, borderWidth, cornerRadius
         case contentsRect, contentsCenter
+        case shadowOpacity, shadowRadius, shadowOffset, shadowColor
         /// Cross-faded (`AnimationEffect.Kind.contents`), not set.
         case contents
     }
@@ -211,6 +212,10 @@ public struct AnimatableProperty: Hashable, Sendable, CustomStringConvertible {
         case "contentsRect": b = .contentsRect
         case "contentsCenter": b = .contentsCenter
         case "contents": b = .contents
+        case "shadowOpacity": b = .shadowOpacity
+        case "shadowRadius": b = .shadowRadius
+        case "shadowOffset": b = .shadowOffset
+        case "shadowColor": b = .shadowColor
         default:
             for (prefix, sub) in [("transform.", false), ("sublayerTransform.", true)] where keyPath.hasPrefix(prefix) {
                 let rest = String(keyPath.dropFirst(prefix.count))
@@ -238,6 +243,7 @@ public struct AnimatableProperty: Hashable, Sendable, CustomStringConvertible {
         case .borderColor, .borderWidth: return .border
         case .cornerRadius: return .cornerRadius
         case .contentsRect, .contentsCenter, .contents: return .contents
+        case .shadowOpacity, .shadowRadius, .shadowOffset, .shadowColor: return .shadow
         }
     }
 
@@ -267,6 +273,10 @@ public struct AnimatableProperty: Hashable, Sendable, CustomStringConvertible {
         case .contentsRect: return .rect(p.contentsRect)
         case .contentsCenter: return .rect(p.contentsCenter)
         case .contents: return .contents(nil)   // (not in the properties: the layer's state has it)
+        case .shadowOpacity: return .number(p.shadowOpacity)
+        case .shadowRadius: return .number(p.shadowRadius)
+        case .shadowOffset: return .size(p.shadowOffset)
+        case .shadowColor: return .color(p.shadowColor)
         }
     }
 
@@ -275,11 +285,11 @@ public struct AnimatableProperty: Hashable, Sendable, CustomStringConvertible {
         switch base {
         case .position, .boundsOrigin, .anchorPoint: return .point(.zero)
         case .positionX, .positionY, .zPosition, .boundsWidth, .boundsHeight, .anchorPointZ, .transformComponent,
-             .opacity, .borderWidth, .cornerRadius: return .number(0)
+             .opacity, .borderWidth, .cornerRadius, .shadowOpacity, .shadowRadius: return .number(0)
         case .bounds, .contentsRect, .contentsCenter: return .rect(.zero)
-        case .boundsSize: return .size(.zero)
+        case .boundsSize, .shadowOffset: return .size(.zero)
         case .transform, .sublayerTransform: return .transform(.identity)
-        case .backgroundColor, .borderColor: return .color(nil)
+        case .backgroundColor, .borderColor, .shadowColor: return .color(nil)
         case .contents: return .contents(nil)
         }
     }
@@ -315,6 +325,10 @@ public struct AnimatableProperty: Hashable, Sendable, CustomStringConvertible {
         case (.cornerRadius, .number(let x)): p.cornerRadius = max(0, x)
         case (.contentsRect, .rect(let x)): p.contentsRect = x
         case (.contentsCenter, .rect(let x)): p.contentsCenter = x
+        case (.shadowOpacity, .number(let x)): p.shadowOpacity = min(1, max(0, x))
+        case (.shadowRadius, .number(let x)): p.shadowRadius = max(0, x)
+        case (.shadowOffset, .size(let x)): p.shadowOffset = x
+        case (.shadowColor, .color(let x)): p.shadowColor = x ?? .clear
         default: break
         }
     }
