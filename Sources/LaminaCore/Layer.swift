@@ -480,7 +480,11 @@ open class Layer {
     /// Pixels of the contents per point (positive and finite; other values are refused).
     public var contentsScale: Double {
         get { properties.contentsScale }
-        set { if accepts(newValue.isFinite && newValue > 0, "contentsScale", newValue), newValue != properties.contentsScale { properties.contentsScale = newValue; changed(.contents) } }
+        set { if accepts(newValue.isFinite && newValue > 0, "contentsScale", newValue), newValue != properties.contentsScale {
+            properties.contentsScale = newValue
+            changed(.contents)
+            if properties.shadowMask != nil { rasterizeShadowPath() }   // (at the new scale)
+        } }
     }
     public var minificationFilter: TextureFilter {
         get { properties.minificationFilter }

@@ -85,9 +85,14 @@ extension Layer {
         set {
             guard accepts(newValue?.isFinite ?? true, "shadowPath", newValue as Any), newValue != properties.shadowPath else { return }
             properties.shadowPath = newValue
-            properties.shadowMask = newValue.flatMap { $0.roundedRectShape == nil ? ShadowMask.rasterize($0, scale: contentsScale) : nil }
-            changed(.shadow)
+            rasterizeShadowPath()
         }
+    }
+
+    /// A `shadowPath` that is not a (rounded) rectangle, as an alpha image at `contentsScale`.
+    func rasterizeShadowPath() {
+        properties.shadowMask = properties.shadowPath.flatMap { $0.roundedRectShape == nil ? ShadowMask.rasterize($0, scale: contentsScale) : nil }
+        changed(.shadow)
     }
 
     // MARK: Compositing
