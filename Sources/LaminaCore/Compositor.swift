@@ -473,13 +473,16 @@ public final class Compositor: @unchecked Sendable {
     /// Returns the texture and where it goes, in target points (nil: nothing to draw).
     func groupImage(_ id: LayerID, scale: Double, within limit: PixelSize, stats: inout FrameStatistics) throws -> (Texture, Rect)? {
         guard let tree, let surface = tree.surfaces[id], let b = surface.bounds else { return nil }
-        // Clamped to the target in Double first: bounds may be huge (or not finite).
-        func pixel(_ v: Double, _ rule: FloatingPointRoundingRule, _ maximum: Int) -> Int? {
+        // Clamped to the target in Double first: bounds may be huge (or not finite) — and to
+        // a margin around it for images drawn elsewhere than where they are (a replicator's
+        // instances) or read around their place (a shadow's source).
+        let (mx, my) = imageMargin(id, tree: tree, scale: scale, limit: limit)
+        func pixel(_ v: Double, _ rule: FloatingPointRoundingRule, _ low: Int, _ high: Int) -> Int? {
             let p = (v * scale).rounded(rule)
-            return p.isNaN ? nil : Int(min(max(p, 0), Double(maximum)))
+            return p.isNaN ? nil : Int(min(max(p, Double(low)), Double(high)))
         }
-        guard let x0 = pixel(b.minX, .down, limit.width), let y0 = pixel(b.minY, .down, limit.height),
-              let x1 = pixel(b.maxX, .up, limit.width), let y1 = pixel(b.maxY, .up, limit.height),
+        guard let x0 = pixel(b.minX, .down, -mx, limit.width + mx), let y0 = pixel(b.minY, .down, -my, limit.height + my),
+              let x1 = pixel(b.maxX, .up, -mx, limit.width + mx), let y1 = pixel(b.maxY, .up, -my, limit.height + my),
               x1 > x0, y1 > y0 else { return nil }
         let box = PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
         var image = groupImages[id]
@@ -515,6 +518,26 @@ public final class Compositor: @unchecked Sendable {
             surface.renders += 1
         }
         return (image!.target.texture!, Rect(x: origin.x, y: origin.y, width: Double(box.width) / scale, height: Double(box.height) / scale))
+    }
+
+    /// How far (pixels, each side) a surface's image may reach past the target: a
+    /// replicator's sublayers one target size (instances move them on screen), a group
+    /// casting a shadow of its alpha its shadow's reach; others none (drawn where they are).
+    /// Never past the GPU's largest render target.
+    func imageMargin(_ id: LayerID, tree: RenderTree, scale: Double, limit: PixelSize) -> (Int, Int) {
+        let maximum = device.capabilities.maxRenderTargetSize
+        func capped(_ m: Double, _ side: Int) -> Int {
+            let room = max(0, (maximum - side) / 2)
+            return m.isFinite ? Int(min(max(0, m), Double(room))) : room
+        }
+        if tree.surfaces[id]?.replicaOwner != nil {
+            return (capped(Double(limit.width), limit.width), capped(Double(limit.height), limit.height))
+        }
+        if let node = tree.nodes[id], node.isGroup, node.state.shadowKind == .layerAlpha {
+            let (dx, dy, sigma) = RenderTree.shadowPlacement(node)
+            return (capped((3 * sigma + abs(dx)) * scale + 2, limit.width), capped((3 * sigma + abs(dy)) * scale + 2, limit.height))
+        }
+        return (0, 0)
     }
 
     /// Renders the groups whose content changed, deepest first, before the target's pass:
@@ -766,10 +789,12 @@ struct SurfaceDrawer {
             // (A transition's mix holds the opacities of its old and new pictures.)
             let own = layer.properties.transition != nil ? 1 : layer.opacity
             let alpha = node.inheritedAlpha * own
+            // What the composite's pixels are a version of: the image's renders, and during a
+            // transition (whose mix changes every frame, in the same texture) the frame.
+            let version = (tree.surfaces[layer.id]?.renders ?? 0) &+ (layer.properties.transition != nil ? compositor.frameSerial &* 1_000_003 : 0)
             var shadow: (Texture, Rect)?
             if layer.shadowKind == .layerAlpha {
-                shadow = try compositor.effects.layerShadow(node, image: texture, rect: rect, renders: tree.surfaces[layer.id]?.renders ?? 0,
-                                                            scale: scale, stats: &stats)
+                shadow = try compositor.effects.layerShadow(node, image: texture, rect: rect, renders: version, scale: scale, stats: &stats)
             }
             if layer.mask != nil {
                 // The image (and its shadow) multiplied by the mask's image, as one image.
@@ -777,7 +802,7 @@ struct SurfaceDrawer {
                 guard let (maskTexture, maskRect) = try compositor.compositeImage(maskID, scale: scale, within: groupLimit, stats: &stats),
                       let masked = try compositor.effects.masked(node, image: texture, rect: rect, shadow: shadow, mask: maskTexture,
                                                                  maskRect: maskRect,
-                                                                 renders: [tree.surfaces[layer.id]?.renders ?? 0, tree.surfaces[maskID]?.renders ?? 0],
+                                                                 renders: [version, tree.surfaces[maskID]?.renders ?? 0],
                                                                  scale: scale, stats: &stats)
                 else { return }
                 (texture, rect) = masked
@@ -829,7 +854,9 @@ struct SurfaceDrawer {
             }
         case .backdrop:
             guard let box = item.bounds else { return }
-            try compositor.effects.drawBackdrop(node, box: box, world: world, alpha: a, pass: pass, offset: offset, stats: &stats)
+            // (A group's backdrop is drawn in its parent's pass, at the group's opacity.)
+            let alpha = node.isGroup ? node.inheritedAlpha * RenderTree.opacity(of: layer) : a
+            try compositor.effects.drawBackdrop(node, box: box, world: world, alpha: alpha, pass: pass, offset: offset, stats: &stats)
             pass.cutPlanes = []
             cutting = false
         case .replicas:

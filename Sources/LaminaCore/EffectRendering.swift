@@ -111,7 +111,7 @@ final class EffectCaches {
         let copy = try blur.target(region.size)
         defer { blur.recycle(copy) }
         try pass.copyPixels(region, into: copy)
-        let blurred = try blur.blur(copy.texture!, region: PixelRect(size: region.size), sigma: sigma * s)
+        let blurred = try blur.blur(copy.texture!, region: PixelRect(size: region.size), sigma: sigma * s, clampEdges: true)
         defer { blur.recycle(blurred.target) }
         stats.blurs += 1
         let r = blurred.sourceRect

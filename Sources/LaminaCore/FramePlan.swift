@@ -493,9 +493,17 @@ extension RenderTree {
                 if group {
                     let sub = Surface(id: layer.id)
                     surfaces[layer.id] = sub
+                    // A group's backdrop is what lies behind it: drawn in the parent's surface,
+                    // before the composite (listed after it: the composite's index comes first).
+                    var outer: [Int] = []
+                    if layer.backdropBlurRadius > 0 {
+                        outer.append(surface.items.count)
+                        surface.items.append(Item(node: node, slot: .backdrop, clip: clip))
+                        if surface.id == rootSurfaceID { surface.backdrops.append(surface.items.count - 1) }
+                    }
                     let index = surface.items.count
                     surface.items.append(Item(node: node, slot: .group, clip: clip))
-                    node.items = [index]
+                    node.items = [index] + outer
                     steps.append(.finishGroup(node, sub, parent: surface, index: index))
                     beginContent(node, surface: sub, clip: nil, everything: everything, steps: &steps)
                     if let m = layer.mask, let maskNode = nodes[m] {
@@ -504,10 +512,12 @@ extension RenderTree {
                         masks.maskOwner = layer.id
                         surfaces[masks.id] = masks
                         steps.append(.finishMask(masks))
+                        // (In the layer's bounds space, flattened into its plane; its sublayerTransform
+                        // is for its sublayers, not its mask.)
                         let local = maskNode.state.transformToSuperlayer
-                        steps.append(.visit(maskNode, world: local.concatenating(node.sublayerWorld), alpha: 1, parentVisible: true,
-                                            surface: masks, clip: nil, inDepth: false,
-                                            cuts: DepthCut.through(local, node.toSublayers, from: node.depthCuts,
+                        steps.append(.visit(maskNode, world: local.concatenating(Transform3D.flatten).concatenating(node.world), alpha: 1,
+                                            parentVisible: true, surface: masks, clip: nil, inDepth: false,
+                                            cuts: DepthCut.through(local, .flatten, from: node.depthCuts,
                                                                    isLeaf: maskNode.state.sublayers.isEmpty)))
                     }
                 } else {
@@ -531,6 +541,7 @@ extension RenderTree {
                 replicas.recomputeBounds()
 
             case let .finishGroup(node, sub, parent, index):
+                refreshOuterItems(node, everything: everything)
                 sub.recomputeBounds()
                 var b = compositeBox(node, sub)
                 if let box = b, let clip = parent.items[index].clip {
@@ -564,7 +575,7 @@ extension RenderTree {
             surface.items.append(Item(node: node, slot: .shadow, clip: inner))
         default: break
         }
-        if layer.backdropBlurRadius > 0 {
+        if layer.backdropBlurRadius > 0, !node.isGroup {
             own.append(surface.items.count)
             surface.items.append(Item(node: node, slot: .backdrop, clip: clip))
             if surface.id == rootSurfaceID { surface.backdrops.append(surface.items.count - 1) }
@@ -640,6 +651,30 @@ extension RenderTree {
         return (o.width * w.m11 + o.height * w.m21, o.width * w.m12 + o.height * w.m22, sigma)
     }
 
+    /// The 2-D translation taking `a` to `b` (applied after it), when that is all that differs
+    /// and both are affine (nil otherwise).
+    static func translation(from a: Transform3D, to b: Transform3D) -> (dx: Double, dy: Double)? {
+        guard isAffine(a), isAffine(b), a.m11 == b.m11, a.m12 == b.m12, a.m13 == b.m13, a.m21 == b.m21, a.m22 == b.m22, a.m23 == b.m23,
+              a.m31 == b.m31, a.m32 == b.m32, a.m33 == b.m33, a.m43 == b.m43 else { return nil }
+        return (b.m41 - a.m41, b.m42 - a.m42)
+    }
+
+    /// Whether boxes `b` are boxes `a` moved by `d` (to rounding).
+    static func shifted(_ a: [Box?], by d: (dx: Double, dy: Double), equals b: [Box?]) -> Bool {
+        guard a.count == b.count else { return false }
+        for (x, y) in zip(a, b) {
+            switch (x, y) {
+            case (nil, nil): continue
+            case let (p?, q?):
+                let e = 1e-6 * max(1, abs(p.minX) + abs(p.minY) + abs(p.maxX) + abs(p.maxY))
+                guard abs(p.minX + d.dx - q.minX) <= e, abs(p.maxX + d.dx - q.maxX) <= e,
+                      abs(p.minY + d.dy - q.minY) <= e, abs(p.maxY + d.dy - q.maxY) <= e else { return false }
+            default: return false
+            }
+        }
+        return true
+    }
+
     /// No perspective: w is 1 for every point.
     static func isAffine(_ w: Transform3D) -> Bool { w.m14 == 0 && w.m24 == 0 && w.m34 == 0 && w.m44 == 1 }
 
@@ -698,6 +733,33 @@ extension RenderTree {
     }
 
     // MARK: Items
+
+    /// A group's items in its parent's surface besides its composite (its backdrop, drawn
+    /// before it); returns the damage there.
+    @discardableResult
+    private func refreshOuterItems(_ node: Node, everything: Box) -> Box? {
+        guard node.isGroup, node.items.count > 1, let parent = surfaces[node.surface] else { return nil }
+        var damage: Box?
+        func note(_ b: Box?) { if let b { damage = damage.map { $0.union(b) } ?? b } }
+        let s = node.state
+        for index in node.items.dropFirst() {
+            note(parent.items[index].bounds)
+            var b: Box? = node.visible ? Box.of(s.bounds, node.world, everything: everything) : nil
+            if b != nil, node.depthCuts.contains(where: { $0.excludes(s.bounds) }) { b = nil }
+            if let x = b, let clip = parent.items[index].clip { b = x.intersection(clip.box) }
+            if b?.isEmpty == true { b = nil }
+            parent.items[index].bounds = b
+            note(b)
+            if parent.grid != nil, parent.id == rootSurfaceID { parent.grid!.remove(Int32(index)); parent.grid!.insert(Int32(index), b) }
+        }
+        return damage
+    }
+
+    /// The boxes of a node's own items, in order.
+    private func itemBoxes(_ node: Node) -> [Box?] {
+        guard let surface = ownSurface(node, node.state.id) else { return [] }
+        return (node.isGroup ? node.groupItems : node.items).map { surface.items[$0].bounds }
+    }
 
     /// The surface holding a node's own items (a group's own items are in its surface).
     private func ownSurface(_ node: Node, _ id: LayerID) -> Surface? {
@@ -848,21 +910,23 @@ extension RenderTree {
                 own.append(node)
             }
         }
-        var stack: [Node] = []
+        // Each node with whether a layer above it in a group moved whole changed itself.
+        var stack: [(Node, Bool)] = []
         for root in roots {
-            stack.append(root)
-            // A group moved by a translation alone (its state changed only in geometry, its
-            // world by a 2-D translation): its whole content moves with it.
+            stack.append((root, false))
+            // A group moved by a translation alone: its state changed only in geometry, and
+            // both its world and its sublayers' world moved by the same 2-D translation (a new
+            // sublayerTransform or bounds does not); its whole content moves with it.
             var rigid: (dx: Double, dy: Double)?
             if root.isGroup, root.changes == .geometry, let p = root.parentNode {
-                let old = root.world, new = root.state.transformToSuperlayer.concatenating(p.sublayerWorld)
-                if RenderTree.isAffine(old), RenderTree.isAffine(new), old.m11 == new.m11, old.m12 == new.m12, old.m13 == new.m13,
-                   old.m21 == new.m21, old.m22 == new.m22, old.m23 == new.m23, old.m31 == new.m31, old.m32 == new.m32,
-                   old.m33 == new.m33, old.m43 == new.m43 {
-                    rigid = (new.m41 - old.m41, new.m42 - old.m42)
+                let world = root.state.transformToSuperlayer.concatenating(p.sublayerWorld)
+                let sublayers = root.state.transformForSublayers.concatenating(world)
+                if let d = RenderTree.translation(from: root.world, to: world), let e = RenderTree.translation(from: root.sublayerWorld, to: sublayers),
+                   d == e {
+                    rigid = d
                 }
             }
-            while let node = stack.popLast() {
+            while let (node, aboveChanged) = stack.popLast() {
                 visited += 1
                 node.mark = doneMark
                 let layer = node.state
@@ -870,14 +934,15 @@ extension RenderTree {
                 var world: Transform3D, alpha: Double, parentVisible: Bool
                 if let p = node.parentNode {
                     let local = layer.transformToSuperlayer
-                    world = local.concatenating(p.sublayerWorld)
-                    // (A mask, and a replicator's sublayers, are drawn at alpha 1 into their images.)
+                    // (A mask is in its layer's bounds space without the sublayerTransform, and
+                    // drawn at alpha 1 into its image, as a replicator's sublayers are.)
                     let isMask = p.state.mask == layer.id
+                    world = isMask ? local.concatenating(Transform3D.flatten).concatenating(p.world) : local.concatenating(p.sublayerWorld)
                     alpha = isMask || p.state.properties.replicator != nil ? 1 : p.alpha
                     parentVisible = isMask || p.visible
                     node.world = world
                     if !(p.depthCuts.isEmpty && layer.sublayers.isEmpty && node.depthCuts.isEmpty) {
-                        node.setDepthCuts(DepthCut.through(local, p.toSublayers, from: p.depthCuts, isLeaf: layer.sublayers.isEmpty))
+                        node.setDepthCuts(DepthCut.through(local, isMask ? .flatten : p.toSublayers, from: p.depthCuts, isLeaf: layer.sublayers.isEmpty))
                     }
                 } else {
                     world = layer.transformToSuperlayer.concatenating(.flatten).concatenating(plannedPlacement ?? .identity)
@@ -893,24 +958,30 @@ extension RenderTree {
                 node.alpha = node.isGroup ? RenderTree.alphaInGroup(layer, opacity) : alpha * opacity
                 node.itemsState = PlannedFacts(layer)
                 let contentsChanged = node.changes.contains(.contents)
-                // (In a group moved whole, a layer that changed itself changes the image.)
-                let movedOnly = node === root || node.changes.isEmpty
+                // In a group moved whole, a layer that changed itself (or below one that did)
+                // changes the image.
+                let changedItself = aboveChanged || (node !== root && !node.changes.isEmpty)
                 node.changes = []
                 node.toSublayers = layer.transformForSublayers
                 node.sublayerWorld = node.toSublayers.concatenating(world)
                 node.ownClip?.refresh(everything: everything)
-                let changed = refreshItems(node, everything: everything, contentsChanged: contentsChanged)
                 let inSurface = node.isGroup ? layer.id : node.surface
-                if let delta = rigid, inSurface == root.state.id, movedOnly {
+                let shifting = rigid != nil && inSurface == root.state.id && !changedItself
+                let before = shifting ? itemBoxes(node) : []
+                let changed = refreshItems(node, everything: everything, contentsChanged: contentsChanged)
+                note(refreshOuterItems(node, everything: everything), in: node.surface)
+                // Every item must have moved by the translation exactly (else: drawn again).
+                if shifting, let delta = rigid, RenderTree.shifted(before, by: delta, equals: itemBoxes(node)) {
                     noteShift(in: inSurface, delta)
                 } else {
                     note(changed, in: inSurface)
                     if node.isGroup { dirtyGroups.insert(layer.id); progressed.remove(layer.id); changedGroups.insert(layer.id); shifted[layer.id] = nil }
                 }
+                let below = changedItself || (rigid != nil && !shifting && inSurface == root.state.id)
                 if !layer.sublayers.isEmpty {
-                    for sub in ordered(layer.id) { if let n = nodes[sub] { stack.append(n) } }
+                    for sub in ordered(layer.id) { if let n = nodes[sub] { stack.append((n, below)) } }
                 }
-                if let m = layer.mask, let n = nodes[m] { stack.append(n) }
+                if let m = layer.mask, let n = nodes[m] { stack.append((n, below)) }
             }
         }
         for node in own where node.mark != doneMark {
@@ -940,6 +1011,7 @@ extension RenderTree {
             node.changes = []
             let changed = refreshItems(node, everything: everything, contentsChanged: contentsChanged)
             note(changed, in: node.isGroup ? node.state.id : node.surface)
+            note(refreshOuterItems(node, everything: everything), in: node.surface)
         }
         // Groups whose content changed: their image is rendered again; in their parent's
         // surface the composite covers the old and the new box — deepest groups first, an

@@ -75,8 +75,14 @@ open class Layer {
     /// are built top-down, O(depth) otherwise.
     private func wouldMakeCycle(adding layer: Layer) -> Bool {
         if layer === self { return true }
-        if layer.sublayerCount == 0 { return false }
-        return isDescendant(of: layer)
+        if layer.sublayerCount == 0 && layer.mask == nil { return false }
+        // Above this layer through superlayers and masks.
+        var l: Layer? = self
+        while let c = l {
+            if c === layer { return true }
+            l = c.renderParent
+        }
+        return false
     }
 
     /// Inserts `layer` at `index` of `sublayers` (clamped to the valid range).
@@ -193,13 +199,18 @@ open class Layer {
     /// opacity. A mask is in no tree of its own (its `superlayer` is nil); setting a layer
     /// that has a superlayer or masks another layer takes it from there. A layer and its
     /// mask composite as one offscreen image, multiplied by the mask's image (each kept
-    /// until something in it changes).
+    /// until something in it changes). A mask that would make a cycle (this layer, or a layer
+    /// above it) is refused: the property keeps its value.
     public var mask: Layer? {
         didSet {
             guard mask !== oldValue else { return }
-            if let new = mask, new === self || isDescendant(of: new) {   // a cycle: refused
-                mask = oldValue
-                return
+            // A cycle (the mask is this layer, or above it through superlayers and masks): refused.
+            if let new = mask {
+                var l: Layer? = self
+                while let c = l {
+                    if c === new { mask = oldValue; return }
+                    l = c.renderParent
+                }
             }
             if let old = oldValue, old.maskOwner === self { old.maskOwner = nil }
             if let new = mask {

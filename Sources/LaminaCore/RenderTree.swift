@@ -573,6 +573,11 @@ public final class RenderTree {
                 if l.backgroundColor != nil { count += 1 }
                 if l.showsContents { count += 1 }
                 if l.borderWidth > 0 { count += 1 }
+                // Effect items: a shadow, a backdrop, a gradient, a replicator's instances.
+                if l.hasShadow { count += 1 }
+                if l.backdropBlurRadius > 0 { count += 1 }
+                if l.properties.gradient != nil { count += 1 }
+                if let r = l.properties.replicator { count += r.count }
                 if count > 1 { return true }
             }
             stack.append(contentsOf: l.sublayers)

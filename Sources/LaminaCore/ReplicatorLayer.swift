@@ -2,8 +2,8 @@ import LaminaGeometry
 import LaminaGPU
 
 /// Like `CAReplicatorLayer`: its sublayers are drawn `instanceCount` times, instance k
-/// transformed by `instanceTransform`ᵏ (applied in the replicator's sublayer space about its
-/// anchor point, as `sublayerTransform` is) and tinted by `instanceColor` + k × the colour
+/// transformed by `instanceTransform`ᵏ (applied in the replicator's sublayer space about the
+/// centre of its bounds, as Core Animation's) and tinted by `instanceColor` + k × the colour
 /// offsets. The sublayers are rendered once into an offscreen image (again only when
 /// something in them changes) and that image is drawn once per instance: no instance is
 /// drawn or rasterised again. The replicator's own background, contents and border are
@@ -99,8 +99,10 @@ extension RenderTree {
         guard style.count > 1 else { return out }
         let g = node.sublayerWorld
         guard let back = RenderTree.planeInverse(g) else { return out }
-        let s = node.state, a = s.anchorInBounds
-        let step = style.transform.translated(before: (-a.x, -a.y, -s.anchorPointZ), after: (a.x, a.y, s.anchorPointZ))
+        // About the centre of the replicator (CAReplicatorLayer.h: "relative to the center of
+        // the replicator layer").
+        let b = node.state.bounds
+        let step = style.transform.translated(before: (-b.midX, -b.midY, 0), after: (b.midX, b.midY, 0))
         var power = Transform3D.identity
         for _ in 1..<min(style.count, 100_000) {
             power = power.concatenating(step)

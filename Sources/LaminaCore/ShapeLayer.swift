@@ -42,10 +42,14 @@ public final class ShapeLayer: Layer {
     /// its ancestors' (transforms and sublayer transforms; the mean scale of their 2-D parts).
     public var onScreenScale: Double {
         var s = RenderTree.linearScale(transform)
-        var l = superlayer
+        var child: Layer = self
+        var l = renderParent
         while let p = l {
-            s *= RenderTree.linearScale(p.transform) * RenderTree.linearScale(p.sublayerTransform)
-            l = p.superlayer
+            // (A mask is in its layer's space without the sublayerTransform.)
+            let sublayer = p.mask === child ? 1 : RenderTree.linearScale(p.sublayerTransform)
+            s *= RenderTree.linearScale(p.transform) * sublayer
+            child = p
+            l = p.renderParent
         }
         return s * contentsScale
     }
@@ -115,7 +119,7 @@ public final class ShapeLayer: Layer {
         guard !live.isEmpty else { return }
         live.removeAll { $0.layer == nil }
         for entry in live {
-            guard let l = entry.layer, l.rasterizedScale > 0, !l.needsDisplay, l.superlayer != nil else { continue }
+            guard let l = entry.layer, l.rasterizedScale > 0, !l.needsDisplay, l.renderParent != nil else { continue }
             if l.onScreenScale > l.rasterizedScale * 1.01 { l.setNeedsDisplay() }
         }
     }

@@ -92,6 +92,10 @@ open class TiledLayer: Layer {
     private var invalidated: [TileKey: Int] = [:]
     private var generation = 0
     private var updates = 0
+    /// Counts discards of every tile: results of jobs made before the last are dropped.
+    private var epoch = 0
+    /// The bounds and scale the tiles were cut for (another one discards them).
+    private var tiledFor: (bounds: Rect, scale: Double)?
     /// Holds the tiles, in the layer's bounds space, one container per level (coarser below).
     private let container = Layer()
     private var levelContainers: [Int: Layer] = [:]
@@ -110,8 +114,10 @@ open class TiledLayer: Layer {
     public override func display() throws {
         let rect = dirtyRect
         generation += 1
-        for key in tiles.keys where rect == nil || !tileRect(key).intersection(rect!).isEmpty { invalidated[key] = generation }
-        if rect == nil { for key in queue.pendingKeys() { invalidated[key] = generation } }
+        // Tiles shown, and tiles being drawn or drawn and not yet shown: their content is old.
+        for key in Set(tiles.keys).union(queue.pendingKeys()) where rect == nil || !tileRect(key).intersection(rect!).isEmpty {
+            invalidated[key] = generation
+        }
         Transaction.requestCommit()
     }
 
@@ -120,6 +126,7 @@ open class TiledLayer: Layer {
         for t in tiles.values { t.layer.removeFromSuperlayer() }
         tiles = [:]
         invalidated = [:]
+        epoch += 1   // (tiles being drawn now are dropped when they arrive)
         queue.replace([])
         _ = queue.takeResults()
     }
@@ -166,6 +173,9 @@ open class TiledLayer: Layer {
             return
         }
         visibleRect = visible
+        // Tiles are cut from the bounds at the scale: new ones, new tiles.
+        if let f = tiledFor, f.bounds != bounds || f.scale != contentsScale { discardTiles() }
+        tiledFor = (bounds, contentsScale)
         syncContainer()
         // The level: the coarsest whose resolution is at least the on-screen scale.
         let scale = onScreenScale
@@ -196,7 +206,7 @@ open class TiledLayer: Layer {
             guard !r.isEmpty else { continue }
             let pixels = PixelSize(width: max(1, Int((r.width * d).rounded(.up))), height: max(1, Int((r.height * d).rounded(.up))))
             let distance = hypot(r.midX - centre.x, r.midY - centre.y)
-            jobs.append(TileQueue.Job(key: key, generation: needed, rect: r, density: d, pixels: pixels, priority: -distance))
+            jobs.append(TileQueue.Job(key: key, generation: needed, epoch: epoch, rect: r, density: d, pixels: pixels, priority: -distance))
         }
         wantedMissing = jobs.count
         queue.limit = maximumConcurrentTiles
@@ -223,7 +233,7 @@ open class TiledLayer: Layer {
     private func applyResults() {
         for result in queue.takeResults() {
             let key = result.job.key
-            guard let image = result.image, result.job.generation >= (tiles[key]?.generation ?? -1) else { continue }
+            guard result.job.epoch == epoch, let image = result.image, result.job.generation >= (tiles[key]?.generation ?? -1) else { continue }
             tilesDrawn += 1
             let contents = ContentImage(image)
             if var t = tiles[key] {
@@ -337,6 +347,7 @@ final class TileQueue: @unchecked Sendable {
     struct Job: Sendable {
         let key: TiledLayer.TileKey
         let generation: Int
+        let epoch: Int
         let rect: Rect
         let density: Double
         let pixels: PixelSize
@@ -362,9 +373,10 @@ final class TileQueue: @unchecked Sendable {
 
     /// Jobs waiting or running.
     var outstanding: Int { condition.lock(); defer { condition.unlock() }; return jobs.count + running.count }
+    /// Tiles waiting, being drawn, or drawn and not yet taken.
     func pendingKeys() -> [TiledLayer.TileKey] {
         condition.lock(); defer { condition.unlock() }
-        return jobs.map(\.key) + running
+        return jobs.map(\.key) + running + results.map(\.job.key)
     }
 
     /// The jobs wanted now (others waiting are dropped; running ones finish; those finished
@@ -373,7 +385,7 @@ final class TileQueue: @unchecked Sendable {
         condition.lock()
         let busy = Set(running)
         var done: [TiledLayer.TileKey: Int] = [:]
-        for r in results { done[r.job.key] = max(done[r.job.key] ?? Int.min, r.job.generation) }
+        for r in results where r.job.epoch == wanted.first?.epoch { done[r.job.key] = max(done[r.job.key] ?? Int.min, r.job.generation) }
         jobs = wanted.filter { !busy.contains($0.key) && (done[$0.key] ?? Int.min) < $0.generation }
             .sorted { $0.priority < $1.priority }   // best last
         let start = max(0, min(limit - running.count, jobs.count))

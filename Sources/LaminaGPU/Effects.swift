@@ -88,9 +88,10 @@ public final class GaussianBlur {
     /// Blurs `region` (texels) of `source` by a Gaussian of `sigma` texels; texels outside
     /// the region count as transparent. The result covers the region grown by 3σ on every
     /// side (rounded up to the downsampling). With `tint`, the result is the tint (straight
-    /// alpha) times the blurred alpha: a shadow. The caller owns the result's target
-    /// (`recycle` it, or release it).
-    public func blur(_ source: Texture, region: PixelRect, sigma: Double, tint: Color? = nil) throws -> BlurredImage {
+    /// alpha) times the blurred alpha: a shadow. With `clampEdges`, texels outside the region
+    /// repeat its nearest edge texel instead (a backdrop). The caller owns the result's
+    /// target (`recycle` it, or release it).
+    public func blur(_ source: Texture, region: PixelRect, sigma: Double, tint: Color? = nil, clampEdges: Bool = false) throws -> BlurredImage {
         let program = try device.program(vertex: "quad.vert", fragment: "blur.frag")
         let s = max(0, sigma.isFinite ? sigma : 0)
         var d = 1
@@ -106,7 +107,7 @@ public final class GaussianBlur {
         while level < d {
             w = (w + 1) / 2; h = (h + 1) / 2
             let next = try target(PixelSize(width: w, height: h))
-            try draw(program, into: next, from: current.texture, mode: 0, origin: origin, valid: bounds)
+            try draw(program, into: next, from: current.texture, mode: 0, origin: origin, valid: bounds, clampEdges: clampEdges && level == 1)
             if let t = current.target { recycle(t) }
             current = (next.texture!, next)
             origin = (0, 0); bounds = (0, 0, w, h)
@@ -119,7 +120,7 @@ public final class GaussianBlur {
         let size = PixelSize(width: w, height: h)
         let horizontal = try target(size)
         try draw(program, into: horizontal, from: current.texture, mode: 1, origin: origin, valid: bounds, direction: (1, 0),
-                 weights: weights)
+                 weights: weights, clampEdges: clampEdges && d == 1)
         if let t = current.target { recycle(t) }
         let vertical = try target(size)
         try draw(program, into: vertical, from: horizontal.texture!, mode: 1, origin: (0, 0), valid: (0, 0, size.width, size.height),
@@ -131,7 +132,7 @@ public final class GaussianBlur {
 
     private func draw(_ program: Program, into target: OffscreenTarget, from texture: Texture, mode: Int32,
                       origin: (Int, Int), valid: (Int, Int, Int, Int), direction: (Int32, Int32) = (0, 0),
-                      weights: [Float] = [1], tint: Color? = nil) throws {
+                      weights: [Float] = [1], tint: Color? = nil, clampEdges: Bool = false) throws {
         let pass = try device.beginRenderPass(on: target, clear: nil)
         // Every output pixel is written, replacing what a pooled target held (no blending).
         let indexed = device.gl.indexedDrawBuffers
@@ -146,6 +147,7 @@ public final class GaussianBlur {
             glUniform4i(p.uniformLocation("u_valid"), GLint(valid.0), GLint(valid.1), GLint(valid.2), GLint(valid.3))
             glUniform2i(p.uniformLocation("u_direction"), direction.0, direction.1)
             glUniform1i(p.uniformLocation("u_radius"), GLint(weights.count - 1))
+            glUniform1i(p.uniformLocation("u_clampEdges"), clampEdges ? 1 : 0)
             weights.withUnsafeBufferPointer { glUniform1fv(p.uniformLocation("u_weights[0]"), GLsizei($0.count), $0.baseAddress) }
             if let tint {
                 let c = tint.premultiplied
@@ -210,13 +212,32 @@ extension RenderPass {
         guard x1 > x0, y1 > y0 else { return }
         flush()
         prepare()
+        // A multisampled framebuffer (a host's) can only be blitted whole to the same place:
+        // resolved into a single-sample copy of it first.
+        glBindFramebuffer(GLenum(GL_READ_FRAMEBUFFER), target.framebufferName)
+        var samples: GLint = 0
+        glGetIntegerv(GLenum(GL_SAMPLE_BUFFERS), &samples)
+        var resolved: OffscreenTarget?
+        defer { resolved?.release() }
+        if samples > 0 {
+            let whole = target.framebufferSize
+            let copy = try OffscreenTarget(device: device, pixelSize: whole)
+            resolved = copy
+            prepare()
+            glBindFramebuffer(GLenum(GL_READ_FRAMEBUFFER), target.framebufferName)
+            glBindFramebuffer(GLenum(GL_DRAW_FRAMEBUFFER), copy.framebufferName)
+            glDisable(GLenum(GL_SCISSOR_TEST))
+            glBlitFramebuffer(0, 0, GLint(whole.width), GLint(whole.height), 0, 0, GLint(whole.width), GLint(whole.height),
+                              GLbitfield(GL_COLOR_BUFFER_BIT), GLenum(GL_NEAREST))
+        }
+        let readFrom = resolved?.framebufferName ?? target.framebufferName
         let src = target.glScissor(for: PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0))
         let dx0 = GLint(x0 - region.x), dy0 = GLint(y0 - region.y)
         let dx1 = dx0 + src.width, dy1 = dy0 + src.height
-        glBindFramebuffer(GLenum(GL_READ_FRAMEBUFFER), target.framebufferName)
+        glBindFramebuffer(GLenum(GL_READ_FRAMEBUFFER), readFrom)
         glBindFramebuffer(GLenum(GL_DRAW_FRAMEBUFFER), destination.framebufferName)
         var readBuffer: GLint = 0
-        let external = target.texture == nil
+        let external = target.texture == nil && resolved == nil
         if external { glGetIntegerv(GLenum(GL_READ_BUFFER), &readBuffer) }
         let redirect = external && GLenum(readBuffer) != target.laminaColorBuffer
         if redirect { glReadBuffer(target.laminaColorBuffer) }
@@ -242,9 +263,13 @@ extension RenderPass {
         guard !isSubmitted else { throw RenderPassError.usedAfterSubmit(operation: "drawBlended") }
         let program = try device.program(vertex: "quad.vert", fragment: "blend.frag")
         let indexed = device.gl.indexedDrawBuffers
+        // Unit 1 holds the backdrop: what it held (a host's binding) is put back after.
+        var savedTexture: GLint = 0, savedSampler: GLint = 0
         draw(with: program, in: rect, transform: transform) { p in
             LaminaGLState.setBlending(false, indexed: indexed)
             glActiveTexture(GLenum(GL_TEXTURE1))
+            glGetIntegerv(GLenum(GL_TEXTURE_BINDING_2D), &savedTexture)
+            glGetIntegerv(GLenum(GL_SAMPLER_BINDING), &savedSampler)
             glBindTexture(GLenum(GL_TEXTURE_2D), backdrop.name)
             glBindSampler(1, device.sampler(min: .nearest, mag: .nearest).name)
             glActiveTexture(GLenum(GL_TEXTURE0))
@@ -256,10 +281,9 @@ extension RenderPass {
             glUniform1i(p.uniformLocation("u_mode"), mode.rawValue)
         }
         LaminaGLState.setBlending(true, indexed: indexed)
-        // Unit 1 back to nothing (Lamina uses only unit 0 otherwise).
         glActiveTexture(GLenum(GL_TEXTURE1))
-        glBindTexture(GLenum(GL_TEXTURE_2D), 0)
-        glBindSampler(1, 0)
+        glBindTexture(GLenum(GL_TEXTURE_2D), GLuint(savedTexture))
+        glBindSampler(1, GLuint(savedSampler))
         glActiveTexture(GLenum(GL_TEXTURE0))
     }
 }

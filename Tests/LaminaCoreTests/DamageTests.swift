@@ -475,7 +475,7 @@ struct EffectDamageTests {
         for frame in 0..<600 {
             for _ in 0..<(1 + random.int(2)) {
                 let l = layers[random.int(layers.count)]
-                let kind = random.int(14)
+                let kind = random.int(17)
                 switch kind {
                 case 0: l.position = Point(x: l.position.x + random.double(-12, 12), y: l.position.y + random.double(-12, 12))
                 case 1: l.shadowOpacity = random.chance(0.3) ? 0 : random.double(0.3, 1)
@@ -505,13 +505,38 @@ struct EffectDamageTests {
                          } else { l.cornerRadius = random.double(0, 12) }
                 case 11: l.isHidden.toggle()
                 case 12: l.bounds = Rect(origin: .zero, size: Size(width: random.double(6, 60), height: random.double(6, 50)))
-                default: if layers.count < 24 { addLayer() } else { l.masksToBounds.toggle() }
+                case 13: if layers.count < 24 { addLayer() } else { l.masksToBounds.toggle() }
+                case 14:
+                    // A move by whole points (a group's image may be reused) — sometimes with a
+                    // change inside it in the same frame (then it must not be).
+                    l.position = Point(x: l.position.x.rounded() + Double(random.int(9) - 4), y: l.position.y.rounded() + Double(random.int(9) - 4))
+                    if random.chance(0.5), let s = l.sublayers.randomElement(using: &random) {
+                        switch random.int(4) {
+                        case 0: s.isHidden.toggle()
+                        case 1: s.position = Point(x: s.position.x + 3, y: s.position.y)
+                        case 2: s.opacity = random.double(0.3, 1)
+                        default: s.cornerRadius = random.double(0, 8)
+                        }
+                    }
+                case 15:
+                    // Geometry that is not a move: the sublayers' transform, the bounds, the anchor.
+                    switch random.int(3) {
+                    case 0: l.sublayerTransform = random.chance(0.3) ? .identity : Transform3D(scaleX: random.double(0.6, 1.3), y: random.double(0.6, 1.3))
+                    case 1: l.bounds = Rect(x: Double(random.int(5)), y: 0, width: l.bounds.width + Double(random.int(9) - 4), height: l.bounds.height)
+                    default: l.anchorPoint = Point(x: random.double(0, 1), y: random.double(0, 1))
+                    }
+                default:
+                    // Make it a group (opacity) with an alpha shadow, so that moves can reuse images.
+                    l.opacity = random.chance(0.5) ? 0.8 : 1
+                    l.shadowOpacity = 0.6
+                    l.shadowPath = nil
+                    if l.sublayers.isEmpty { l.addSublayer(makeLayer(in: l)) }
                 }
                 kinds[kind, default: 0] += 1
             }
             try rig.commitAndCheck("frame \(frame)")
         }
-        #expect(kinds.count == 14)
+        #expect(kinds.count == 17)
         #expect(rig.partial > 100, "\(rig.partial) frames were damage-limited, \(rig.skipped) skipped")
     }
 }

@@ -179,6 +179,25 @@ struct TiledLayerTests {
         #expect(try rig.wrongPixels(offset: .zero) == 0)
     }
 
+    @Test("new bounds or a new tile size while tiles are being drawn: the tiles are cut again, nothing stale shows")
+    func boundsChange() throws {
+        let rig = try Rig()
+        defer { rig.close() }
+        rig.tiled.bounds = Rect(x: 0, y: 0, width: 60, height: 40)
+        try rig.settle()
+        #expect(rig.tiled.residentTiles == 1)
+        rig.tiled.bounds = Rect(x: 0, y: 0, width: 110, height: 80)
+        rig.tiled.tileSize = Size(width: 32, height: 32)
+        try Transaction.flush()
+        rig.tiled.tileSize = Size(width: 48, height: 48)   // (while the 32-pixel tiles are drawn)
+        try rig.settle()
+        let image = try rig.target.readPixels()
+        func near(_ p: RGBAPixel, _ e: RGBAPixel) -> Bool { p.maxChannelDifference(e) <= 2 }
+        #expect(near(image[90, 60], rig.expected(90.5, 60.5)) && near(image[20, 20], rig.expected(20.5, 20.5)), "\(image[90, 60])")
+        #expect(image[150, 100] == px(255, 255, 255), "past the bounds: the background")
+        #expect(rig.tiled.residentTiles == 6, "3 × 2 tiles of 48 points: \(rig.tiled.residentTiles)")
+    }
+
     @Test("a new tile fades in over fadeDuration (as Core Animation's tiles do)")
     func fadeIn() throws {
         let stage = try AnimationStage()
