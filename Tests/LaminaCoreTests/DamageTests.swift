@@ -540,3 +540,40 @@ struct EffectDamageTests {
         #expect(rig.partial > 100, "\(rig.partial) frames were damage-limited, \(rig.skipped) skipped")
     }
 }
+
+extension EffectDamageTests {
+    @Test("a group moved by whole points reuses its image (no offscreen pass, no blur) — unless something in it changed in the same frame, or the change was not a move (sublayerTransform, bounds)")
+    func rigidMoves() throws {
+        let rig = try DamageRig(size: Size(width: 160, height: 120))
+        defer { rig.close() }
+        let g = solid(Rect(x: 20, y: 20, width: 60, height: 50), Color(red: 0.9, green: 0.6, blue: 0.2))
+        g.opacity = 0.8
+        g.shadowOpacity = 0.7
+        g.shadowRadius = 4
+        let a = solid(Rect(x: 5, y: 5, width: 20, height: 20), Color(red: 0.1, green: 0.3, blue: 0.9))
+        let b = solid(Rect(x: 30, y: 20, width: 20, height: 20), Color(red: 0.2, green: 0.8, blue: 0.3))
+        g.addSublayer(a)
+        g.addSublayer(b)
+        rig.root.addSublayer(g)
+        try rig.settle()
+        g.position = Point(x: g.position.x + 3, y: g.position.y - 2)
+        var stats = try rig.commitAndCheck("a move by whole points")
+        #expect(stats.offscreenPasses == 0 && stats.blurs == 0, "\(stats)")
+        // Moves together with changes inside, or geometry that is not a move: drawn again, and right.
+        g.position = Point(x: g.position.x + 2, y: g.position.y)
+        a.opacity = 0.5
+        stats = try rig.commitAndCheck("a move and a sublayer's opacity")
+        #expect(stats.offscreenPasses >= 1)
+        g.position = Point(x: g.position.x - 4, y: g.position.y + 1)
+        b.isHidden = true
+        try rig.commitAndCheck("a move and a hidden sublayer")
+        g.sublayerTransform = Transform3D(scaleX: 0.8, y: 0.8)
+        stats = try rig.commitAndCheck("a new sublayerTransform")
+        #expect(stats.offscreenPasses >= 1)
+        g.bounds = Rect(x: 4, y: 0, width: 60, height: 50)
+        try rig.commitAndCheck("a new bounds origin")
+        g.position = Point(x: g.position.x + 0.5, y: g.position.y)
+        stats = try rig.commitAndCheck("a move by half a point")
+        #expect(stats.offscreenPasses >= 1, "half a pixel: the image is rendered again")
+    }
+}
