@@ -511,10 +511,11 @@ struct EffectDamageTests {
                     // change inside it in the same frame (then it must not be).
                     l.position = Point(x: l.position.x.rounded() + Double(random.int(9) - 4), y: l.position.y.rounded() + Double(random.int(9) - 4))
                     if random.chance(0.5), let s = l.sublayers.randomElement(using: &random) {
-                        switch random.int(4) {
+                        switch random.int(5) {
                         case 0: s.isHidden.toggle()
                         case 1: s.position = Point(x: s.position.x + 3, y: s.position.y)
                         case 2: s.opacity = random.double(0.3, 1)
+                        case 3: s.backgroundColor = color()
                         default: s.cornerRadius = random.double(0, 8)
                         }
                     }
@@ -560,10 +561,15 @@ extension EffectDamageTests {
         var stats = try rig.commitAndCheck("a move by whole points")
         #expect(stats.offscreenPasses == 0 && stats.blurs == 0, "\(stats)")
         // Moves together with changes inside, or geometry that is not a move: drawn again, and right.
+        a.opacity = 0.6
+        try rig.settle()
         g.position = Point(x: g.position.x + 2, y: g.position.y)
-        a.opacity = 0.5
-        stats = try rig.commitAndCheck("a move and a sublayer's opacity")
+        a.backgroundColor = Color(red: 0.9, green: 0.1, blue: 0.1)
+        stats = try rig.commitAndCheck("a move and a sublayer's colour")
         #expect(stats.offscreenPasses >= 1)
+        g.position = Point(x: g.position.x - 1, y: g.position.y)
+        a.opacity = 0.4
+        try rig.commitAndCheck("a move and a sublayer's opacity")
         g.position = Point(x: g.position.x - 4, y: g.position.y + 1)
         b.isHidden = true
         try rig.commitAndCheck("a move and a hidden sublayer")
