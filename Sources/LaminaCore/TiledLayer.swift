@@ -20,7 +20,8 @@ import Synchronization
 ///
 /// Visibility is worked out at each commit from the layer's geometry and its ancestors'
 /// (transforms, `masksToBounds` clips), with the root layer's frame as the screen and
-/// `contentsScale` as the screen's pixels per point.
+/// `contentsScale` as the screen's pixels per point. A tiled layer draws tiles while it has
+/// a superlayer (not as a root layer or a mask).
 @MainActor
 open class TiledLayer: Layer {
     /// A tile's size in pixels (256 × 256 by default, as Core Animation's).
@@ -99,8 +100,15 @@ open class TiledLayer: Layer {
     /// Holds the tiles, in the layer's bounds space, one container per level (coarser below).
     private let container = Layer()
     private var levelContainers: [Int: Layer] = [:]
-    private lazy var queue = TileQueue(draw: { [weak self] context in self?.draw(in: context) },
-                                       finished: { [loop = MainLoop.main] in loop.post { Transaction.requestCommit() } })
+    /// The tiles' work queue (made when first needed).
+    private var queueStorage: TileQueue?
+    private var queue: TileQueue {
+        if let q = queueStorage { return q }
+        let q = TileQueue(draw: { [weak self] context in self?.draw(in: context) },
+                          finished: { [loop = MainLoop.main] in loop.post { Transaction.requestCommit() } })
+        queueStorage = q
+        return q
+    }
 
     override var renderSublayers: [Layer] { [container] + sublayers }
 
@@ -337,7 +345,7 @@ open class TiledLayer: Layer {
     }
 
     isolated deinit {
-        queue.replace([])
+        queueStorage?.replace([])   // (tiles being drawn finish; their results are dropped)
     }
 }
 
