@@ -1,3 +1,4 @@
+import CGLES
 import Foundation
 import LaminaGeometry
 import LaminaGPU
@@ -806,3 +807,55 @@ extension EffectsTests {
         #expect(a.rootLayer === a && b.rootLayer === a)
     }
 }
+
+extension EffectsTests {
+    @Test("blend modes and backdrop blurs read the right pixels of a caller's framebuffer stored bottom row first, in a panel of it (as a window's): the same picture as an offscreen target", arguments: [false, true])
+    func effectsOnCallersFramebuffer(bottomRowFirst: Bool) throws {
+        try Transaction.flush()
+        let device = try GPUDevice()
+        defer { device.close() }
+        var stripes = RGBAImage(width: 64, height: 56)
+        for y in 0..<56 { for x in 0..<64 { stripes[x, y] = (x / 5 + y / 7) % 2 == 0 ? px(230, 40, 30) : px(20, 60, 200) } }
+        func scene() -> Layer {
+            let root = Layer()
+            root.frame = Rect(x: 0, y: 0, width: 64, height: 56)
+            let back = Layer()
+            back.frame = root.frame
+            back.contents = .image(ContentImage(stripes))
+            root.addSublayer(back)
+            let glass = Layer()
+            glass.frame = Rect(x: 8, y: 6, width: 30, height: 40)
+            glass.backgroundFilters = [.gaussianBlur(radius: 3)]
+            root.addSublayer(glass)
+            let tint = solid(Rect(x: 30, y: 20, width: 28, height: 30), Color(red: 1, green: 0.8, blue: 0.2))
+            tint.compositingFilter = .multiply
+            root.addSublayer(tint)
+            return root
+        }
+        let reference = try OffscreenTarget(device: device, size: Size(width: 64, height: 56))
+        let c1 = Compositor(device: device)
+        defer { c1.release() }
+        try c1.render(scene(), to: reference, background: .white)
+        let expected = try reference.readPixels()
+        // The caller's framebuffer: 90×80, Lamina drawing into a 64×56 panel at (10, 12).
+        let texture = try device.makeTexture(pixelSize: PixelSize(width: 90, height: 80))
+        var fbo: GLuint = 0
+        try device.withContext {
+            glGenFramebuffers(1, &fbo)
+            glBindFramebuffer(GLenum(GL_FRAMEBUFFER), fbo)
+            glFramebufferTexture2D(GLenum(GL_FRAMEBUFFER), GLenum(GL_COLOR_ATTACHMENT0), GLenum(GL_TEXTURE_2D), texture.glName, 0)
+            glBindFramebuffer(GLenum(GL_FRAMEBUFFER), 0)
+        }
+        defer { try? device.withContext { glDeleteFramebuffers(1, &fbo) } }
+        let panel = try ExternalFramebufferTarget(device: device, framebuffer: fbo, pixelSize: PixelSize(width: 90, height: 80),
+                                                  region: PixelRect(x: 10, y: 12, width: 64, height: 56), bottomRowFirst: bottomRowFirst)
+        let c2 = Compositor(device: device)
+        defer { c2.release() }
+        try c2.render(scene(), to: panel, background: .white)
+        let got = try panel.readPixels()
+        let d = got.difference(from: expected, tolerance: 1)
+        #expect(d.differing == 0, "\(d.differing) pixels differ by up to \(d.maxDifference)")
+        #expect(c2.lastFrame.blurs == 1)
+    }
+}
+
