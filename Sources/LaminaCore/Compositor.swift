@@ -466,6 +466,8 @@ public final class Compositor: @unchecked Sendable {
     var contentMixes: [LayerID: Mix] = [:]
     /// Counts frames drawn (a contents mix is made once per frame at most).
     var frameSerial = 0
+    /// Counts images rendered (`Surface.renders`).
+    var renderSerial = 0
     /// Shadows, gradients and backdrops (EffectRendering.swift).
     lazy var effects = EffectCaches(device: device)
 
@@ -515,7 +517,10 @@ public final class Compositor: @unchecked Sendable {
             pass.submit()
             stats.offscreenPasses += 1
             surface.isDirty = false
-            surface.renders += 1
+            // (A serial of the compositor's, never reused: a surface made again by a rebuild
+            // does not repeat an earlier one's numbers, which caches compare.)
+            renderSerial += 1
+            surface.renders = renderSerial
         }
         return (image!.target.texture!, Rect(x: origin.x, y: origin.y, width: Double(box.width) / scale, height: Double(box.height) / scale))
     }
@@ -530,8 +535,14 @@ public final class Compositor: @unchecked Sendable {
             let room = max(0, (maximum - side) / 2)
             return m.isFinite ? Int(min(max(0, m), Double(room))) : room
         }
-        if tree.surfaces[id]?.replicaOwner != nil {
-            return (capped(Double(limit.width), limit.width), capped(Double(limit.height), limit.height))
+        // A replicator's sublayers, and groups among them (their images are drawn per instance).
+        var s: LayerID? = id
+        for _ in 0..<64 {
+            guard let current = s, current != RenderTree.rootSurfaceID else { break }
+            if tree.surfaces[current]?.replicaOwner != nil {
+                return (capped(Double(limit.width), limit.width), capped(Double(limit.height), limit.height))
+            }
+            s = tree.nodes[current]?.surface
         }
         if let node = tree.nodes[id], node.isGroup, node.state.shadowKind == .layerAlpha {
             let (dx, dy, sigma) = RenderTree.shadowPlacement(node)

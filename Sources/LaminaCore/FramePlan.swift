@@ -697,7 +697,9 @@ extension RenderTree {
         if s.backdropBlurRadius > 0 { f |= 8 }
         if s.compositingFilter != nil { f |= 16 }
         if s.properties.gradient != nil { f |= 32 }
-        if let r = s.properties.replicator { f |= r.count > 0 ? 64 : 128 }
+        // A replicator: no instance, one, or more (whether it has an item, and counts as
+        // several items for group opacity).
+        if let r = s.properties.replicator { f |= r.count == 0 ? 128 : r.count == 1 ? 192 : 64 }
         return f
     }
 
@@ -918,7 +920,7 @@ extension RenderTree {
             // both its world and its sublayers' world moved by the same 2-D translation (a new
             // sublayerTransform or bounds does not); its whole content moves with it.
             var rigid: (dx: Double, dy: Double)?
-            if root.isGroup, root.changes == .geometry, let p = root.parentNode {
+            if root.isGroup, root.changes == .geometry, root.itemsState?.bounds == root.state.bounds, let p = root.parentNode {
                 let world = root.state.transformToSuperlayer.concatenating(p.sublayerWorld)
                 let sublayers = root.state.transformForSublayers.concatenating(world)
                 if let d = RenderTree.translation(from: root.world, to: world), let e = RenderTree.translation(from: root.sublayerWorld, to: sublayers),

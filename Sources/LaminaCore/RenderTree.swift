@@ -167,10 +167,13 @@ public final class RenderTree {
         var hasBackground: Bool, hasContents: Bool, hasBorder: Bool, opacity: Double, isHidden: Bool
         /// The kinds of effect items and effect groups (`RenderTree.effectFacts`).
         var effects: UInt8
+        /// The bounds planned with (a group whose bounds changed did not just move).
+        var bounds: Rect
         init(_ s: LayerState) {
             hasBackground = s.backgroundColor != nil; hasContents = s.showsContents; hasBorder = s.borderWidth > 0
             opacity = s.opacity; isHidden = s.isHidden
             effects = RenderTree.effectFacts(s)
+            bounds = s.bounds
         }
     }
 
@@ -577,7 +580,7 @@ public final class RenderTree {
                 if l.hasShadow { count += 1 }
                 if l.backdropBlurRadius > 0 { count += 1 }
                 if l.properties.gradient != nil { count += 1 }
-                if let r = l.properties.replicator { count += r.count }
+                if let r = l.properties.replicator, !l.sublayers.isEmpty { count += r.count }
                 if count > 1 { return true }
             }
             stack.append(contentsOf: l.sublayers)

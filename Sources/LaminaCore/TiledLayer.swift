@@ -145,11 +145,13 @@ open class TiledLayer: Layer {
     }
 
     /// A tile's rectangle in bounds coordinates (clipped to the bounds).
-    private func tileRect(_ key: TileKey) -> Rect {
+    private func tileRect(_ key: TileKey) -> Rect { fullTileRect(key).intersection(bounds) }
+
+    /// A tile's whole rectangle (not clipped).
+    private func fullTileRect(_ key: TileKey) -> Rect {
         let d = density(key.level)
         let w = tileSize.width / d, h = tileSize.height / d
-        let r = Rect(x: bounds.minX + Double(key.column) * w, y: bounds.minY + Double(key.row) * h, width: w, height: h)
-        return r.intersection(bounds)
+        return Rect(x: bounds.minX + Double(key.column) * w, y: bounds.minY + Double(key.row) * h, width: w, height: h)
     }
 
     /// Waits (blocking the main thread, up to `timeout` seconds) until every tile wanted
@@ -181,8 +183,21 @@ open class TiledLayer: Layer {
             return
         }
         visibleRect = visible
-        // Tiles are cut from the bounds at the scale: new ones, new tiles.
-        if let f = tiledFor, f.bounds != bounds || f.scale != contentsScale { discardTiles() }
+        // Tiles are cut from the bounds' origin at the scale: a new origin or scale, new tiles.
+        // A new size: the tiles the old or the new bounds cut are drawn again (those now
+        // outside go); the others stay.
+        if let f = tiledFor {
+            if f.bounds.origin != bounds.origin || f.scale != contentsScale {
+                discardTiles()
+            } else if f.bounds.size != bounds.size {
+                generation += 1
+                for key in Array(tiles.keys) {
+                    let full = fullTileRect(key)
+                    if tileRect(key).isEmpty { evict(key); continue }
+                    if full.intersection(bounds) != full || full.intersection(f.bounds) != full { invalidated[key] = generation }
+                }
+            }
+        }
         tiledFor = (bounds, contentsScale)
         syncContainer()
         // The level: the coarsest whose resolution is at least the on-screen scale.
@@ -245,9 +260,11 @@ open class TiledLayer: Layer {
             tilesDrawn += 1
             let contents = ContentImage(image)
             if var t = tiles[key] {
+                t.layer.frame = result.job.rect   // (an edge tile of new bounds)
                 t.layer.contents = .image(contents)
                 t.generation = result.job.generation
                 t.lastUsed = updates
+                t.bytes = image.width * image.height * 4
                 tiles[key] = t
                 continue
             }

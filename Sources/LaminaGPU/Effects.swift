@@ -212,36 +212,65 @@ extension RenderPass {
         guard x1 > x0, y1 > y0 else { return }
         flush()
         prepare()
-        // A multisampled framebuffer (a host's) can only be blitted whole to the same place:
-        // resolved into a single-sample copy of it first.
+        // A caller's framebuffer may read from another buffer (its own state): Lamina's
+        // colour buffer is read, then the caller's choice put back.
         glBindFramebuffer(GLenum(GL_READ_FRAMEBUFFER), target.framebufferName)
-        var samples: GLint = 0
-        glGetIntegerv(GLenum(GL_SAMPLE_BUFFERS), &samples)
-        var resolved: OffscreenTarget?
-        defer { resolved?.release() }
-        if samples > 0 {
-            let whole = target.framebufferSize
-            let copy = try OffscreenTarget(device: device, pixelSize: whole)
-            resolved = copy
-            prepare()
-            glBindFramebuffer(GLenum(GL_READ_FRAMEBUFFER), target.framebufferName)
-            glBindFramebuffer(GLenum(GL_DRAW_FRAMEBUFFER), copy.framebufferName)
-            glDisable(GLenum(GL_SCISSOR_TEST))
-            glBlitFramebuffer(0, 0, GLint(whole.width), GLint(whole.height), 0, 0, GLint(whole.width), GLint(whole.height),
-                              GLbitfield(GL_COLOR_BUFFER_BIT), GLenum(GL_NEAREST))
-        }
-        let readFrom = resolved?.framebufferName ?? target.framebufferName
-        let src = target.glScissor(for: PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0))
-        let dx0 = GLint(x0 - region.x), dy0 = GLint(y0 - region.y)
-        let dx1 = dx0 + src.width, dy1 = dy0 + src.height
-        glBindFramebuffer(GLenum(GL_READ_FRAMEBUFFER), readFrom)
-        glBindFramebuffer(GLenum(GL_DRAW_FRAMEBUFFER), destination.framebufferName)
         var readBuffer: GLint = 0
-        let external = target.texture == nil && resolved == nil
+        let external = target.texture == nil
         if external { glGetIntegerv(GLenum(GL_READ_BUFFER), &readBuffer) }
         let redirect = external && GLenum(readBuffer) != target.laminaColorBuffer
         if redirect { glReadBuffer(target.laminaColorBuffer) }
+        defer {
+            if redirect {
+                glBindFramebuffer(GLenum(GL_READ_FRAMEBUFFER), target.framebufferName)
+                glReadBuffer(GLenum(readBuffer))
+            }
+        }
+        // A multisampled framebuffer (a host's) can only be blitted whole, to the same place
+        // and format: resolved into a single-sample renderbuffer of its format first.
+        var samples: GLint = 0
+        glGetIntegerv(GLenum(GL_SAMPLE_BUFFERS), &samples)
+        var resolveFramebuffer: GLuint = 0, resolveBuffer: GLuint = 0
+        defer {
+            if resolveFramebuffer != 0 { glDeleteFramebuffers(1, &resolveFramebuffer) }
+            if resolveBuffer != 0 { glDeleteRenderbuffers(1, &resolveBuffer) }
+        }
         glDisable(GLenum(GL_SCISSOR_TEST))
+        if samples > 0 {
+            let whole = target.framebufferSize
+            let attachment = GLenum(target.framebufferName == 0 ? GL_BACK : GL_COLOR_ATTACHMENT0)
+            func bits(_ name: Int32) -> GLint {
+                var v: GLint = 0
+                glGetFramebufferAttachmentParameteriv(GLenum(GL_READ_FRAMEBUFFER), attachment, GLenum(name), &v)
+                return v
+            }
+            let format: Int32
+            switch (bits(GL_FRAMEBUFFER_ATTACHMENT_RED_SIZE), bits(GL_FRAMEBUFFER_ATTACHMENT_GREEN_SIZE),
+                    bits(GL_FRAMEBUFFER_ATTACHMENT_BLUE_SIZE), bits(GL_FRAMEBUFFER_ATTACHMENT_ALPHA_SIZE)) {
+            case (8, 8, 8, 8): format = GL_RGBA8
+            case (8, 8, 8, 0): format = GL_RGB8
+            case (5, 6, 5, 0): format = GL_RGB565
+            case (10, 10, 10, 2): format = GL_RGB10_A2
+            case (5, 5, 5, 1): format = GL_RGB5_A1
+            case (4, 4, 4, 4): format = GL_RGBA4
+            case let other:
+                throw GPUError.unusableTarget(reason: "a blend mode or backdrop blur reads the target's pixels, and its multisampled framebuffer has a colour format (\(other.0)/\(other.1)/\(other.2)/\(other.3) bits) that cannot be resolved: use an 8-bit RGB(A), 565 or 10-bit framebuffer, a single-sample one, or render into an OffscreenTarget")
+            }
+            glGenRenderbuffers(1, &resolveBuffer)
+            glBindRenderbuffer(GLenum(GL_RENDERBUFFER), resolveBuffer)
+            glRenderbufferStorage(GLenum(GL_RENDERBUFFER), GLenum(format), GLsizei(whole.width), GLsizei(whole.height))
+            glBindRenderbuffer(GLenum(GL_RENDERBUFFER), 0)
+            glGenFramebuffers(1, &resolveFramebuffer)
+            glBindFramebuffer(GLenum(GL_DRAW_FRAMEBUFFER), resolveFramebuffer)
+            glFramebufferRenderbuffer(GLenum(GL_DRAW_FRAMEBUFFER), GLenum(GL_COLOR_ATTACHMENT0), GLenum(GL_RENDERBUFFER), resolveBuffer)
+            glBlitFramebuffer(0, 0, GLint(whole.width), GLint(whole.height), 0, 0, GLint(whole.width), GLint(whole.height),
+                              GLbitfield(GL_COLOR_BUFFER_BIT), GLenum(GL_NEAREST))
+            glBindFramebuffer(GLenum(GL_READ_FRAMEBUFFER), resolveFramebuffer)
+        }
+        let src = target.glScissor(for: PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0))
+        let dx0 = GLint(x0 - region.x), dy0 = GLint(y0 - region.y)
+        let dx1 = dx0 + src.width, dy1 = dy0 + src.height
+        glBindFramebuffer(GLenum(GL_DRAW_FRAMEBUFFER), destination.framebufferName)
         if target.bottomRowFirst {
             glBlitFramebuffer(src.x, src.y, src.x + src.width, src.y + src.height, dx0, dy1, dx1, dy0,
                               GLbitfield(GL_COLOR_BUFFER_BIT), GLenum(GL_NEAREST))
@@ -249,7 +278,6 @@ extension RenderPass {
             glBlitFramebuffer(src.x, src.y, src.x + src.width, src.y + src.height, dx0, dy0, dx1, dy1,
                               GLbitfield(GL_COLOR_BUFFER_BIT), GLenum(GL_NEAREST))
         }
-        if redirect { glReadBuffer(GLenum(readBuffer)) }
         device.gl.activePass = nil   // the pass sets its state again before it draws
         device.checkGLError("glBlitFramebuffer (a backdrop copy of \(region))")
     }

@@ -583,3 +583,32 @@ extension EffectDamageTests {
         #expect(stats.offscreenPasses >= 1, "half a pixel: the image is rendered again")
     }
 }
+
+extension EffectDamageTests {
+    @Test("cached effect images follow changes the plan rebuilds for (a sublayer added to a masked card, to a card with an alpha shadow) and a clipping group's new bounds")
+    func cachesAcrossRebuilds() throws {
+        let rig = try DamageRig(size: Size(width: 160, height: 120))
+        defer { rig.close() }
+        let masked = solid(Rect(x: 10, y: 10, width: 60, height: 50), Color(red: 0.9, green: 0.6, blue: 0.2))
+        masked.mask = { let m = solid(Rect(x: 0, y: 0, width: 60, height: 50), .black); m.cornerRadius = 14; return m }()
+        let shadowed = solid(Rect(x: 90, y: 10, width: 50, height: 50), Color(red: 0.2, green: 0.5, blue: 0.9))
+        shadowed.addSublayer(Layer())
+        shadowed.shadowOpacity = 0.8
+        shadowed.shadowRadius = 3
+        let clipping = Layer()
+        clipping.frame = Rect(x: 20, y: 70, width: 60, height: 30)
+        clipping.opacity = 0.8
+        clipping.masksToBounds = true
+        clipping.cornerRadius = 12
+        clipping.addSublayer(solid(Rect(x: 0, y: 0, width: 60, height: 45), Color(red: 0.3, green: 0.7, blue: 0.3)))
+        clipping.addSublayer(solid(Rect(x: 10, y: 5, width: 20, height: 20), Color(red: 0.9, green: 0.9, blue: 0.1)))
+        for l in [masked, shadowed, clipping] { rig.root.addSublayer(l) }
+        try rig.settle()
+        masked.addSublayer(solid(Rect(x: 5, y: 5, width: 20, height: 20), Color(red: 0.1, green: 0.1, blue: 0.8)))
+        try rig.commitAndCheck("a sublayer added to a masked card")
+        shadowed.addSublayer(solid(Rect(x: 30, y: 30, width: 30, height: 30), Color(red: 0.8, green: 0.1, blue: 0.1)))
+        try rig.commitAndCheck("a sublayer added to a card with an alpha shadow")
+        clipping.bounds = Rect(x: 0, y: 0, width: 60, height: 45)
+        try rig.commitAndCheck("a clipping group grows")
+    }
+}

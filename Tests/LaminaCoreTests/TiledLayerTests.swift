@@ -198,6 +198,27 @@ struct TiledLayerTests {
         #expect(rig.tiled.residentTiles == 6, "3 × 2 tiles of 48 points: \(rig.tiled.residentTiles)")
     }
 
+    @Test("growing the bounds draws only the tiles the old or the new edge cuts, and the new ones; the others stay")
+    func boundsGrow() throws {
+        let rig = try Rig()
+        defer { rig.close() }
+        rig.tiled.bounds = Rect(x: 0, y: 0, width: 150, height: 100)
+        try rig.settle()
+        #expect(rig.tiled.residentTiles == 6)
+        let before = rig.log.draws.load(ordering: .relaxed)
+        rig.tiled.bounds = Rect(x: 0, y: 0, width: 190, height: 140)
+        try rig.settle()
+        // Kept: (0,0), (1,0). Drawn again: (2,0), (0,1), (1,1), (2,1). New: row 2's three.
+        #expect(rig.log.draws.load(ordering: .relaxed) - before == 7)
+        #expect(rig.tiled.residentTiles == 9)
+        let image = try rig.target.readPixels()
+        func near(_ p: RGBAPixel, _ e: RGBAPixel) -> Bool { p.maxChannelDifference(e) <= 2 }
+        for (x, y) in [(20, 20), (170, 30), (30, 120), (180, 130), (140, 90)] {
+            #expect(near(image[x, y], rig.expected(Double(x) + 0.5, Double(y) + 0.5)), "(\(x), \(y)): \(image[x, y])")
+        }
+        #expect(image[195, 145] == px(255, 255, 255))
+    }
+
     @Test("a new tile fades in over fadeDuration (as Core Animation's tiles do)")
     func fadeIn() throws {
         let stage = try AnimationStage()
