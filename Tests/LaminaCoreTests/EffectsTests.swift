@@ -823,29 +823,7 @@ extension EffectsTests {
         try Transaction.flush()
         let device = try GPUDevice()
         defer { device.close() }
-        var stripes = RGBAImage(width: 64, height: 56)
-        for y in 0..<56 { for x in 0..<64 { stripes[x, y] = (x / 5 + y / 7) % 2 == 0 ? px(230, 40, 30) : px(20, 60, 200) } }
-        func scene() -> Layer {
-            let root = Layer()
-            root.frame = Rect(x: 0, y: 0, width: 64, height: 56)
-            let back = Layer()
-            back.frame = root.frame
-            back.contents = .image(ContentImage(stripes))
-            root.addSublayer(back)
-            let glass = Layer()
-            glass.frame = Rect(x: 8, y: 6, width: 30, height: 40)
-            glass.backgroundFilters = [.gaussianBlur(radius: 3)]
-            root.addSublayer(glass)
-            let tint = solid(Rect(x: 30, y: 20, width: 28, height: 30), Color(red: 1, green: 0.8, blue: 0.2))
-            tint.compositingFilter = .multiply
-            root.addSublayer(tint)
-            return root
-        }
-        let reference = try OffscreenTarget(device: device, size: Size(width: 64, height: 56))
-        let c1 = Compositor(device: device)
-        defer { c1.release() }
-        try c1.render(scene(), to: reference, background: .white)
-        let expected = try reference.readPixels()
+        let (scene, expected) = try EffectsTests.framebufferScene(device)
         // The caller's framebuffer: 90×80, Lamina drawing into a 64×56 panel at (10, 12).
         let texture = try device.makeTexture(pixelSize: PixelSize(width: 90, height: 80))
         var fbo: GLuint = 0
@@ -874,29 +852,7 @@ extension EffectsTests {
         try Transaction.flush()
         let device = try GPUDevice()
         defer { device.close() }
-        var stripes = RGBAImage(width: 64, height: 56)
-        for y in 0..<56 { for x in 0..<64 { stripes[x, y] = (x / 5 + y / 7) % 2 == 0 ? px(230, 40, 30) : px(20, 60, 200) } }
-        func scene() -> Layer {
-            let root = Layer()
-            root.frame = Rect(x: 0, y: 0, width: 64, height: 56)
-            let back = Layer()
-            back.frame = root.frame
-            back.contents = .image(ContentImage(stripes))
-            root.addSublayer(back)
-            let glass = Layer()
-            glass.frame = Rect(x: 8, y: 6, width: 30, height: 40)
-            glass.backgroundFilters = [.gaussianBlur(radius: 3)]
-            root.addSublayer(glass)
-            let tint = solid(Rect(x: 30, y: 20, width: 28, height: 30), Color(red: 1, green: 0.8, blue: 0.2))
-            tint.compositingFilter = .multiply
-            root.addSublayer(tint)
-            return root
-        }
-        let reference = try OffscreenTarget(device: device, size: Size(width: 64, height: 56))
-        let c1 = Compositor(device: device)
-        defer { c1.release() }
-        try c1.render(scene(), to: reference, background: .white)
-        let expected = try reference.readPixels()
+        let (scene, expected) = try EffectsTests.framebufferScene(device)
         // The host's framebuffer: 4× multisampled RGB8 colour, 8-bit stencil.
         var fbo: GLuint = 0, color: GLuint = 0, stencil: GLuint = 0, resolveFBO: GLuint = 0, resolveColor: GLuint = 0
         try device.withContext {
@@ -948,3 +904,32 @@ extension EffectsTests {
     }
 }
 
+extension EffectsTests {
+    /// The scene of the framebuffer tests (stripes, a backdrop blur, a multiply layer), and
+    /// its pixels rendered into an offscreen target: what a caller's framebuffer must show.
+    static func framebufferScene(_ device: GPUDevice) throws -> (() -> Layer, RGBAImage) {
+        var stripes = RGBAImage(width: 64, height: 56)
+        for y in 0..<56 { for x in 0..<64 { stripes[x, y] = (x / 5 + y / 7) % 2 == 0 ? px(230, 40, 30) : px(20, 60, 200) } }
+        func scene() -> Layer {
+            let root = Layer()
+            root.frame = Rect(x: 0, y: 0, width: 64, height: 56)
+            let back = Layer()
+            back.frame = root.frame
+            back.contents = .image(ContentImage(stripes))
+            root.addSublayer(back)
+            let glass = Layer()
+            glass.frame = Rect(x: 8, y: 6, width: 30, height: 40)
+            glass.backgroundFilters = [.gaussianBlur(radius: 3)]
+            root.addSublayer(glass)
+            let tint = solid(Rect(x: 30, y: 20, width: 28, height: 30), Color(red: 1, green: 0.8, blue: 0.2))
+            tint.compositingFilter = .multiply
+            root.addSublayer(tint)
+            return root
+        }
+        let reference = try OffscreenTarget(device: device, size: Size(width: 64, height: 56))
+        let c1 = Compositor(device: device)
+        defer { c1.release() }
+        try c1.render(scene(), to: reference, background: .white)
+        return (scene, try reference.readPixels())
+    }
+}
