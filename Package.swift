@@ -11,8 +11,11 @@ let package = Package(
         // Everything at once: `import Lamina` re-exports the modules below.
         .library(name: "Lamina", targets: ["Lamina"]),
         .library(name: "LaminaGeometry", targets: ["LaminaGeometry"]),
+        .library(name: "LaminaValues", targets: ["LaminaValues"]),
         .library(name: "LaminaGPU", targets: ["LaminaGPU"]),
         .library(name: "LaminaGraphics", targets: ["LaminaGraphics"]),
+        .library(name: "LaminaModel", targets: ["LaminaModel"]),
+        .library(name: "LaminaRender", targets: ["LaminaRender"]),
         .library(name: "LaminaCore", targets: ["LaminaCore"]),
         .library(name: "LaminaScene", targets: ["LaminaScene"]),
         .library(name: "LaminaUI", targets: ["LaminaUI"]),
@@ -40,17 +43,30 @@ let package = Package(
         .systemLibrary(name: "CRunLoop"),
 
         .target(name: "LaminaGeometry", swiftSettings: strict),
+        // The values both sides of a commit share: layer states, render updates, contents
+        // references, styles, animation effects, paths, logging (no GL, no Cairo, no layers).
+        .target(name: "LaminaValues", dependencies: ["LaminaGeometry", .product(name: "Logging", package: "swift-log")],
+                swiftSettings: strict),
         .target(
             name: "LaminaGPU",
-            dependencies: ["CEGL", "CGLES", "CGBM", "LaminaGeometry", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["CEGL", "CGLES", "CGBM", "LaminaGeometry", "LaminaValues", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict,
             plugins: ["ShaderEmbedder"]
         ),
-        .target(name: "LaminaGraphics", dependencies: ["CCairo", "CPango", "LaminaGeometry"], swiftSettings: strict),
-        .target(name: "LaminaCore", dependencies: ["CRunLoop", "LaminaGeometry", "LaminaGPU", "LaminaGraphics"], swiftSettings: strict),
+        .target(name: "LaminaGraphics", dependencies: ["CCairo", "CPango", "LaminaGeometry", "LaminaValues"], swiftSettings: strict),
+        // The model: layers and their kinds, transactions, the run loop, the model side of
+        // animations; a commit produces `RenderUpdate`s. No GPU.
+        .target(name: "LaminaModel", dependencies: ["CRunLoop", "LaminaGeometry", "LaminaValues", "LaminaGraphics"], swiftSettings: strict),
+        // The renderer: render tree, frame building, execution, compositor, render thread,
+        // caches. Consumes `RenderUpdate`s; knows no layers, transactions or Cairo.
+        .target(name: "LaminaRender", dependencies: ["LaminaGeometry", "LaminaValues", "LaminaGPU"], swiftSettings: strict),
+        // Where the two meet (hosts, `LayerRenderer`), re-exporting both: `import LaminaCore`.
+        .target(name: "LaminaCore", dependencies: ["LaminaModel", "LaminaRender", "LaminaGeometry", "LaminaValues", "LaminaGPU"],
+                swiftSettings: strict),
         .target(name: "LaminaUI", dependencies: ["LaminaCore", "LaminaGeometry", "LaminaGPU", "LaminaGraphics"], swiftSettings: strict),
         .target(name: "LaminaScene", dependencies: ["LaminaCore", "LaminaGeometry", "LaminaGPU", "LaminaGraphics"], swiftSettings: strict),
-        .target(name: "Lamina", dependencies: ["LaminaGeometry", "LaminaGPU", "LaminaGraphics", "LaminaCore", "LaminaScene", "LaminaUI"],
+        .target(name: "Lamina", dependencies: ["LaminaGeometry", "LaminaValues", "LaminaGPU", "LaminaGraphics", "LaminaModel", "LaminaRender",
+                                              "LaminaCore", "LaminaScene", "LaminaUI"],
                 swiftSettings: strict),
 
         // The C API: the header (a C target) and its implementation in Swift.
@@ -84,7 +100,7 @@ let package = Package(
         .target(name: "CWayland", path: "Sources/CWayland", linkerSettings: [.linkedLibrary("wayland-client")]),
         .executableTarget(
             name: "lamina-display",
-            dependencies: ["LaminaUI", "LaminaCore", "LaminaGPU", "LaminaGeometry", "CDRM", "CWayland"],
+            dependencies: ["LaminaUI", "LaminaCore", "LaminaModel", "LaminaRender", "LaminaValues", "LaminaGPU", "LaminaGeometry", "CDRM", "CWayland"],
             path: "Examples/Display",
             swiftSettings: strict
         ),
@@ -100,28 +116,29 @@ let package = Package(
         .target(name: "LaminaTestSupport", path: "Tests/LaminaTestSupport", swiftSettings: strict),
         .testTarget(
             name: "LaminaCoreTests",
-            dependencies: ["LaminaCore", "LaminaGPU", "LaminaGraphics", "LaminaGeometry", "CRunLoop", "CGLES", "LaminaTestSupport"],
+            dependencies: ["LaminaCore", "LaminaModel", "LaminaRender", "LaminaValues", "LaminaGPU", "LaminaGraphics", "LaminaGeometry", "CRunLoop", "CGLES",
+                           "LaminaTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "LaminaGraphicsTests",
-            dependencies: ["LaminaGraphics", "LaminaGeometry"],
+            dependencies: ["LaminaGraphics", "LaminaValues", "LaminaGeometry"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "LaminaUITests",
-            dependencies: ["LaminaUI", "LaminaCore", "LaminaGPU", "LaminaGraphics", "LaminaGeometry", "CGLES", "CEGL", "LaminaTestSupport",
+            dependencies: ["LaminaUI", "LaminaCore", "LaminaModel", "LaminaRender", "LaminaValues", "LaminaGPU", "LaminaGraphics", "LaminaGeometry", "CGLES", "CEGL", "LaminaTestSupport",
                            "DocSnippets"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "LaminaSceneTests",
-            dependencies: ["LaminaScene", "LaminaCore", "LaminaGPU", "LaminaGraphics", "LaminaGeometry"],
+            dependencies: ["LaminaScene", "LaminaCore", "LaminaModel", "LaminaRender", "LaminaValues", "LaminaGPU", "LaminaGraphics", "LaminaGeometry"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "LaminaGPUTests",
-            dependencies: ["LaminaGPU", "LaminaGraphics", "LaminaGeometry", "CGLES", "CGBM", "CEGL", "LaminaTestSupport",
+            dependencies: ["LaminaGPU", "LaminaValues", "LaminaGraphics", "LaminaGeometry", "CGLES", "CGBM", "CEGL", "LaminaTestSupport",
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),

@@ -19,7 +19,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 bash Tools/setup.sh
-version=$(sed -n 's/.*static let string = "\(.*\)".*/\1/p' Sources/LaminaCore/Version.swift)
+version=$(sed -n 's/.*static let string = "\(.*\)".*/\1/p' Sources/LaminaModel/Version.swift)
 set +e
 swift build -c "$configuration" --product LaminaC 2>&1 | grep -vE '^\[[0-9]+/[0-9]+\]'
 status=${PIPESTATUS[0]}

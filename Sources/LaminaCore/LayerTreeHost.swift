@@ -1,6 +1,9 @@
 import Foundation
 import LaminaGeometry
 import LaminaGPU
+import LaminaModel
+import LaminaRender
+import LaminaValues
 
 /// Connects a layer tree to a render target: every commit that changed the tree
 /// composites it (`Transaction`), and layers of the tree upload their drawn content to
@@ -12,7 +15,7 @@ import LaminaGPU
 /// quad); or composite straight into the host's framebuffer every frame over what the
 /// host drew (`background` nil, `compositesEveryFrame`).
 @MainActor
-public final class LayerTreeHost {
+public final class LayerTreeHost: CommitHost {
     public let rootLayer: Layer
     /// Where frames land. Setting another target (a resized window surface, another
     /// device's target) makes the next commit composite there; the compositor follows the
@@ -86,8 +89,10 @@ public final class LayerTreeHost {
     private let renderDriver: RenderThread.Driver
 
     private func startRenderThread() {
+        let loop = MainLoop.main
         let thread = RenderThread(compositor: compositor, target: target, rootID: rootLayer.id, driver: renderDriver,
-                                  framesPerSecond: Transaction.animationFramesPerSecond, loop: MainLoop.main)
+                                  framesPerSecond: Transaction.animationFramesPerSecond,
+                                  postToMain: { body in loop.post(body) })
         thread.snapshotNeeded = { [weak self] in
             guard let self, let thread = self.renderThread else { return }
             thread.attach(self.rootLayer)
@@ -113,7 +118,7 @@ public final class LayerTreeHost {
     /// Whether the next commit must draw even without layer changes (a flash to remove,
     /// or a context known to be lost: the frame recovers it, so that an unchanged tree is
     /// shown again at once).
-    var needsFrame: Bool {
+    package var needsFrame: Bool {
         if let thread = renderThread {
             // The thread makes its own animation frames; the device is its business.
             return flashVisible || compositesEveryFrame || thread.needsSnapshot
@@ -122,7 +127,7 @@ public final class LayerTreeHost {
             || compositor.hasRunningAnimations
     }
 
-    func composite(displays: [DisplayRecord], layouts: Int, timings: FrameTimings) throws {
+    package func composite(displays: [DisplayRecord], layouts: Int, timings: FrameTimings) throws {
         // (With a render thread, the compositor is the thread's: the request says it.)
         if flashVisible && renderThread == nil { compositor.forgetLastFrame() }
         let flash = showsRedrawRegions && !displays.isEmpty

@@ -1,3 +1,4 @@
+import LaminaValues
 import CEGL
 import Foundation
 import Synchronization

@@ -1,16 +1,7 @@
+import LaminaValues
 import Foundation
 import CGLES
 import LaminaGeometry
-
-/// Core Animation's blur radius convention: a `shadowRadius` (or a backdrop blur's radius)
-/// of r points is a Gaussian of standard deviation σ = r points. (Apple documents no formula;
-/// design tools' conversions — a Sketch or Figma blur B is `shadowRadius` B/2, and a CSS
-/// blur B is σ = B/2 — agree on σ = `shadowRadius`.) Shadows reach 3σ past their shape.
-public enum BlurRadius {
-    public static func sigma(forRadius r: Double) -> Double { r.isFinite ? max(0, r) : 0 }
-    /// How far past its source a blur of radius `r` reaches (3σ: 99.7 % of its weight).
-    public static func reach(ofRadius r: Double) -> Double { 3 * sigma(forRadius: r) }
-}
 
 /// What a blur produced: its target, and the source texels it covers (its pixel (i, j)
 /// covers `downsampling`² texels from `sourceRect`'s origin + (i, j)·`downsampling`).
@@ -162,45 +153,6 @@ public final class GaussianBlur {
     }
 }
 
-/// The separable blend modes of `compositingFilter` (W3C Compositing and Blending, on
-/// premultiplied colour), and plus-lighter (`kCAFilterPlusL`: the sum, clamped).
-public enum BlendMode: Int32, Sendable, CaseIterable, CustomStringConvertible {
-    case multiply, screen, overlay, darken, lighten, difference, plusLighter
-
-    public var description: String {
-        switch self {
-        case .multiply: return "multiply"
-        case .screen: return "screen"
-        case .overlay: return "overlay"
-        case .darken: return "darken"
-        case .lighten: return "lighten"
-        case .difference: return "difference"
-        case .plusLighter: return "plusLighter"
-        }
-    }
-
-    /// The blend of premultiplied source `s` over premultiplied backdrop `d` (red, green,
-    /// blue, alpha; 0…1): the formula the GPU evaluates, for references and tests.
-    public func apply(_ s: (Double, Double, Double, Double), over d: (Double, Double, Double, Double)) -> (Double, Double, Double, Double) {
-        if self == .plusLighter { return (min(1, s.0 + d.0), min(1, s.1 + d.1), min(1, s.2 + d.2), min(1, s.3 + d.3)) }
-        let sa = s.3, da = d.3
-        func channel(_ sc: Double, _ dc: Double) -> Double {
-            let b: Double
-            switch self {
-            case .multiply: b = sc * dc
-            case .screen: b = sc * da + dc * sa - sc * dc
-            case .overlay: b = 2 * dc <= da ? 2 * sc * dc : sa * da - 2 * (da - dc) * (sa - sc)
-            case .darken: b = min(sc * da, dc * sa)
-            case .lighten: b = max(sc * da, dc * sa)
-            case .difference: b = sc * da + dc * sa - 2 * min(sc * da, dc * sa)
-            case .plusLighter: b = 0
-            }
-            return min(1, max(0, sc * (1 - da) + dc * (1 - sa) + b))
-        }
-        return (channel(s.0, d.0), channel(s.1, d.1), channel(s.2, d.2), sa + da - sa * da)
-    }
-}
-
 extension RenderPass {
     /// Copies `region` (pixels of the target, top-left origin; clamped to it) of what the
     /// pass's target holds now into `destination` at (0, 0), top row first: the backdrop a
@@ -338,11 +290,6 @@ extension RenderPass {
         }
         LaminaGLState.setAdditive(false, indexed: indexed)   // back to premultiplied source-over
     }
-}
-
-/// The kinds of `GradientLayer` (`CAGradientLayerType`).
-public enum GradientType: Int32, Sendable, CaseIterable {
-    case axial, radial, conic
 }
 
 extension GPUDevice {

@@ -1,3 +1,4 @@
+import LaminaValues
 import CEGL
 import CGLES
 import Glibc
@@ -571,3 +572,6 @@ extension GPUDevice {
         return (carrier, ExternalBuffer(buf, colorSpace: colorSpace, range: range, releaseHandler: releaseHandler))
     }
 }
+
+/// An external buffer can be a layer's contents (`LayerContents.external`).
+extension ExternalBuffer: ContentBuffer {}

@@ -1,3 +1,4 @@
+import LaminaValues
 import CEGL
 import CGBM
 import CGLES

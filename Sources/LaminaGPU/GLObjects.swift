@@ -1,3 +1,4 @@
+import LaminaValues
 import CEGL
 import CGLES
 import LaminaGeometry
@@ -57,23 +58,6 @@ public class GPUObject {
     deinit {
         if !released && !isBorrowed { gl.ledger.enqueue(kind, name, generation: generation) }
     }
-}
-
-/// How texels are sampled when a texture is drawn smaller or larger than its pixels.
-public enum TextureFilter: String, Sendable, CaseIterable {
-    case linear, nearest
-    var gl: GLint { self == .linear ? GL_LINEAR : GL_NEAREST }
-}
-
-/// The byte order of pixels handed to a texture. Both are 8 bits a channel, premultiplied.
-public enum PixelByteOrder: Sendable {
-    /// R, G, B, A in memory (RGBAImage, glReadPixels).
-    case rgba
-    /// B, G, R, A in memory: Cairo's ARGB32 and GBM's ARGB8888 on little-endian machines.
-    /// Stored as is; a texture swizzle swaps red and blue when sampling (no CPU conversion).
-    case bgra
-    /// B, G, R, unused: Cairo's RGB24 (opaque). Swizzled like `bgra`, and alpha reads as 1.
-    case bgrx
 }
 
 public final class Texture: GPUObject {
@@ -430,3 +414,10 @@ extension GPUDevice {
         return q
     }
 }
+
+extension TextureFilter {
+    var gl: GLint { self == .linear ? GL_LINEAR : GL_NEAREST }
+}
+
+/// A texture can be a layer's contents (`LayerContents.texture`).
+extension Texture: ContentTexture {}

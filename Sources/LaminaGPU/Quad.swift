@@ -1,3 +1,4 @@
+import LaminaValues
 import LaminaGeometry
 
 /// One quad for a render pass (`RenderPass.draw(_:)`): a rectangle of local points,

@@ -1,3 +1,4 @@
+import LaminaValues
 import CGLES
 
 /// The GLSL ES 3.00 sources of `Shaders/`, embedded in the binary at build time by the

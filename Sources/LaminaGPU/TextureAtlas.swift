@@ -1,3 +1,4 @@
+import LaminaValues
 import CGLES
 import LaminaGeometry
 import Synchronization

@@ -1,3 +1,4 @@
+import LaminaValues
 import CCairo
 import CPango
 import Foundation

@@ -4,6 +4,9 @@ import LaminaGPU
 import LaminaGraphics
 import Testing
 @testable import LaminaCore
+@testable import LaminaModel
+@testable import LaminaRender
+@testable import LaminaValues
 
 
 @MainActor

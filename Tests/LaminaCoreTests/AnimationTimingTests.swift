@@ -4,6 +4,9 @@ import LaminaGPU
 import LaminaGraphics
 import Testing
 @testable import LaminaCore
+@testable import LaminaModel
+@testable import LaminaRender
+@testable import LaminaValues
 
 
 /// The largest channel difference between `image` and a static tree built by `build`

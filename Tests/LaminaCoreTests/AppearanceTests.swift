@@ -3,6 +3,9 @@ import LaminaGeometry
 import LaminaGPU
 import Testing
 @testable import LaminaCore
+@testable import LaminaModel
+@testable import LaminaRender
+@testable import LaminaValues
 
 @MainActor
 @Suite("Layer appearance (pixels)")
@@ -346,7 +349,7 @@ struct CompositorBehaviourTests {
         let child = solid(Rect(x: 10, y: 10, width: 10, height: 10), .blue)
         parent.addSublayer(child)
         root.addSublayer(parent)
-        let tree = RenderTree(snapshotOf: root)
+        let tree = snapshot(of: root).0
         let plan = tree.plan(size: Size(width: 200, height: 200), full: true)
         #expect(plan.isFull && plan.layersVisited == 3)
         func describe(_ item: Item) -> String {

@@ -3,6 +3,9 @@ import LaminaGeometry
 import LaminaGPU
 import Testing
 @testable import LaminaCore
+@testable import LaminaModel
+@testable import LaminaRender
+@testable import LaminaValues
 
 /// Layers partly behind the eye (perspective with a corner at w < 0), checked against
 /// pixels worked out analytically here — not from the renderer's own transforms.

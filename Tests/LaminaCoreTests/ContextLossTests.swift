@@ -4,6 +4,9 @@ import LaminaGPU
 import LaminaGraphics
 import Testing
 @testable import LaminaCore
+@testable import LaminaModel
+@testable import LaminaRender
+@testable import LaminaValues
 
 /// Context loss (issue 11): llvmpipe never resets, so the loss is simulated
 /// (`GPUDevice.simulateContextLoss()`), which makes the device behave as the driver's

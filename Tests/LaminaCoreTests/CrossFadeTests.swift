@@ -4,6 +4,9 @@ import LaminaGPU
 import LaminaGraphics
 import Testing
 @testable import LaminaCore
+@testable import LaminaModel
+@testable import LaminaRender
+@testable import LaminaValues
 
 /// Cross-fades: `contents` animations (explicit, implicit, keyframes) and transitions.
 /// Mid-fade frames must equal the exact per-pixel mix (1 − f)·old + f·new of the two

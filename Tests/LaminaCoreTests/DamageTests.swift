@@ -5,6 +5,9 @@ import LaminaGPU
 import LaminaGraphics
 import Testing
 @testable import LaminaCore
+@testable import LaminaModel
+@testable import LaminaRender
+@testable import LaminaValues
 
 
 /// A layer that draws a pattern depending on a counter (so invalidated rectangles show).

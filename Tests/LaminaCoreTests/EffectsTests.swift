@@ -5,6 +5,9 @@ import LaminaGPU
 import LaminaGraphics
 import Testing
 @testable import LaminaCore
+@testable import LaminaModel
+@testable import LaminaRender
+@testable import LaminaValues
 
 /// Layer effects: shadows (analytic and layer-alpha), blend modes, backdrop blur, gradients.
 /// Pixels are read back from real GL targets and compared with formulas or CPU references

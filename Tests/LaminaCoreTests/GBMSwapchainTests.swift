@@ -4,6 +4,9 @@ import LaminaGPU
 import Synchronization
 import Testing
 @testable import LaminaCore
+@testable import LaminaModel
+@testable import LaminaRender
+@testable import LaminaValues
 
 /// True inside the GBM test VM (Tools/vm/run-in-vm.sh, set by Tools/test.sh).
 let insideGBMVM = ProcessInfo.processInfo.environment["LAMINA_GBM_TESTS"] == "1"

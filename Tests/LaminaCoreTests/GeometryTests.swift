@@ -2,6 +2,9 @@ import Foundation
 import LaminaGeometry
 import Testing
 @testable import LaminaCore
+@testable import LaminaModel
+@testable import LaminaRender
+@testable import LaminaValues
 
 @MainActor
 @Suite("Layer geometry (pixels)")

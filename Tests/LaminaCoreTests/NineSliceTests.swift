@@ -4,6 +4,9 @@ import LaminaGPU
 import LaminaGraphics
 import Testing
 @testable import LaminaCore
+@testable import LaminaModel
+@testable import LaminaRender
+@testable import LaminaValues
 
 /// A 5×5 source whose every pixel has its own colour: 2×2 corners, 1-pixel edges between
 /// them, and a 1×1 centre at (2, 2).

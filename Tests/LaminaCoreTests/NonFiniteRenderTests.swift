@@ -3,6 +3,9 @@ import LaminaGeometry
 import LaminaGPU
 import Testing
 @testable import LaminaCore
+@testable import LaminaModel
+@testable import LaminaRender
+@testable import LaminaValues
 
 /// Non-finite and absurd geometry reaching the renderer: such layers are not drawn (see
 /// docs/notes-i11-render.md); the others draw as if they were not there; nothing traps or

@@ -3,6 +3,9 @@ import LaminaGeometry
 import LaminaGPU
 import Testing
 @testable import LaminaCore
+@testable import LaminaModel
+@testable import LaminaRender
+@testable import LaminaValues
 
 /// Deep and wide trees through the renderer: no recursion per level, no work per item that
 /// grows with the depth. The tests assert counts and pixels; the times are printed (the

@@ -3,6 +3,9 @@ import LaminaGeometry
 import LaminaGPU
 import Testing
 @testable import LaminaCore
+@testable import LaminaModel
+@testable import LaminaRender
+@testable import LaminaValues
 
 /// The left edge of the first run of red pixels on row `y` (nil: none).
 private func redEdge(_ image: RGBAImage, row y: Int) -> Int? {

@@ -3,6 +3,9 @@ import LaminaGeometry
 import LaminaGPU
 import Testing
 @testable import LaminaCore
+@testable import LaminaModel
+@testable import LaminaRender
+@testable import LaminaValues
 
 /// Cases a review of issue 11 found (each failed or trapped before its fix).
 @MainActor

@@ -5,6 +5,9 @@ import LaminaTestSupport
 import Glibc
 import Testing
 @testable import LaminaCore
+@testable import LaminaModel
+@testable import LaminaRender
+@testable import LaminaValues
 
 /// A host's own epoll set watching one descriptor (the loop's), as an embedding program has.
 private final class HostEpoll {

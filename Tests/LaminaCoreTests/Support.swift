@@ -3,6 +3,9 @@ import LaminaGeometry
 import LaminaGPU
 import Testing
 @testable import LaminaCore
+@testable import LaminaModel
+@testable import LaminaRender
+@testable import LaminaValues
 
 /// Renders `root` (placed in target points) into a fresh target of `width`×`height`
 /// points and returns the pixels (and the statistics of the frame).

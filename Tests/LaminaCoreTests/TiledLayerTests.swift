@@ -5,6 +5,9 @@ import LaminaGraphics
 import Synchronization
 import Testing
 @testable import LaminaCore
+@testable import LaminaModel
+@testable import LaminaRender
+@testable import LaminaValues
 
 /// Counts tile draws, and draws made on the main thread (there must be none).
 final class TileLog: Sendable {

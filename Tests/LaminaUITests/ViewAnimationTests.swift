@@ -1,5 +1,8 @@
 import Foundation
 @testable import LaminaCore
+@testable import LaminaModel
+@testable import LaminaRender
+@testable import LaminaValues
 import LaminaGeometry
 import LaminaGPU
 import Testing

@@ -1,0 +1,263 @@
+import LaminaValues
+import Foundation
+import LaminaGeometry
+
+/// A transaction's animation settings (`CATransaction`'s keyed values).
+struct TransactionFrame {
+    let id: Int
+    var duration: Double?
+    var timingFunction: TimingFunction?
+    var disableActions: Bool?
+    var completion: (@MainActor () -> Void)?
+}
+
+/// A closed transaction's completion block, waiting for its animations.
+struct PendingCompletion {
+    var block: @MainActor () -> Void
+    var remaining: Int
+}
+
+extension Transaction {
+    // MARK: Settings (CATransaction's animation values)
+
+    private static var lastID = 0
+    static func makeID() -> Int { lastID += 1; return lastID }
+
+    /// The innermost transaction first, the implicit one (of this run-loop turn) last.
+    static var frames: [TransactionFrame] = [TransactionFrame(id: makeID())]
+
+    /// The transaction animations are added in now.
+    static var currentID: Int { frames[frames.count - 1].id }
+
+    /// The duration of implicit animations (`CATransaction.animationDuration()`): the
+    /// innermost transaction's that sets one, else 0.25 s.
+    public static func animationDuration() -> Double {
+        frames.reversed().lazy.compactMap(\.duration).first ?? 0.25
+    }
+    public static func setAnimationDuration(_ seconds: Double) {
+        frames[frames.count - 1].duration = seconds.isFinite && seconds >= 0 ? seconds : nil
+    }
+    /// The timing function of implicit animations (nil: `.default`).
+    public static func animationTimingFunction() -> TimingFunction? {
+        frames.reversed().lazy.compactMap(\.timingFunction).first
+    }
+    public static func setAnimationTimingFunction(_ function: TimingFunction?) {
+        frames[frames.count - 1].timingFunction = function
+    }
+    /// Whether property changes run no actions (no implicit animations).
+    public static func disableActions() -> Bool {
+        if frames.count == 1, let set = frames[0].disableActions { return set }
+        if frames.count > 1, let set = frames.reversed().lazy.compactMap(\.disableActions).first { return set }
+        return taskDisablesActions ?? disablesActionsByDefault
+    }
+    /// `disablesActionsByDefault` for the code of one task (the tests of a suite about
+    /// something else than animations run with it set).
+    @TaskLocal static var taskDisablesActions: Bool?
+    /// What `disableActions()` is in a transaction that does not set it: false, as in
+    /// Core Animation (standalone layers in a rendered tree animate their changes). A
+    /// program that sets its layers' properties every frame itself — a compositor, a game,
+    /// a benchmark — sets it true once instead of disabling actions in every transaction.
+    public static var disablesActionsByDefault = false
+
+    /// Runs `block` after the next commit (with the animation callbacks).
+    package static func afterNextCommit(_ block: @escaping @MainActor () -> Void) {
+        completionsDue.append(block)
+        noteChange()
+    }
+    public static func setDisableActions(_ flag: Bool) {
+        frames[frames.count - 1].disableActions = flag
+    }
+    /// Called once every animation added in this transaction has stopped (at once, after
+    /// the commit, when it added none).
+    public static func setCompletionBlock(_ block: (@MainActor () -> Void)?) {
+        frames[frames.count - 1].completion = block
+    }
+
+    /// `begin()`: a transaction of its own settings.
+    static func pushFrame() { frames.append(TransactionFrame(id: makeID())) }
+
+    /// Runs `body` in a nested transaction with actions disabled (Core Animation's
+    /// `begin()`, `setDisableActions(true)`, …, `commit()` inside another transaction:
+    /// nothing is committed at its end — the changes join the enclosing transaction).
+    public static func withoutActions<T>(_ body: () throws -> T) rethrows -> T {
+        pushFrame()
+        defer { popFrame() }
+        setDisableActions(true)
+        return try body()
+    }
+
+    /// Closes the innermost transaction (the implicit one: starts the next turn's).
+    static func popFrame() {
+        let frame = frames.count > 1 ? frames.removeLast() : frames[0]
+        if frames.count == 1 && frame.id == frames[0].id { frames[0] = TransactionFrame(id: makeID()) }
+        guard let block = frame.completion else { return }
+        let remaining = animationCounts.removeValue(forKey: frame.id) ?? 0
+        if remaining == 0 {
+            completionsDue.append(block)
+        } else {
+            pendingCompletions[frame.id] = PendingCompletion(block: block, remaining: remaining)
+        }
+    }
+
+    /// Back to one implicit transaction (explicit ones abandoned).
+    static func resetFrames() {
+        while frames.count > 1 { popFrame() }
+        popFrame()
+    }
+
+    // MARK: Animations in flight (callbacks and the frame clock)
+
+    /// Layers with animations (unretained: a layer leaves when freed, `forget`).
+    static var animatingLayers: [ObjectIdentifier: Unmanaged<Layer>] = [:]
+    private static var startedSerials = Set<UInt64>()
+    private static var stoppedSerials = Set<UInt64>()
+    /// Animations added per open transaction (for its completion block).
+    private static var animationCounts: [Int: Int] = [:]
+    private static var pendingCompletions: [Int: PendingCompletion] = [:]
+    private static var completionsDue: [@MainActor () -> Void] = []
+    private static var frameTimer: MainLoop.Token?
+    private static var wakeTimer: MainLoop.Token?
+    /// An animation's start or end time came: hosts composite this commit (threaded ones
+    /// ask their thread for a frame) even without changes.
+    package static var animationsDue = false
+
+    /// Frames per second at which `MainLoop.main` wakes while animations run (the frame
+    /// clock stops when the last one ends).
+    public static var animationFramesPerSecond = 60.0
+
+    static func noteAnimationAdded(_ a: AddedAnimation, to layer: Layer) {
+        animatingLayers[ObjectIdentifier(layer)] = Unmanaged.passUnretained(layer)
+        invalidateAnimationEvents()
+        if frames.contains(where: { $0.id == a.transactionID }) {
+            animationCounts[a.transactionID, default: 0] += 1
+        }
+    }
+
+    /// An animation left its layer before its stop was reported: it stops unfinished.
+    static func noteAnimationRemoved(_ a: AddedAnimation, finished: Bool) {
+        startedSerials.remove(a.serial)
+        guard stoppedSerials.remove(a.serial) == nil else { return }
+        stop(a, finished: finished)
+    }
+
+    private static func stop(_ a: AddedAnimation, finished: Bool) {
+        if let didStop = a.animation.didStop { completionsDue.append { didStop(finished) } }
+        if animationCounts[a.transactionID] != nil {
+            animationCounts[a.transactionID]! -= 1
+        } else if var p = pendingCompletions[a.transactionID] {
+            p.remaining -= 1
+            if p.remaining <= 0 {
+                pendingCompletions[a.transactionID] = nil
+                completionsDue.append(p.block)
+            } else {
+                pendingCompletions[a.transactionID] = p
+            }
+        }
+    }
+
+    /// A layer with animations is being freed: they stop unfinished (their `didStop` and
+    /// their transactions' completion blocks run after the next commit).
+    static func forgetAnimations(of layer: Layer) {
+        guard animatingLayers.removeValue(forKey: ObjectIdentifier(layer)) != nil else { return }
+        for a in layer.addedAnimations { noteAnimationRemoved(a, finished: false) }
+        noteChange()   // a commit runs the callbacks
+    }
+
+    /// After a commit: reports animations that started or ended by now (removing ended
+    /// ones that are removed on completion), runs due callbacks and completion blocks, and
+    /// keeps `MainLoop.main` waking at the frame rate while any animation runs.
+    /// The media time of the next start or end of an animation (-∞: to be worked out
+    /// again), and whether any animation was running at the last look: until then,
+    /// nothing is reported and the frame clock keeps its state (no walk per frame).
+    private static var nextAnimationEvent = -Double.infinity
+    private static var runningAtLastLook = false
+
+    /// Animations, or the timing they run in, changed: the next commit looks again.
+    static func invalidateAnimationEvents() { nextAnimationEvent = -.infinity }
+
+    static func updateAnimations() {
+        var running = false
+        let now = animatingLayers.isEmpty ? 0 : MediaClock.now()
+        if !animatingLayers.isEmpty && now < nextAnimationEvent {
+            running = runningAtLastLook
+        } else if !animatingLayers.isEmpty {
+            var next = Double.infinity
+            // Only layers of rendered trees animate (a layer outside every hosted tree
+            // has not begun: it is looked at again when it joins one).
+            let hostedRoots = Set(hosts.compactMap { $0.host?.rootLayer.id } + deliveryRoots)
+            var started: [@MainActor @Sendable () -> Void] = []
+            for (key, ref) in animatingLayers {
+                let layer = ref.takeUnretainedValue()
+                if layer.addedAnimations.isEmpty { animatingLayers[key] = nil; continue }
+                guard hostedRoots.contains(layer.rootLayer.id) else { continue }
+                let t = layer.localTime(at: now)
+                let frozen = layer.timeIsFrozen
+                var finishedAndRemoved: [UInt64] = []
+                for a in layer.addedAnimations {
+                    guard !a.beginsAtCommit else { running = true; next = now; continue }   // not committed yet
+                    if !frozen {
+                        // When it starts and ends, in media time.
+                        let timing = a.effect.timing
+                        let start = layer.mediaTime(fromLocal: timing.beginTime)
+                        let end: Double
+                        if timing.speed > 0 {
+                            end = layer.mediaTime(fromLocal: timing.beginTime + timing.activeDuration / timing.speed)
+                        } else if timing.speed < 0 {
+                            end = layer.mediaTime(fromLocal: timing.beginTime + max(0, timing.timeOffset) / -timing.speed)
+                        } else {
+                            end = .infinity
+                        }
+                        // (An event at this very time counts: the next look is after it.)
+                        for e in [start, end] where e >= now && e.isFinite { next = min(next, e) }
+                    }
+                    if !startedSerials.contains(a.serial), a.effect.hasStarted(at: t) {
+                        startedSerials.insert(a.serial)
+                        if let s = a.animation.didStart { started.append(s) }
+                    }
+                    if a.effect.hasEnded(at: t) {
+                        if stoppedSerials.insert(a.serial).inserted {
+                            stop(a, finished: true)
+                            if a.effect.isRemovedOnCompletion { finishedAndRemoved.append(a.serial) }
+                        }
+                    } else if !frozen && a.effect.isRunning(at: t) {
+                        running = true
+                    }
+                }
+                for serial in finishedAndRemoved {
+                    layer.removeFinishedAnimation(serial: serial)
+                    startedSerials.remove(serial)
+                    stoppedSerials.remove(serial)
+                }
+            }
+            for s in started { s() }
+            nextAnimationEvent = next
+            runningAtLastLook = running
+        }
+        let due = completionsDue
+        completionsDue = []
+        for block in due { block() }
+        // Nothing plays, but an animation starts later: a wake-up then (the media clock runs
+        // with the monotonic clock unless fixed — then whoever fixes it drives the frames).
+        if let t = wakeTimer { MainLoop.main.cancelTimer(t); wakeTimer = nil }
+        if !running, nextAnimationEvent.isFinite, !MediaClock.isFixed {
+            let delay = max(0, nextAnimationEvent - MediaClock.now())
+            wakeTimer = MainLoop.main.addTimer(after: delay) {
+                wakeTimer = nil
+                invalidateAnimationEvents()
+                animationsDue = true
+                noteChange()
+            }
+        }
+        // The frame clock.
+        if running, frameTimer == nil {
+            let period = 1 / max(1, min(animationFramesPerSecond, 1000))
+            frameTimer = MainLoop.main.addTimer(after: period, repeating: period) {}
+        } else if !running, let t = frameTimer {
+            MainLoop.main.cancelTimer(t)
+            frameTimer = nil
+        }
+    }
+
+    /// Whether animations are in flight (started or waiting to), so a commit must composite.
+    static var animationsInFlight: Bool { frameTimer != nil }
+}

@@ -1,0 +1,127 @@
+import LaminaValues
+import Foundation
+import LaminaGeometry
+import LaminaGraphics
+
+/// Like `CAShapeLayer`: a path filled and stroked, rasterised on the CPU (the same 2D
+/// drawing as `draw(in:)`, by Cairo) when the path or its style changes, at the layer's
+/// on-screen scale — never on a move or a transform, which the GPU does with the image it
+/// has. When the on-screen scale grows (a scale transform set on it or an ancestor), the
+/// next commit rasterises it again at the new scale, so it is never drawn blurred.
+/// The picture covers the path (and its stroke), not the bounds: a path may lie outside
+/// them (a zero-sized shape layer placed by `position`, as is usual with Core Animation).
+@MainActor
+public final class ShapeLayer: Layer {
+    public var path: Path? { didSet { if path != oldValue { setNeedsDisplay() } } }
+    /// nil: not filled. Opaque black by default, as Core Animation's.
+    public var fillColor: Color? = Color.black { didSet { if fillColor != oldValue { setNeedsDisplay() } } }
+    public var fillRule: FillRule = .nonZero { didSet { if fillRule != oldValue { setNeedsDisplay() } } }
+    /// nil (default): not stroked.
+    public var strokeColor: Color? { didSet { if strokeColor != oldValue { setNeedsDisplay() } } }
+    public var lineWidth = 1.0 { didSet { if lineWidth != oldValue { setNeedsDisplay() } } }
+    public var lineCap: LineCap = .butt { didSet { if lineCap != oldValue { setNeedsDisplay() } } }
+    public var lineJoin: LineJoin = .miter { didSet { if lineJoin != oldValue { setNeedsDisplay() } } }
+    public var miterLimit = 10.0 { didSet { if miterLimit != oldValue { setNeedsDisplay() } } }
+    public var lineDashPattern: [Double]? { didSet { if lineDashPattern != oldValue { setNeedsDisplay() } } }
+    public var lineDashPhase = 0.0 { didSet { if lineDashPhase != oldValue { setNeedsDisplay() } } }
+    /// The part of the path stroked, fractions of its length (0…1; the fill is whole).
+    public var strokeStart = 0.0 { didSet { if strokeStart != oldValue { setNeedsDisplay() } } }
+    public var strokeEnd = 1.0 { didSet { if strokeEnd != oldValue { setNeedsDisplay() } } }
+
+    /// Pixels per point of the last rasterisation (0: none yet).
+    public private(set) var rasterizedScale = 0.0
+    /// The largest side of the rasterised picture, in pixels (a larger one is drawn at a
+    /// lower scale).
+    public static let maximumSide = 8192
+
+    public required init() {
+        super.init()
+        ShapeLayer.live.append(WeakShape(layer: self))
+    }
+
+    /// The layer's scale on screen: `contentsScale` times the scale of its transform and
+    /// its ancestors' (transforms and sublayer transforms; the mean scale of their 2-D parts).
+    public var onScreenScale: Double {
+        var s = PlaneMath.linearScale(transform)
+        var child: Layer = self
+        var l = renderParent
+        while let p = l {
+            // (A mask is in its layer's space without the sublayerTransform.)
+            let sublayer = p.mask === child ? 1 : PlaneMath.linearScale(p.sublayerTransform)
+            s *= PlaneMath.linearScale(p.transform) * sublayer
+            child = p
+            l = p.renderParent
+        }
+        return s * contentsScale
+    }
+
+    /// How far the stroke reaches past the path (points).
+    private var strokeOutset: Double {
+        guard let c = strokeColor, c.alpha > 0, lineWidth > 0, lineWidth.isFinite else { return 0 }
+        let join = lineJoin == .miter ? max(1, miterLimit.isFinite ? miterLimit : 1) : 1
+        return lineWidth / 2 * max(join, lineCap == .square ? 2.0.squareRoot() : 1)
+    }
+
+    public override func display() throws {
+        let scaleWanted = max(onScreenScale, 1e-3)
+        guard let path, path.isFinite, let box = path.boundingBox,
+              (fillColor?.alpha ?? 0) > 0 || strokeOutset > 0 else {
+            rasterizedScale = scaleWanted
+            withoutContentsAction { contents = nil }
+            properties.contentsPlacement = nil
+            return
+        }
+        let outset = strokeOutset + 1
+        let area = Rect(x: box.minX - outset, y: box.minY - outset, width: box.width + 2 * outset, height: box.height + 2 * outset)
+        let scale = min(scaleWanted, Double(ShapeLayer.maximumSide) / max(area.width, area.height))
+        let x0 = (area.minX * scale).rounded(.down), y0 = (area.minY * scale).rounded(.down)
+        let x1 = (area.maxX * scale).rounded(.up), y1 = (area.maxY * scale).rounded(.up)
+        let size = PixelSize(width: max(1, Int(x1 - x0)), height: max(1, Int(y1 - y0)))
+        let frame = Rect(x: x0 / scale, y: y0 / scale, width: Double(size.width) / scale, height: Double(size.height) / scale)
+        let bitmap = try Bitmap(pixelSize: size)
+        let context = GraphicsContext(bitmap: bitmap, scale: scale, origin: frame.origin, clip: frame)
+        if let fill = fillColor, fill.alpha > 0 {
+            context.setFillColor(fill)
+            context.addPath(path)
+            context.fillPath(using: fillRule)
+        }
+        if let stroke = strokeColor, stroke.alpha > 0, lineWidth > 0 {
+            context.setStrokeColor(stroke)
+            context.setLineWidth(lineWidth)
+            context.setLineCap(lineCap)
+            context.setLineJoin(lineJoin)
+            context.setMiterLimit(miterLimit)
+            if let dashes = lineDashPattern, !dashes.isEmpty { context.setLineDash(phase: lineDashPhase, lengths: dashes) }
+            context.addPath(path)
+            context.trimPath(from: strokeStart, to: strokeEnd)
+            context.strokePath()
+        }
+        context.invalidate()
+        rasterizedScale = scaleWanted
+        properties.contentsPlacement = frame
+        let image = ContentImage(bitmap.rgbaImage())
+        // The picture's pixels per point are its scale: `contentsScale` says so to the contents' size.
+        withoutContentsAction { contents = .image(image) }
+        displayCount += 1
+        let record = DisplayRecord(layer: name ?? "ShapeLayer", layerID: id, reasons: pendingDisplayReasons, rect: frame,
+                                   pixelRect: PixelRect(size: size), uploadedBytes: size.width * size.height * 4)
+        lastDisplay = record
+        Transaction.noteDisplay(record)
+    }
+
+    // MARK: Scale tracking
+
+    private struct WeakShape { weak var layer: ShapeLayer? }
+    private static var live: [WeakShape] = []
+
+    /// Before a commit's display pass: shape layers in a tree whose on-screen scale grew
+    /// past the scale they were rasterised at are drawn again. O(shape layers × depth).
+    static func redisplayWhereScaleGrew() {
+        guard !live.isEmpty else { return }
+        live.removeAll { $0.layer == nil }
+        for entry in live {
+            guard let l = entry.layer, l.rasterizedScale > 0, !l.needsDisplay, l.renderParent != nil else { continue }
+            if l.onScreenScale > l.rasterizedScale * 1.01 { l.setNeedsDisplay() }
+        }
+    }
+}

@@ -1,0 +1,335 @@
+import Foundation
+import LaminaGeometry
+
+/// A value of an animatable property (`fromValue`, `toValue`, keyframe values): Core
+/// Animation takes `Any`; Lamina names the kinds. A value of the wrong kind for its key
+/// path is converted where that is meaningful (a number for a point animates both
+/// coordinates) and otherwise ignored (the property shows its model value).
+public enum AnimationValue: Sendable, Hashable, CustomStringConvertible {
+    case number(Double)
+    case point(Point)
+    case size(Size)
+    case rect(Rect)
+    /// A colour; `nil` (no background) interpolates as transparent black.
+    case color(Color?)
+    case transform(Transform3D)
+    /// Contents (a `contents` animation's values: `.image(_:)` makes one); nil is no
+    /// contents. Not interpolated: a layer cross-fades between them.
+    case contents(ContentRef?)
+
+    public var description: String {
+        switch self {
+        case .number(let v): return "\(v)"
+        case .point(let p): return "\(p)"
+        case .size(let s): return "\(s)"
+        case .rect(let r): return "\(r)"
+        case .color(let c): return c.map { "\($0)" } ?? "nil"
+        case .transform(let t): return "\(t.values)"
+        case .contents(let c): return c.map { "contents(\($0.pixelSize))" } ?? "no contents"
+        }
+    }
+
+    /// The components arithmetic and interpolation work on: colours premultiplied (so a
+    /// fade to transparent does not darken), transforms as their 16 elements (transform
+    /// interpolation itself goes through decomposition: `interpolate`).
+    package var components: [Double] {
+        switch self {
+        case .number(let v): return [v]
+        case .point(let p): return [p.x, p.y]
+        case .size(let s): return [s.width, s.height]
+        case .rect(let r): return [r.origin.x, r.origin.y, r.size.width, r.size.height]
+        case .color(let c):
+            let c = c ?? .clear
+            return [c.red * c.alpha, c.green * c.alpha, c.blue * c.alpha, c.alpha]
+        case .transform(let t): return t.values
+        case .contents: return []
+        }
+    }
+
+    /// A value of `kind`'s kind from components (premultiplied for colours).
+    static func like(_ kind: AnimationValue, _ v: [Double]) -> AnimationValue {
+        switch kind {
+        case .number: return .number(v[0])
+        case .point: return .point(Point(x: v[0], y: v[1]))
+        case .size: return .size(Size(width: v[0], height: v[1]))
+        case .rect: return .rect(Rect(x: v[0], y: v[1], width: v[2], height: v[3]))
+        case .color:
+            let a = min(max(v[3], 0), 1)
+            guard a > 0 else { return .color(.clear) }
+            func un(_ x: Double) -> Double { min(max(x / a, 0), 1) }
+            return .color(Color(red: un(v[0]), green: un(v[1]), blue: un(v[2]), alpha: a))
+        case .transform: return .transform(Transform3D(v))
+        case .contents: return kind
+        }
+    }
+
+    /// Every component is finite.
+    var isFinite: Bool {
+        switch self {
+        case .number(let v): return v.isFinite
+        case .point(let p): return p.isFinite
+        case .size(let s): return s.isFinite
+        case .rect(let r): return r.isFinite
+        case .color(let c): return c?.isFinite ?? true
+        case .transform(let t): return t.isFinite
+        case .contents: return true
+        }
+    }
+
+    /// Whether two values are of the same kind.
+    func isSameKind(as other: AnimationValue) -> Bool {
+        switch (self, other) {
+        case (.number, .number), (.point, .point), (.size, .size), (.rect, .rect), (.color, .color), (.transform, .transform),
+             (.contents, .contents):
+            return true
+        default: return false
+        }
+    }
+
+    /// This value as `kind`'s kind, when it can be read so: a number becomes a point,
+    /// size or rect of that number everywhere (and a uniform scale as a transform); nil
+    /// otherwise.
+    package func converted(like kind: AnimationValue) -> AnimationValue? {
+        if isSameKind(as: kind) { return self }
+        if case .number(let v) = self {
+            switch kind {
+            case .point: return .point(Point(x: v, y: v))
+            case .size: return .size(Size(width: v, height: v))
+            case .rect: return .rect(Rect(x: v, y: v, width: v, height: v))
+            case .transform: return .transform(Transform3D(scaleX: v, y: v, z: v))
+            default: return nil
+            }
+        }
+        return nil
+    }
+
+    /// `a` + (`b` − `a`)·`f`: component-wise (colours premultiplied); transforms by
+    /// decomposition (`Transform3D.interpolate`: the rotation the short way).
+    static func interpolate(_ a: AnimationValue, _ b: AnimationValue, _ f: Double) -> AnimationValue {
+        if case .transform(let x) = a, case .transform(let y) = b {
+            return .transform(Transform3D.interpolate(from: x, to: y, fraction: f))
+        }
+        let x = a.components, y = b.components
+        guard x.count == y.count, !x.isEmpty else { return f < 0.5 ? a : b }
+        var out = x
+        for i in out.indices { out[i] = x[i] + (y[i] - x[i]) * f }
+        return like(a, out)
+    }
+
+    /// `a` + `b`: component-wise; transforms concatenate (`b` applied first, then `a`,
+    /// as an additive transform animation composes with what is below it).
+    static func adding(_ a: AnimationValue, _ b: AnimationValue) -> AnimationValue {
+        if case .transform(let x) = a, case .transform(let y) = b { return .transform(y.concatenating(x)) }
+        let x = a.components, y = b.components
+        guard x.count == y.count else { return a }
+        var out = x
+        for i in out.indices { out[i] = x[i] + y[i] }
+        return like(a, out)
+    }
+
+    /// `a` − `b`: component-wise; for transforms `b`⁻¹ then `a` is not needed by Core
+    /// Animation's rules and is approximated by element differences.
+    static func subtracting(_ a: AnimationValue, _ b: AnimationValue) -> AnimationValue {
+        let x = a.components, y = b.components
+        guard x.count == y.count else { return a }
+        var out = x
+        for i in out.indices { out[i] = x[i] - y[i] }
+        if case .transform = a { return .transform(Transform3D(out).concatenatingIdentityDiagonal()) }
+        return like(a, out)
+    }
+
+    /// `a`·`n` component-wise (cumulative animations add the change of each finished
+    /// iteration); a transform is concatenated with itself `n` times.
+    static func scaled(_ a: AnimationValue, by n: Int) -> AnimationValue {
+        if case .transform(let t) = a {
+            // tⁿ by squaring: O(log n) products (a cumulative animation may be in its
+            // billionth repetition).
+            var out = Transform3D.identity, base = t, k = max(0, n)
+            while k > 0 {
+                if k & 1 == 1 { out = out.concatenating(base) }
+                base = base.concatenating(base)
+                k >>= 1
+            }
+            return .transform(out)
+        }
+        return like(a, a.components.map { $0 * Double(n) })
+    }
+}
+
+extension Transform3D {
+    /// A difference of two transforms' elements read as a transform: the diagonal of the
+    /// identity added back (so that "to − by" of two transforms stays near a transform).
+    fileprivate func concatenatingIdentityDiagonal() -> Transform3D {
+        var t = self
+        t.m11 += 1; t.m22 += 1; t.m33 += 1; t.m44 += 1
+        return t
+    }
+}
+
+/// An animatable property of a layer, named by Core Animation's key path ("position",
+/// "bounds.size.width", "transform.rotation.z", …). Parsed once, when the animation is
+/// added: evaluating it hashes no strings.
+public struct AnimatableProperty: Hashable, Sendable, CustomStringConvertible {
+    package enum Base: Hashable, Sendable {
+        case position, positionX, positionY, zPosition
+        case bounds, boundsOrigin, boundsSize, boundsWidth, boundsHeight
+        case anchorPoint, anchorPointZ
+        case transform, sublayerTransform
+        /// A component of `transform` or `sublayerTransform` (`Transform3D.value(forKeyPath:)`).
+        case transformComponent(sublayer: Bool, path: String)
+        case opacity, backgroundColor, borderColor, borderWidth, cornerRadius
+        case contentsRect, contentsCenter
+        case shadowOpacity, shadowRadius, shadowOffset, shadowColor
+        /// Cross-faded (`AnimationEffect.Kind.contents`), not set.
+        case contents
+    }
+    package let base: Base
+    /// The key path it was made from.
+    public let keyPath: String
+
+    /// The property a key path names; nil when it is not animatable.
+    public init?(keyPath: String) {
+        let b: Base
+        switch keyPath {
+        case "position": b = .position
+        case "position.x": b = .positionX
+        case "position.y": b = .positionY
+        case "zPosition": b = .zPosition
+        case "bounds": b = .bounds
+        case "bounds.origin": b = .boundsOrigin
+        case "bounds.size": b = .boundsSize
+        case "bounds.size.width": b = .boundsWidth
+        case "bounds.size.height": b = .boundsHeight
+        case "anchorPoint": b = .anchorPoint
+        case "anchorPointZ": b = .anchorPointZ
+        case "transform": b = .transform
+        case "sublayerTransform": b = .sublayerTransform
+        case "opacity": b = .opacity
+        case "backgroundColor": b = .backgroundColor
+        case "borderColor": b = .borderColor
+        case "borderWidth": b = .borderWidth
+        case "cornerRadius": b = .cornerRadius
+        case "contentsRect": b = .contentsRect
+        case "contentsCenter": b = .contentsCenter
+        case "contents": b = .contents
+        case "shadowOpacity": b = .shadowOpacity
+        case "shadowRadius": b = .shadowRadius
+        case "shadowOffset": b = .shadowOffset
+        case "shadowColor": b = .shadowColor
+        default:
+            for (prefix, sub) in [("transform.", false), ("sublayerTransform.", true)] where keyPath.hasPrefix(prefix) {
+                let rest = String(keyPath.dropFirst(prefix.count))
+                guard Transform3D.identity.value(forKeyPath: rest) != nil else { return nil }
+                self.base = .transformComponent(sublayer: sub, path: rest)
+                self.keyPath = keyPath
+                return
+            }
+            return nil
+        }
+        base = b
+        self.keyPath = keyPath
+    }
+
+    public var description: String { keyPath }
+
+    /// What a change of this property changes for a renderer.
+    var changes: LayerChanges {
+        switch base {
+        case .position, .positionX, .positionY, .bounds, .boundsOrigin, .boundsSize, .boundsWidth, .boundsHeight,
+             .anchorPoint, .anchorPointZ, .transform, .sublayerTransform, .transformComponent: return .geometry
+        case .zPosition: return .zPosition
+        case .opacity: return .opacity
+        case .backgroundColor: return .background
+        case .borderColor, .borderWidth: return .border
+        case .cornerRadius: return .cornerRadius
+        case .contentsRect, .contentsCenter, .contents: return .contents
+        case .shadowOpacity, .shadowRadius, .shadowOffset, .shadowColor: return .shadow
+        }
+    }
+
+    /// The property's value in `p`.
+    package func value(in p: LayerProperties) -> AnimationValue {
+        switch base {
+        case .position: return .point(p.position)
+        case .positionX: return .number(p.position.x)
+        case .positionY: return .number(p.position.y)
+        case .zPosition: return .number(p.zPosition)
+        case .bounds: return .rect(p.bounds)
+        case .boundsOrigin: return .point(p.bounds.origin)
+        case .boundsSize: return .size(p.bounds.size)
+        case .boundsWidth: return .number(p.bounds.size.width)
+        case .boundsHeight: return .number(p.bounds.size.height)
+        case .anchorPoint: return .point(p.anchorPoint)
+        case .anchorPointZ: return .number(p.anchorPointZ)
+        case .transform: return .transform(p.transform)
+        case .sublayerTransform: return .transform(p.sublayerTransform)
+        case .transformComponent(let sub, let path):
+            return .number((sub ? p.sublayerTransform : p.transform).value(forKeyPath: path) ?? 0)
+        case .opacity: return .number(p.opacity)
+        case .backgroundColor: return .color(p.backgroundColor)
+        case .borderColor: return .color(p.borderColor)
+        case .borderWidth: return .number(p.borderWidth)
+        case .cornerRadius: return .number(p.cornerRadius)
+        case .contentsRect: return .rect(p.contentsRect)
+        case .contentsCenter: return .rect(p.contentsCenter)
+        case .contents: return .contents(nil)   // (not in the properties: the layer's state has it)
+        case .shadowOpacity: return .number(p.shadowOpacity)
+        case .shadowRadius: return .number(p.shadowRadius)
+        case .shadowOffset: return .size(p.shadowOffset)
+        case .shadowColor: return .color(p.shadowColor)
+        }
+    }
+
+    /// A value of the property's kind (its value in default properties).
+    var kind: AnimationValue {
+        switch base {
+        case .position, .boundsOrigin, .anchorPoint: return .point(.zero)
+        case .positionX, .positionY, .zPosition, .boundsWidth, .boundsHeight, .anchorPointZ, .transformComponent,
+             .opacity, .borderWidth, .cornerRadius, .shadowOpacity, .shadowRadius: return .number(0)
+        case .bounds, .contentsRect, .contentsCenter: return .rect(.zero)
+        case .boundsSize, .shadowOffset: return .size(.zero)
+        case .transform, .sublayerTransform: return .transform(.identity)
+        case .backgroundColor, .borderColor, .shadowColor: return .color(nil)
+        case .contents: return .contents(nil)
+        }
+    }
+
+    /// Sets the property in `p` to `v` (converted to the property's kind; a value that
+    /// cannot be, or is not finite, is ignored: the property keeps what it had).
+    func set(_ v: AnimationValue, in p: inout LayerProperties) {
+        guard let v = v.converted(like: kind), v.isFinite else { return }
+        switch (base, v) {
+        case (.position, .point(let x)): p.position = x
+        case (.positionX, .number(let x)): p.position.x = x
+        case (.positionY, .number(let x)): p.position.y = x
+        case (.zPosition, .number(let x)): p.zPosition = x
+        case (.bounds, .rect(let x)): p.bounds = x
+        case (.boundsOrigin, .point(let x)): p.bounds.origin = x
+        case (.boundsSize, .size(let x)): p.bounds.size = x
+        case (.boundsWidth, .number(let x)): p.bounds.size.width = x
+        case (.boundsHeight, .number(let x)): p.bounds.size.height = x
+        case (.anchorPoint, .point(let x)): p.anchorPoint = x
+        case (.anchorPointZ, .number(let x)): p.anchorPointZ = x
+        case (.transform, .transform(let x)): p.transform = x
+        case (.sublayerTransform, .transform(let x)): p.sublayerTransform = x
+        case (.transformComponent(let sub, let path), .number(let x)):
+            if sub {
+                p.sublayerTransform = p.sublayerTransform.setting(x, forKeyPath: path) ?? p.sublayerTransform
+            } else {
+                p.transform = p.transform.setting(x, forKeyPath: path) ?? p.transform
+            }
+        case (.opacity, .number(let x)): p.opacity = min(1, max(0, x))
+        case (.backgroundColor, .color(let x)): p.backgroundColor = x
+        case (.borderColor, .color(let x)): p.borderColor = x ?? .clear
+        case (.borderWidth, .number(let x)): p.borderWidth = max(0, x)
+        case (.cornerRadius, .number(let x)): p.cornerRadius = max(0, x)
+        case (.contentsRect, .rect(let x)): p.contentsRect = x
+        case (.contentsCenter, .rect(let x)): p.contentsCenter = x
+        case (.shadowOpacity, .number(let x)): p.shadowOpacity = min(1, max(0, x))
+        case (.shadowRadius, .number(let x)): p.shadowRadius = max(0, x)
+        case (.shadowOffset, .size(let x)): p.shadowOffset = x
+        case (.shadowColor, .color(let x)): p.shadowColor = x ?? .clear
+        default: break
+        }
+    }
+}

@@ -1,0 +1,282 @@
+import LaminaGeometry
+import Synchronization
+
+/// A layer's identity for the renderer: unique for the life of the process (an
+/// `ObjectIdentifier` is reused once a layer is freed).
+public struct LayerID: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public let rawValue: UInt64
+    package init(rawValue: UInt64) { self.rawValue = rawValue }
+    private static let counter = Atomic<UInt64>(0)
+    package static func next() -> LayerID { LayerID(rawValue: counter.add(1, ordering: .relaxed).newValue) }
+    public static func < (a: LayerID, b: LayerID) -> Bool { a.rawValue < b.rawValue }
+    public var description: String { "#\(rawValue)" }
+}
+
+/// What a layer shows, as the renderer sees it: no model object, only what can cross to
+/// another thread (an immutable image, a backing store's identity, a texture handle).
+public enum ContentRef: Sendable, Hashable {
+    /// An immutable image, uploaded by the renderer when first shown.
+    case image(ContentImage)
+    /// A backing store's pixels (`ContentUpload`s carry them), by identity.
+    case store(StoreRef)
+    /// A texture the caller made or lent; the renderer draws it as is.
+    case texture(TextureRef)
+    /// An external buffer, each lend of it (each time a layer's contents are set to it)
+    /// told apart: a new lend is a new frame in the buffer.
+    case external(ExternalRef)
+
+    public var pixelSize: PixelSize {
+        switch self {
+        case .image(let i): return i.pixelSize
+        case .store(let s): return s.pixelSize
+        case .texture(let t): return t.texture.pixelSize
+        case .external(let e): return e.buffer.pixelSize
+        }
+    }
+
+    public static func == (a: ContentRef, b: ContentRef) -> Bool {
+        switch (a, b) {
+        case let (.image(x), .image(y)): return x === y
+        case let (.store(x), .store(y)): return x == y
+        case let (.texture(x), .texture(y)): return x.texture === y.texture
+        case let (.external(x), .external(y)): return x.buffer === y.buffer && x.lend == y.lend
+        default: return false
+        }
+    }
+
+    public func hash(into h: inout Hasher) { h.combine(ContentKey(self)) }
+}
+
+/// A content the renderer keeps a texture for, by identity.
+public enum ContentKey: Hashable, Sendable {
+    case image(UInt64)
+    case store(UInt64)
+    case texture(ObjectIdentifier)
+    /// An external buffer (any lend of it).
+    case external(UInt64)
+
+    public init(_ ref: ContentRef) {
+        switch ref {
+        case .image(let i): self = .image(i.id)
+        case .store(let s): self = .store(s.id)
+        case .texture(let t): self = .texture(ObjectIdentifier(t.texture))
+        case .external(let e): self = .external(e.buffer.id)
+        }
+    }
+}
+
+/// A backing store by identity: its pixels reach the renderer as `ContentUpload`s.
+public struct StoreRef: Hashable, Sendable {
+    public let id: UInt64
+    public let pixelSize: PixelSize
+    /// Drawn without alpha (`bgrx`), else premultiplied BGRA (Cairo's ARGB32).
+    public let isOpaque: Bool
+    public init(id: UInt64, pixelSize: PixelSize, isOpaque: Bool) { self.id = id; self.pixelSize = pixelSize; self.isOpaque = isOpaque }
+}
+
+/// A buffer another component produced, shown as contents (LaminaGPU's `ExternalBuffer`):
+/// what the model and the renderers' trees know of it without knowing GPUs.
+public protocol ContentBuffer: AnyObject, Sendable {
+    /// Identity (stable for the buffer's life, never reused).
+    var id: UInt64 { get }
+    var pixelSize: PixelSize { get }
+    /// Every pixel is opaque.
+    var isOpaque: Bool { get }
+    /// Notes that the buffer holds a new frame; returns its generation.
+    func newFrame() -> UInt64
+}
+
+/// A texture shown as contents (LaminaGPU's `Texture`), as the model holds it.
+public protocol ContentTexture: AnyObject {
+    var pixelSize: PixelSize { get }
+}
+
+/// An external buffer used as contents, and which lend of it (`LayerContents.external`).
+public struct ExternalRef: Sendable {
+    public let buffer: any ContentBuffer
+    /// The buffer's generation when it was lent (`ExternalBuffer.newFrame()`).
+    public let lend: UInt64
+    public init(buffer: any ContentBuffer, lend: UInt64) { self.buffer = buffer; self.lend = lend }
+}
+
+/// A texture used as contents. GL objects live on their device's thread; the renderer
+/// that draws it is on that thread.
+public struct TextureRef: @unchecked Sendable {
+    public let texture: any ContentTexture
+    public init(texture: any ContentTexture) { self.texture = texture }
+}
+
+/// Pixels of a backing store for the renderer: a rectangle of it (the whole store, when
+/// `isFull`), copied at the commit, rows `rowBytes` apart, in the store's byte order.
+public struct ContentUpload: Sendable {
+    public let store: StoreRef
+    public let region: PixelRect
+    public let isFull: Bool
+    public let bytes: [UInt8]
+    public var rowBytes: Int { region.width * 4 }
+    public init(store: StoreRef, region: PixelRect, isFull: Bool, bytes: [UInt8]) {
+        self.store = store; self.region = region; self.isFull = isFull; self.bytes = bytes
+    }
+}
+
+/// The properties of a layer that renderers see, stored together in the layer (so that a
+/// commit copies them in one piece).
+public struct LayerProperties: Sendable, Equatable {
+    public var bounds: Rect = Rect.zero
+    public var position: Point = Point.zero
+    public var anchorPoint: Point = Point(x: 0.5, y: 0.5)
+    public var anchorPointZ: Double = 0.0
+    public var zPosition: Double = 0.0
+    public var transform: Transform3D = Transform3D.identity
+    public var sublayerTransform: Transform3D = Transform3D.identity
+    public var isDoubleSided: Bool = true
+    public var backgroundColor: Color? = nil
+    public var opacity: Double = 1.0
+    public var allowsGroupOpacity: Bool = true
+    public var isHidden: Bool = false
+    public var borderWidth: Double = 0.0
+    public var borderColor: Color = Color.black
+    public var cornerRadius: Double = 0.0
+    public var masksToBounds: Bool = false
+    public var isOpaque: Bool = false
+    public var contentsRect: Rect = Rect(x: 0, y: 0, width: 1, height: 1)
+    public var contentsCenter: Rect = Rect(x: 0, y: 0, width: 1, height: 1)
+    public var contentsGravity: ContentsGravity = ContentsGravity.resize
+    public var contentsScale: Double = 1.0
+    public var minificationFilter: TextureFilter = TextureFilter.linear
+    public var magnificationFilter: TextureFilter = TextureFilter.linear
+    /// The layer's media timing (beginTime, speed, timeOffset).
+    public var timing = LayerTiming()
+    // Effects (LayerEffects.swift).
+    public var shadowColor: Color = Color.black
+    public var shadowOpacity: Double = 0
+    public var shadowOffset: Size = Size(width: 0, height: -3)
+    public var shadowRadius: Double = 3
+    public var shadowPath: Path? = nil
+    /// A `shadowPath` that is not a (rounded) rectangle, rasterised by the model when it is set.
+    public var shadowMask: ShadowMask? = nil
+    public var compositingFilter: BlendMode? = nil
+    public var backgroundFilters: [LayerFilter] = []
+    /// A `GradientLayer`'s gradient.
+    public var gradient: GradientStyle? = nil
+    /// A `ReplicatorLayer`'s instances.
+    public var replicator: ReplicatorStyle? = nil
+    /// Where contents are drawn in the bounds space, instead of per `contentsGravity`
+    /// (a `ShapeLayer`'s rasterised path covers the path's box, not its bounds).
+    public var contentsPlacement: Rect? = nil
+    /// Presented only (never in the model): a `contents` animation's cross-fade.
+    package var contentsFade: ContentsFade?
+    /// Presented only: a transition's progress (`TransitionAnimation`).
+    package var transition: TransitionProgress?
+
+    public init() {}
+}
+
+/// Everything the renderer needs of one layer: its properties and the identities of its
+/// sublayers, in order. Immutable (so Sendable): made on the main actor at a commit, then
+/// shared by reference — the update, and every renderer's tree, hold the same object.
+public final class LayerState: Sendable {
+    public let id: LayerID
+    public let properties: LayerProperties
+    public let preservesDepth: Bool
+    public let contents: ContentRef?
+    public let sublayers: [LayerID]
+    /// The mask layer (`Layer.mask`), held below this layer like a sublayer but not drawn as one.
+    public let mask: LayerID?
+    /// Sublayers and the mask.
+    package var children: [LayerID] { mask.map { sublayers + [$0] } ?? sublayers }
+    /// What changed since the layer's previous state was handed over (everything for a
+    /// layer the renderers may not know): renderers use it instead of comparing states.
+    public let changes: LayerChanges
+    /// The layer's animations (what the renderer evaluates every frame), in the order they
+    /// were added, their begin times set.
+    public let effects: [AnimationEffect]
+
+    package init(id: LayerID, properties: LayerProperties, preservesDepth: Bool, contents: ContentRef?, sublayers: [LayerID],
+                 mask: LayerID? = nil, changes: LayerChanges, effects: [AnimationEffect] = []) {
+        self.id = id; self.properties = properties; self.preservesDepth = preservesDepth
+        self.contents = contents; self.sublayers = sublayers; self.mask = mask; self.changes = changes; self.effects = effects
+    }
+
+    private init(presenting properties: LayerProperties, of s: LayerState) {
+        id = s.id; self.properties = properties; preservesDepth = s.preservesDepth; contents = s.contents
+        sublayers = s.sublayers; mask = s.mask; changes = s.changes; effects = s.effects
+    }
+
+    /// The same layer showing `properties` (what its animations present).
+    package func presenting(_ properties: LayerProperties) -> LayerState {
+        LayerState(presenting: properties, of: self)
+    }
+
+    /// It draws contents: its own, or a cross-fade of contents.
+    package var showsContents: Bool { contents != nil || properties.contentsFade != nil }
+
+    public var bounds: Rect { properties.bounds }
+    public var position: Point { properties.position }
+    public var anchorPoint: Point { properties.anchorPoint }
+    public var anchorPointZ: Double { properties.anchorPointZ }
+    public var zPosition: Double { properties.zPosition }
+    public var transform: Transform3D { properties.transform }
+    public var sublayerTransform: Transform3D { properties.sublayerTransform }
+    public var isDoubleSided: Bool { properties.isDoubleSided }
+    public var backgroundColor: Color? { properties.backgroundColor }
+    public var opacity: Double { properties.opacity }
+    public var allowsGroupOpacity: Bool { properties.allowsGroupOpacity }
+    public var isHidden: Bool { properties.isHidden }
+    public var borderWidth: Double { properties.borderWidth }
+    public var borderColor: Color { properties.borderColor }
+    public var cornerRadius: Double { properties.cornerRadius }
+    public var masksToBounds: Bool { properties.masksToBounds }
+    public var isOpaque: Bool { properties.isOpaque }
+    public var contentsRect: Rect { properties.contentsRect }
+    public var contentsCenter: Rect { properties.contentsCenter }
+    public var contentsGravity: ContentsGravity { properties.contentsGravity }
+    public var contentsScale: Double { properties.contentsScale }
+    public var minificationFilter: TextureFilter { properties.minificationFilter }
+    public var magnificationFilter: TextureFilter { properties.magnificationFilter }
+}
+
+/// Which properties of a layer changed, as the model's setters saw it (Chromium's layer
+/// property-change flags): a renderer works out only what these affect.
+public struct LayerChanges: OptionSet, Sendable, Hashable {
+    public let rawValue: UInt32
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+
+    /// bounds, position, anchorPoint(Z), transform, sublayerTransform, isDoubleSided.
+    public static let geometry = LayerChanges(rawValue: 1 << 0)
+    public static let zPosition = LayerChanges(rawValue: 1 << 1)
+    public static let opacity = LayerChanges(rawValue: 1 << 2)
+    public static let hidden = LayerChanges(rawValue: 1 << 3)
+    public static let background = LayerChanges(rawValue: 1 << 4)
+    /// borderWidth, borderColor.
+    public static let border = LayerChanges(rawValue: 1 << 5)
+    public static let cornerRadius = LayerChanges(rawValue: 1 << 6)
+    public static let masksToBounds = LayerChanges(rawValue: 1 << 7)
+    public static let groupOpacity = LayerChanges(rawValue: 1 << 8)
+    /// contents, contentsRect, contentsCenter, contentsGravity, contentsScale, filters, isOpaque.
+    public static let contents = LayerChanges(rawValue: 1 << 9)
+    /// New pixels in the same contents (a redraw, `contentsDidChange()`).
+    public static let pixels = LayerChanges(rawValue: 1 << 10)
+    public static let sublayers = LayerChanges(rawValue: 1 << 11)
+    /// beginTime, speed, timeOffset (what the layer's animations and its sublayers' see).
+    public static let timing = LayerChanges(rawValue: 1 << 12)
+    /// Animations added or removed.
+    public static let animations = LayerChanges(rawValue: 1 << 13)
+    /// shadowColor, shadowOpacity, shadowOffset, shadowRadius, shadowPath.
+    public static let shadow = LayerChanges(rawValue: 1 << 15)
+    /// compositingFilter, backgroundFilters, a gradient's style, the mask.
+    public static let effects = LayerChanges(rawValue: 1 << 16)
+    public static let all = LayerChanges(rawValue: (1 << 14) - 1 | 1 << 15 | 1 << 16)
+    /// A transition's progress (render side only: a presented state's).
+    package static let transitionProgress = LayerChanges(rawValue: 1 << 14)
+}
+
+/// What a commit hands each renderer: the state of every layer that changed (a layer
+/// whose sublayers changed lists them again; a subtree added to a tree is described
+/// whole), the pixels drawn since the last commit, and the layers freed.
+public struct RenderUpdate: Sendable {
+    public var layers: [LayerState] = []
+    public var uploads: [ContentUpload] = []
+    public init() {}
+    public var isEmpty: Bool { layers.isEmpty && uploads.isEmpty }
+}

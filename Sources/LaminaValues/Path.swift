@@ -1,0 +1,95 @@
+import Foundation
+import LaminaGeometry
+
+/// A path as a value (`CGPath`): made once, drawn by any context (`GraphicsContext.addPath`),
+/// handed to layers (`ShapeLayer.path`, `Layer.shadowPath`) and across threads.
+/// Coordinates are in the user space of whoever draws it (a layer's bounds space).
+public struct Path: Sendable, Equatable {
+    public enum Element: Sendable, Equatable {
+        case move(Point)
+        case line(Point)
+        case quadCurve(to: Point, control: Point)
+        case curve(to: Point, control1: Point, control2: Point)
+        /// An arc (radians; 0 = +x, increasing towards +y), joined to the current point by a line.
+        case arc(center: Point, radius: Double, startAngle: Double, endAngle: Double, clockwise: Bool)
+        /// An ellipse inscribed in a rectangle, as a closed sub-path of its own.
+        case ellipse(Rect)
+        /// A rounded rectangle, as a closed sub-path of its own.
+        case roundedRect(Rect, cornerRadius: Double)
+        case close
+    }
+
+    public private(set) var elements: [Element] = []
+
+    public init() {}
+    public init(_ elements: [Element]) { self.elements = elements }
+
+    /// A rectangle.
+    public init(rect: Rect) { self.init([.roundedRect(rect, cornerRadius: 0)]) }
+    /// A rectangle with circular corners of `cornerRadius` (clamped to half the shorter side).
+    public init(roundedRect rect: Rect, cornerRadius: Double) { self.init([.roundedRect(rect, cornerRadius: cornerRadius)]) }
+    /// An ellipse inscribed in `rect`.
+    public init(ellipseIn rect: Rect) { self.init([.ellipse(rect)]) }
+
+    public var isEmpty: Bool { elements.isEmpty }
+
+    public mutating func move(to p: Point) { elements.append(.move(p)) }
+    public mutating func addLine(to p: Point) { elements.append(.line(p)) }
+    public mutating func addQuadCurve(to p: Point, control: Point) { elements.append(.quadCurve(to: p, control: control)) }
+    public mutating func addCurve(to p: Point, control1: Point, control2: Point) {
+        elements.append(.curve(to: p, control1: control1, control2: control2))
+    }
+    public mutating func addArc(center: Point, radius: Double, startAngle: Double, endAngle: Double, clockwise: Bool = true) {
+        elements.append(.arc(center: center, radius: radius, startAngle: startAngle, endAngle: endAngle, clockwise: clockwise))
+    }
+    public mutating func addRect(_ r: Rect) { elements.append(.roundedRect(r, cornerRadius: 0)) }
+    public mutating func addRoundedRect(_ r: Rect, cornerRadius: Double) { elements.append(.roundedRect(r, cornerRadius: cornerRadius)) }
+    public mutating func addEllipse(in r: Rect) { elements.append(.ellipse(r)) }
+    public mutating func closeSubpath() { elements.append(.close) }
+
+    /// The path is exactly one (rounded) rectangle: its rectangle and corner radius
+    /// (clamped). Shadows of such paths are drawn analytically, without an offscreen pass.
+    public var roundedRectShape: (rect: Rect, cornerRadius: Double)? {
+        guard elements.count == 1, case let .roundedRect(r, radius) = elements[0], r.isFinite, radius.isFinite else { return nil }
+        let s = r.standardized
+        return (s, min(max(0, radius), s.width / 2, s.height / 2))
+    }
+
+    /// Every element's coordinates are finite.
+    public var isFinite: Bool {
+        func ok(_ p: Point) -> Bool { p.x.isFinite && p.y.isFinite }
+        for e in elements {
+            switch e {
+            case .move(let p), .line(let p): if !ok(p) { return false }
+            case let .quadCurve(p, c): if !ok(p) || !ok(c) { return false }
+            case let .curve(p, c1, c2): if !ok(p) || !ok(c1) || !ok(c2) { return false }
+            case let .arc(c, r, a0, a1, _): if !ok(c) || !r.isFinite || !a0.isFinite || !a1.isFinite { return false }
+            case let .ellipse(r): if !r.isFinite { return false }
+            case let .roundedRect(r, radius): if !r.isFinite || !radius.isFinite { return false }
+            case .close: break
+            }
+        }
+        return true
+    }
+
+    /// The smallest rectangle holding every point of the path and its control points
+    /// (nil: the path is empty).
+    public var boundingBox: Rect? {
+        var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
+        func add(_ p: Point) { minX = min(minX, p.x); minY = min(minY, p.y); maxX = max(maxX, p.x); maxY = max(maxY, p.y) }
+        func add(_ r: Rect) { add(Point(x: r.minX, y: r.minY)); add(Point(x: r.maxX, y: r.maxY)) }
+        for e in elements {
+            switch e {
+            case .move(let p), .line(let p): add(p)
+            case let .quadCurve(p, c): add(p); add(c)
+            case let .curve(p, c1, c2): add(p); add(c1); add(c2)
+            case let .arc(c, r, _, _, _): add(Rect(x: c.x - abs(r), y: c.y - abs(r), width: 2 * abs(r), height: 2 * abs(r)))
+            case let .ellipse(r): add(r.standardized)
+            case let .roundedRect(r, _): add(r.standardized)
+            case .close: break
+            }
+        }
+        guard minX <= maxX, minY <= maxY else { return nil }
+        return Rect(x: minX, y: minY, width: maxX - minX, height: maxY - minY)
+    }
+}
