@@ -17,6 +17,8 @@ import LaminaValues
 @MainActor
 public final class LayerTreeHost: CommitHost {
     public let rootLayer: Layer
+    /// The transaction context whose commits composite this host: its root layer's.
+    public var context: TransactionContext { rootLayer.transactionContext }
     /// Where frames land. Setting another target (a resized window surface, another
     /// device's target) makes the next commit composite there; the compositor follows the
     /// target's device.
@@ -35,7 +37,7 @@ public final class LayerTreeHost: CommitHost {
             } else {
                 renderThread?.setTarget(target)
             }
-            Transaction.noteChange()
+            context.noteChange()
         }
     }
     /// The thread compositing this tree, when the host renders on one (`rendersOnThread`):
@@ -53,7 +55,7 @@ public final class LayerTreeHost: CommitHost {
     /// composites Lamina over it. An unchanged tree is drawn again from the frame data
     /// kept (its items and their world transforms), without walking the tree, laying out, drawing or uploading.
     public var compositesEveryFrame = false {
-        didSet { if compositesEveryFrame { Transaction.noteChange() } }
+        didSet { if compositesEveryFrame { context.noteChange() } }
     }
     /// The last frame's statistics (with the layouts and draws of its commit).
     public private(set) var lastFrame = FrameStatistics()
@@ -82,21 +84,21 @@ public final class LayerTreeHost: CommitHost {
         self.background = background
         self.compositor = Compositor(device: target.device)
         self.renderDriver = renderDriver
-        Transaction.hosts.append(WeakHost(host: self))
+        context.hosts.append(WeakHost(host: self))
         if rendersOnThread { startRenderThread() }
-        Transaction.noteChange()
+        context.noteChange()
     }
     private let renderDriver: RenderThread.Driver
 
     private func startRenderThread() {
         let loop = MainLoop.main
         let thread = RenderThread(compositor: compositor, target: target, rootID: rootLayer.id, driver: renderDriver,
-                                  framesPerSecond: Transaction.animationFramesPerSecond,
+                                  framesPerSecond: context.animationFramesPerSecond,
                                   postToMain: { body in loop.post(body) })
         thread.snapshotNeeded = { [weak self] in
             guard let self, let thread = self.renderThread else { return }
             thread.attach(self.rootLayer)
-            Transaction.noteChange()
+            context.noteChange()
         }
         renderThread = thread
         renderThreadAttached = false
@@ -110,7 +112,7 @@ public final class LayerTreeHost: CommitHost {
 
     private func stopRenderThread() {
         guard let thread = renderThread else { return }
-        Transaction.unregister(thread)
+        context.unregister(thread)
         thread.stop()
         renderThread = nil
     }
@@ -147,19 +149,19 @@ public final class LayerTreeHost: CommitHost {
                 // The thread's first snapshot (later commits reach it as updates), or a new
                 // one after its copy of the tree went with a lost context.
                 thread.attach(rootLayer)
-                Transaction.register(thread)
+                context.register(thread)
                 renderThreadAttached = true
             }
             // Nothing new for the thread (a commit that only ran the frame clock, which the
             // thread follows by itself): no frame asked for.
-            guard Transaction.waitsForFrames || thread.hasUnrenderedUpdates || Transaction.animationsDue || compositesEveryFrame || flashVisible
+            guard context.waitsForFrames || thread.hasUnrenderedUpdates || context.animationsDue || compositesEveryFrame || flashVisible
                     || !overlays.isEmpty || background != lastRequestedBackground else { return }
             thread.hasUnrenderedUpdates = false
             lastRequestedBackground = background
             let request = RenderThread.FrameRequest(background: background, always: compositesEveryFrame, overlays: overlays,
                                                     redrawsAll: flashVisible)
             flashVisible = !overlays.isEmpty
-            guard var stats = try thread.requestFrame(request, wait: Transaction.waitsForFrames) else { return }
+            guard var stats = try thread.requestFrame(request, wait: context.waitsForFrames) else { return }
             if thread.needsSnapshot {
                 // The frame found the context lost: the thread recovered it but its copy of
                 // the tree went with it. A new snapshot, and the frame again.
@@ -223,7 +225,7 @@ public final class LayerTreeHost: CommitHost {
     /// Stops compositing this tree and frees the compositor's GPU objects (the host is
     /// detached from its tree and from the commits; its target is left to its owner).
     public func detach() {
-        Transaction.hosts.removeAll { $0.host === self || $0.host == nil }
+        context.hosts.removeAll { $0.host === self || $0.host == nil }
         if renderThread != nil { stopRenderThread() } else { compositor.release() }
     }
 }

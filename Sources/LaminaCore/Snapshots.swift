@@ -46,11 +46,11 @@ extension Compositor: @MainActor RenderUpdateReceiver {
         guard target.device === device else { throw GPUError.wrongDevice(what: "the render target") }
         let recovered = try recoverIfContextLost(target)
         guard !target.isReleased else { throw GPUError.released(what: "the render target", operation: "Compositor.render") }
-        Transaction.deliverChanges()
+        root.transactionContext.deliverChanges()
         if tree?.rootID != root.id {
             let (tree, uploads) = snapshot(of: root)
             adopt(tree, uploads: uploads)
-            Transaction.register(self)
+            root.transactionContext.register(self)
         }
         return try renderFrame(to: target, background: background, always: always, overlays: overlays, clock: clock,
                                recovered: recovered)

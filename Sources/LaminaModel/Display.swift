@@ -128,7 +128,7 @@ extension Layer {
     func invalidate(_ rect: Rect?, reason: DisplayReason) {
         if !needsDisplay {
             dirtyRect = rect
-            Transaction.noteNeedsDisplay(self)
+            transactionContext.noteNeedsDisplay(self)
         } else if let current = dirtyRect {
             dirtyRect = rect.map { current.union($0) }   // nil (everything) wins
         }
@@ -161,7 +161,7 @@ extension Layer {
         let requested = dirtyRect
         dirtyRect = nil
         let scale = contentsScale > 0 && contentsScale.isFinite ? contentsScale : 1
-        let maximum = min(Transaction.maximumContentSide ?? Bitmap.maximumSide, Bitmap.maximumSide)
+        let maximum = min(transactionContext.maximumContentSide ?? Bitmap.maximumSide, Bitmap.maximumSide)
         guard let size = PixelSize.checked(covering: bounds.size, scale: scale) else {
             throw DisplayError.backingStoreSizeNotRepresentable(layer: name ?? String(describing: type(of: self)),
                                                                 bounds: bounds.size, contentsScale: scale, maximum: maximum)
@@ -215,7 +215,7 @@ extension Layer {
             let record = DisplayRecord(layer: name ?? String(describing: type(of: self)), layerID: id,
                                        reasons: reasons, rect: drawRect, pixelRect: pixels, uploadedBytes: 0)
             lastDisplay = record
-            Transaction.noteDisplay(record)
+            transactionContext.noteDisplay(record)
             return
         }
         backing.markDrawn(pixels)
@@ -225,7 +225,7 @@ extension Layer {
         let record = DisplayRecord(layer: name ?? String(describing: type(of: self)), layerID: id,
                                    reasons: reasons, rect: drawRect, pixelRect: pixels, uploadedBytes: pixels.area * 4)
         lastDisplay = record
-        Transaction.noteDisplay(record)
+        transactionContext.noteDisplay(record)
     }
 
     // MARK: Layout
@@ -234,7 +234,7 @@ extension Layer {
     public func setNeedsLayout() {
         guard !needsLayout else { return }
         needsLayout = true
-        Transaction.noteNeedsLayout(self)
+        transactionContext.noteNeedsLayout(self)
     }
 
     /// Lays out now: from the topmost ancestor that needs layout, down through this
@@ -253,7 +253,7 @@ extension Layer {
         while let l = stack.popLast() {
             if l.needsLayout {
                 l.needsLayout = false
-                Transaction.noteLayout(l)
+                transactionContext.noteLayout(l)
                 l.layoutSublayers()
             }
             stack += l.sublayers.reversed()

@@ -11,49 +11,30 @@ import LaminaGraphics
 /// hands the renderers its new state (an unchanged tree costs no GPU work). Layers know
 /// nothing of renderers, devices or textures.
 @MainActor
-open class Layer {
+open class Layer: @MainActor SlotListElement {
     public required init() {}
 
     /// The layer's identity for renderers (never reused).
     public let id = LayerID.next()
+    /// The transaction context the layer belongs to: the one current when it was made
+    /// (`TransactionContext.current`). Its changes, layout and display go there; a layer
+    /// added to a tree of another context moves there with its subtree.
+    public internal(set) var transactionContext = TransactionContext.current
     /// A name for diagnostics and scene files.
     public var name: String?
 
     // MARK: Tree
 
     /// The sublayers, back to front.
-    public var sublayers: [Layer] {
-        compactSublayers()
-        return sublayerSlots
-    }
+    public var sublayers: [Layer] { sublayerList.elements() }
     public private(set) weak var superlayer: Layer?
 
-    /// The sublayers' storage. Removing a sublayer from the middle puts a placeholder
-    /// (`Layer.removedSlot`) in its slot — the layer itself is released at once — until
-    /// the list is next read or inserted into, or the placeholders outnumber the
-    /// sublayers; so removing N siblings one by one costs O(N) in all (removing the last
-    /// one pops it).
-    private var sublayerSlots: [Layer] = []
-    /// The placeholder of a removed sublayer's slot.
-    private static let removedSlot = Layer()
-    /// Placeholders in `sublayerSlots`.
-    private var staleSlots = 0
-    /// This layer's slot in its superlayer's `sublayerSlots`.
-    private var slot = 0
+    /// The sublayers' storage: removing any sublayer is O(1) (`SlotList`).
+    private var sublayerList = SlotList<Layer>()
+    /// This layer's slot in its superlayer's list.
+    package var slotIndex = -1
     /// The number of sublayers (without compacting).
-    var sublayerCount: Int { sublayerSlots.count - staleSlots }
-
-    private func compactSublayers() {
-        guard staleSlots > 0 else { return }
-        var kept: [Layer] = []
-        kept.reserveCapacity(sublayerSlots.count - staleSlots)
-        for l in sublayerSlots where l !== Layer.removedSlot {
-            l.slot = kept.count
-            kept.append(l)
-        }
-        sublayerSlots = kept
-        staleSlots = 0
-    }
+    var sublayerCount: Int { sublayerList.count }
 
     /// Appends `layer` (removing it from its current superlayer first). Adding the layer
     /// itself or one of its ancestors would make a cycle: the call is refused (returns
@@ -62,10 +43,10 @@ open class Layer {
     public func addSublayer(_ layer: Layer) -> Bool {
         guard !wouldMakeCycle(adding: layer) else { return false }
         layer.removeFromSuperlayer()
-        layer.slot = sublayerSlots.count
-        sublayerSlots.append(layer)
+        let after = sublayerList.last
+        sublayerList.append(layer)
         layer.superlayer = self
-        changed(.sublayers)
+        noteSublayerEdit(.insert(layer.id, after: after?.id))
         layer.subtreeInserted()        // renderers may not know it: described whole
         return true
     }
@@ -89,17 +70,15 @@ open class Layer {
     @discardableResult
     public func insertSublayer(_ layer: Layer, at index: Int) -> Bool {
         guard !wouldMakeCycle(adding: layer) else { return false }
-        compactSublayers()
-        var i = max(0, min(index, sublayerSlots.count))
-        if layer.superlayer === self, layer.slot < i { i -= 1 }
+        var i = max(0, min(index, sublayerList.count))
+        if layer.superlayer === self, let old = sublayerList.index(of: layer), old < i { i -= 1 }
         layer.removeFromSuperlayer()
-        compactSublayers()
-        i = min(i, sublayerSlots.count)
-        guard i < sublayerSlots.count else { return addSublayer(layer) }
-        sublayerSlots.insert(layer, at: i)
-        for j in i..<sublayerSlots.count { sublayerSlots[j].slot = j }
+        i = min(i, sublayerList.count)
+        guard i < sublayerList.count else { return addSublayer(layer) }
+        let after = i > 0 ? sublayerList.element(at: i - 1) : nil
+        sublayerList.insert(layer, at: i)
         layer.superlayer = self
-        changed(.sublayers)
+        noteSublayerEdit(.insert(layer.id, after: after?.id))
         layer.subtreeInserted()        // renderers may not know it: described whole
         return true
     }
@@ -107,8 +86,7 @@ open class Layer {
     /// The index of `sibling` in `sublayers`, when it is one (compacts first).
     private func indexOfSublayer(_ sibling: Layer) -> Int? {
         guard sibling.superlayer === self else { return nil }
-        compactSublayers()
-        return sibling.slot
+        return sublayerList.index(of: sibling)
     }
 
     /// Inserts `layer` just above `sibling` (at the top when `sibling` is not a sublayer).
@@ -143,34 +121,42 @@ open class Layer {
         if let owner = maskOwner { owner.mask = nil; return }
         guard let parent = superlayer else { return }
         superlayer = nil
-        if !addedAnimations.isEmpty || sublayerCount > 0 { Transaction.invalidateAnimationEvents() }
-        if slot == parent.sublayerSlots.count - 1 {
-            parent.sublayerSlots.removeLast()
-            // Placeholders left at the end go too.
-            while parent.sublayerSlots.last === Layer.removedSlot {
-                parent.sublayerSlots.removeLast()
-                parent.staleSlots -= 1
-            }
-        } else {
-            parent.sublayerSlots[slot] = Layer.removedSlot
-            parent.staleSlots += 1
-            if parent.staleSlots > parent.sublayerSlots.count / 2 { parent.compactSublayers() }
-        }
-        parent.changed(.sublayers)
+        if !addedAnimations.isEmpty || sublayerCount > 0 { transactionContext.invalidateAnimationEvents() }
+        parent.sublayerList.remove(self)
+        parent.noteSublayerEdit(.remove(id))
     }
+
+    /// The sublayer edits since the layer's state last went to the renderers (nil: they
+    /// get the whole list — too many edits, or a state they may not know).
+    private var sublayerEdits: [SublayerEdit]? = []
+    /// At most this many edits are described; more, and the whole list is.
+    private static let maximumSublayerEdits = 64
+
+    /// The one funnel for sublayer changes: recorded as edits for the renderers (a list of
+    /// 10⁵ sublayers with one inserted is not described whole).
+    private func noteSublayerEdit(_ edit: SublayerEdit) {
+        if !pendingChanges.contains(.sublayers) { sublayerEdits = [] }
+        if sublayerEdits != nil, sublayerEdits!.count < Layer.maximumSublayerEdits, describesSublayersAsEdits {
+            sublayerEdits!.append(edit)
+        } else {
+            sublayerEdits = nil
+        }
+        changed(.sublayers)
+    }
+
+    /// Whether the renderers can be told sublayer changes as edits of `sublayers` (a layer
+    /// whose `renderSublayers` are not its sublayers — a tiled layer's tiles — is described whole).
+    var describesSublayersAsEdits: Bool { true }
 
     /// Frees the sublayers without recursion: a 100 000-deep chain is freed in a loop (a
     /// `deinit` per level would overflow the stack). Sublayers held elsewhere stay alive
     /// with their subtrees.
     isolated deinit {
-        Transaction.forget(self)
-        var stack = sublayerSlots
-        sublayerSlots = []
+        transactionContext.forget(self)
+        var stack = sublayerList.removeAll()
         while var l = stack.popLast() {
             if isKnownUniquelyReferenced(&l) {
-                stack += l.sublayerSlots   // freed below without reaching its sublayers
-                l.sublayerSlots = []
-                l.staleSlots = 0
+                stack += l.sublayerList.removeAll()   // freed below without reaching its sublayers
             }
         }
     }
@@ -255,7 +241,7 @@ open class Layer {
     func changed(_ what: LayerChanges) {
         guard modelLayerReference == nil else { return }   // a presentation copy: never shown
         pendingChanges.formUnion(what)
-        Transaction.noteChanged(self)
+        transactionContext.noteChanged(self)
     }
 
     /// A subtree was (re)inserted: every layer of it is described whole at the commit, and
@@ -264,13 +250,22 @@ open class Layer {
     /// A subtree already described whole since the last delivery is not walked again (so
     /// building a deep tree bottom-up costs O(size), not O(size²)).
     func subtreeInserted() {
-        Transaction.invalidateAnimationEvents()   // its timing chain changed
+        // A subtree made in another transaction context joins this tree's (O(subtree), only then).
+        if let owner = renderParent, owner.transactionContext !== transactionContext {
+            let context = owner.transactionContext
+            var stack: [Layer] = [self]
+            while let l = stack.popLast() {
+                context.adopt(l)
+                stack += l.renderChildren
+            }
+        }
+        transactionContext.invalidateAnimationEvents()   // its timing chain changed
         var stack: [Layer] = [self]
         while let l = stack.popLast() {
             guard !l.subtreeDescribed else { continue }
             l.subtreeDescribed = true
             l.changed(.all)
-            if case .backingStore(let store)? = l.contents { Transaction.noteNeedsFullUpload(store) }
+            if case .backingStore(let store)? = l.contents { transactionContext.noteNeedsFullUpload(store) }
             stack += l.renderChildren
         }
     }
@@ -302,13 +297,16 @@ open class Layer {
         if addedAnimations.contains(where: \.beginsAtCommit) {
             let now = localTime(at: MediaClock.now())
             addedAnimations = addedAnimations.map { $0.beginsAtCommit ? $0.begun(at: now) : $0 }
-            Transaction.invalidateAnimationEvents()
+            transactionContext.invalidateAnimationEvents()
         }
         var ref = contents?.reference
         if case .external(let b)? = contents { ref = .external(ExternalRef(buffer: b, lend: contentsLend)) }
+        // Sublayer changes as edits when the renderers know the list they apply to.
+        let edits: [SublayerEdit]? = nil   // TEMPORARY: until the render tree applies edits
+        sublayerEdits = []
         return LayerState(id: id, properties: properties, preservesDepth: preservesDepth, contents: ref,
-                          sublayers: renderSublayers.map(\.id), mask: mask?.id, changes: pendingChanges,
-                          effects: addedAnimations.map(\.effect))
+                          sublayers: edits == nil ? renderSublayers.map(\.id) : [], sublayerEdits: edits, mask: mask?.id,
+                          changes: pendingChanges, effects: addedAnimations.map(\.effect))
     }
 
     // MARK: Geometry
@@ -450,7 +448,7 @@ open class Layer {
             if !suppressesContentsAction && !external { actionWillChange("contents", from: .contents(oldValue?.reference)) }
             if case .backingStore(let s)? = contents {
                 if s !== backingStore { backingStore = nil }
-                Transaction.noteNeedsFullUpload(s)   // renderers may not have it
+                transactionContext.noteNeedsFullUpload(s)   // renderers may not have it
             } else {
                 backingStore = nil
             }

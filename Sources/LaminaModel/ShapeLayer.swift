@@ -11,7 +11,7 @@ import LaminaGraphics
 /// The picture covers the path (and its stroke), not the bounds: a path may lie outside
 /// them (a zero-sized shape layer placed by `position`, as is usual with Core Animation).
 @MainActor
-public final class ShapeLayer: Layer {
+public final class ShapeLayer: Layer, CommitHookLayer {
     public var path: Path? { didSet { if path != oldValue { setNeedsDisplay() } } }
     /// nil: not filled. Opaque black by default, as Core Animation's.
     public var fillColor: Color? = Color.black { didSet { if fillColor != oldValue { setNeedsDisplay() } } }
@@ -36,7 +36,7 @@ public final class ShapeLayer: Layer {
 
     public required init() {
         super.init()
-        ShapeLayer.live.append(WeakShape(layer: self))
+        transactionContext.addCommitHook(self)
     }
 
     /// The layer's scale on screen: `contentsScale` times the scale of its transform and
@@ -106,22 +106,15 @@ public final class ShapeLayer: Layer {
         let record = DisplayRecord(layer: name ?? "ShapeLayer", layerID: id, reasons: pendingDisplayReasons, rect: frame,
                                    pixelRect: PixelRect(size: size), uploadedBytes: size.width * size.height * 4)
         lastDisplay = record
-        Transaction.noteDisplay(record)
+        transactionContext.noteDisplay(record)
     }
 
     // MARK: Scale tracking
 
-    private struct WeakShape { weak var layer: ShapeLayer? }
-    private static var live: [WeakShape] = []
-
-    /// Before a commit's display pass: shape layers in a tree whose on-screen scale grew
-    /// past the scale they were rasterised at are drawn again. O(shape layers × depth).
-    static func redisplayWhereScaleGrew() {
-        guard !live.isEmpty else { return }
-        live.removeAll { $0.layer == nil }
-        for entry in live {
-            guard let l = entry.layer, l.rasterizedScale > 0, !l.needsDisplay, l.renderParent != nil else { continue }
-            if l.onScreenScale > l.rasterizedScale * 1.01 { l.setNeedsDisplay() }
-        }
+    /// Before a commit's display pass (its commit hook): a shape layer in a tree whose
+    /// on-screen scale grew past the scale it was rasterised at is drawn again. O(depth).
+    package func commitWillDisplay() {
+        guard rasterizedScale > 0, !needsDisplay, renderParent != nil else { return }
+        if onScreenScale > rasterizedScale * 1.01 { setNeedsDisplay() }
     }
 }

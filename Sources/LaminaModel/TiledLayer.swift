@@ -24,7 +24,7 @@ import Synchronization
 /// `contentsScale` as the screen's pixels per point. A tiled layer draws tiles while it has
 /// a superlayer (not as a root layer or a mask).
 @MainActor
-open class TiledLayer: Layer {
+open class TiledLayer: Layer, CommitHookLayer {
     /// A tile's size in pixels (256 × 256 by default, as Core Animation's).
     public var tileSize = Size(width: 256, height: 256) { didSet { if tileSize != oldValue { discardTiles() } } }
     /// How many levels of detail exist below the full one: level i is drawn at 2^(bias − i)
@@ -106,17 +106,18 @@ open class TiledLayer: Layer {
     private var queue: TileQueue {
         if let q = queueStorage { return q }
         let q = TileQueue(draw: { [weak self] context in self?.draw(in: context) },
-                          finished: { [loop = MainLoop.main] in loop.post { Transaction.requestCommit() } })
+                          finished: { [loop = MainLoop.main, transactionContext] in loop.post { transactionContext.requestCommit() } })
         queueStorage = q
         return q
     }
 
     override var renderSublayers: [Layer] { [container] + sublayers }
+    override var describesSublayersAsEdits: Bool { false }
 
     private func setUpContainer() {
         container.internalOwner = self
         container.name = "tiles"
-        TiledLayer.live.append(WeakTiled(layer: self))
+        transactionContext.addCommitHook(self)
     }
 
     /// Draws again the tiles `dirtyRect` touches (all of them for `setNeedsDisplay()`).
@@ -127,7 +128,7 @@ open class TiledLayer: Layer {
         for key in Set(tiles.keys).union(queue.pendingKeys()) where rect == nil || !tileRect(key).intersection(rect!).isEmpty {
             invalidated[key] = generation
         }
-        Transaction.requestCommit()
+        transactionContext.requestCommit()
     }
 
     /// Drops every tile (a new tile size or level set).
@@ -302,7 +303,7 @@ open class TiledLayer: Layer {
     private func syncContainer() {
         let center = Point(x: bounds.midX, y: bounds.midY)
         for c in [container] + Array(levelContainers.values) where c.bounds != bounds || c.position != center {
-            Transaction.withoutActions {
+            transactionContext.withoutActions {
                 c.bounds = bounds
                 c.position = c === container ? center : Point(x: bounds.midX, y: bounds.midY)
             }
@@ -352,15 +353,8 @@ open class TiledLayer: Layer {
 
     // MARK: All tiled layers
 
-    private struct WeakTiled { weak var layer: TiledLayer? }
-    private static var live: [WeakTiled] = []
-
-    /// At each commit, before the display pass: every tiled layer in a tree updates its tiles.
-    static func updateTiles() {
-        guard !live.isEmpty else { return }
-        live.removeAll { $0.layer == nil }
-        for entry in live { entry.layer?.update() }
-    }
+    /// At each commit, before the display pass (its commit hook): the layer updates its tiles.
+    package func commitWillDisplay() { update() }
 
     isolated deinit {
         queueStorage?.replace([])   // (tiles being drawn finish; their results are dropped)

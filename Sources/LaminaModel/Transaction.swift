@@ -1,7 +1,6 @@
 import Foundation
-import LaminaValues
-import Glibc
 import LaminaGeometry
+import LaminaValues
 
 /// The phases of a commit, in order.
 public enum CommitPhase: String, Sendable { case layout, display, composite }
@@ -31,244 +30,85 @@ public enum CommitPhase: String, Sendable { case layout, display, composite }
 /// described to the renderers; a live layer that is not in a hosted tree (the root of a
 /// `LayerTreeHost`, or a tree a `Compositor` renders) is not described to the renderers
 /// (they could not show it) — when it joins one, it is described whole.
+///
+/// `Transaction`'s static API works on the current `TransactionContext` (the main actor's,
+/// unless the task entered another one): the queues, hosts and animations are the
+/// context's, not the process's.
 @MainActor
 public enum Transaction {
-    private static var depth = 0
-    /// An end of turn already found the explicit transaction open.
-    private static var openAtEndOfTurn = false
-    private static var pendingChanges = false
-    private static var layoutQueue = LayerQueue(.layout)
-    private static var displayQueue = LayerQueue(.display)
-    private static var records: [DisplayRecord] = []
-    private static var layoutCount = 0
-    package static var hosts: [WeakHost] = []
-    /// Layers changed since their state last went to the renderers (each once).
-    private static var changedLayers = LayerQueue(.changes)
-    /// Backing stores the renderers get whole at the next delivery (new to them).
-    private static var fullUploads: [UInt64: BackingStore] = [:]
-    /// The renderers (compositors) that receive every update.
-    private static var renderers: [WeakRenderer] = []
-
-    /// Registers a receiver of every later update (until it is freed or unregistered).
-    package static func register(_ renderer: any RenderUpdateReceiver) {
-        renderers.removeAll { $0.renderer == nil || $0.renderer === renderer }
-        renderers.append(WeakRenderer(renderer: renderer))
-    }
-    package static func unregister(_ renderer: any RenderUpdateReceiver) {
-        renderers.removeAll { $0.renderer == nil || $0.renderer === renderer }
-    }
-    /// The roots of the trees the renderers composite.
-    static var deliveryRoots: [LayerID] { renderers.compactMap { $0.renderer?.deliveryRootID } }
-
-    /// Observes each phase of each commit as it starts (for tests and tracing).
-    public static var phaseObserver: ((CommitPhase) -> Void)?
-
-    /// Called with every misuse the transaction recovered from. The default logs a
-    /// warning (`LaminaLog.logger`); set it to collect them (tests) or to nil.
-    public static var warningHandler: ((TransactionWarning) -> Void)? = { warning in
-        LaminaLog.logger.warning("\(warning)")
-    }
-
-    /// Layout passes a commit runs at most before it gives up on a layout that keeps
-    /// invalidating itself (and throws a `CommitError`).
-    public static let maximumLayoutPasses = 1000
-
-    /// Whether changes wait for a commit.
-    public static var needsCommit: Bool { pendingChanges || !layoutQueue.isEmpty || !displayQueue.isEmpty }
+    private static var context: TransactionContext { TransactionContext.current }
 
     /// Opens an explicit transaction: nothing commits until the matching `commit()`.
-    public static func begin() { depth += 1; pushFrame() }
-
+    public static func begin() { context.begin() }
     /// Closes an explicit transaction; the outermost one commits. Without an open
     /// transaction it commits what is pending and reports `.commitWithoutBegin`.
-    public static func commit() throws {
-        guard depth > 0 else {
-            warningHandler?(.commitWithoutBegin)
-            try commitWaiting()
-            return
-        }
-        depth -= 1
-        popFrame()
-        if depth == 0 { openAtEndOfTurn = false; try commitWaiting() }
-    }
-
+    public static func commit() throws { try context.commit() }
     /// Commits now: layout, display, composite of everything changed so far. Inside an
     /// explicit transaction it waits, as Core Animation's does: the outermost `commit()`
     /// commits.
-    public static func flush() throws {
-        guard depth == 0 else { return }
-        try commitWaiting()
-    }
-
-    /// Whether the commit running waits for hosts that render on a thread to put its frame
-    /// on their targets (`flush()`, an explicit `commit()`; not the end-of-turn commit).
-    package static private(set) var waitsForFrames = false
-
-    private static func commitWaiting() throws {
-        waitsForFrames = true
-        defer { waitsForFrames = false }
-        try commitNow()
-    }
-
+    public static func flush() throws { try context.flush() }
     /// The end-of-turn hook: commits the implicit transaction if anything changed and no
-    /// explicit transaction is open. `MainLoop` calls it after every turn; a host with its
-    /// own loop calls it at the end of each iteration. An explicit transaction found open
-    /// at two ends of turn in a row was never committed: it is closed (with
-    /// `.uncommittedTransaction`) and its changes commit.
-    public static func commitIfNeeded() throws {
-        if depth > 0 {
-            guard openAtEndOfTurn else { openAtEndOfTurn = true; return }
-            warningHandler?(.uncommittedTransaction(depth: depth))
-            depth = 0
-            while frames.count > 1 { popFrame() }
-            openAtEndOfTurn = false
-            try commitNow()
-            return
-        }
-        guard needsCommit || animationsInFlight || hosts.contains(where: { $0.host?.needsFrame == true }) else { return }
-        try commitNow()
+    /// explicit transaction is open (see `TransactionContext.commitIfNeeded()`).
+    public static func commitIfNeeded() throws { try context.commitIfNeeded() }
+    /// Whether changes wait for a commit.
+    public static var needsCommit: Bool { context.needsCommit }
+    /// Layout passes a commit runs at most before it gives up on a layout that keeps
+    /// invalidating itself (and throws a `CommitError`).
+    public static let maximumLayoutPasses = TransactionContext.maximumLayoutPasses
+    /// Observes each phase of each commit of the current context as it starts (tests, tracing).
+    public static var phaseObserver: ((CommitPhase) -> Void)? {
+        get { context.phaseObserver }
+        set { context.phaseObserver = newValue }
+    }
+    /// Called with every misuse the current context recovered from. The default logs a
+    /// warning (`LaminaLog.logger`); set it to collect them (tests) or to nil.
+    public static var warningHandler: ((TransactionWarning) -> Void)? {
+        get { context.warningHandler }
+        set { context.warningHandler = newValue }
     }
 
-    package static func noteChange() { pendingChanges = true }
-    static func noteChanged(_ layer: Layer) {
-        pendingChanges = true
-        changedLayers.insert(layer)
+    // MARK: Animation settings (CATransaction's keyed values)
+
+    /// The duration of implicit animations (`CATransaction.animationDuration()`): the
+    /// innermost transaction's that sets one, else 0.25 s.
+    public static func animationDuration() -> Double { context.animationDuration() }
+    public static func setAnimationDuration(_ seconds: Double) { context.setAnimationDuration(seconds) }
+    /// The timing function of implicit animations (nil: `.default`).
+    public static func animationTimingFunction() -> TimingFunction? { context.animationTimingFunction() }
+    public static func setAnimationTimingFunction(_ function: TimingFunction?) { context.setAnimationTimingFunction(function) }
+    /// Whether property changes run no actions (no implicit animations).
+    public static func disableActions() -> Bool { context.disableActions() }
+    public static func setDisableActions(_ flag: Bool) { context.setDisableActions(flag) }
+    /// Called once every animation added in this transaction has stopped (at once, after
+    /// the commit, when it added none).
+    public static func setCompletionBlock(_ block: (@MainActor () -> Void)?) { context.setCompletionBlock(block) }
+    /// Runs `body` in a nested transaction with actions disabled (Core Animation's
+    /// `begin()`, `setDisableActions(true)`, …, `commit()` inside another transaction:
+    /// nothing is committed at its end — the changes join the enclosing transaction).
+    public static func withoutActions<T>(_ body: () throws -> T) rethrows -> T { try context.withoutActions(body) }
+    /// What `disableActions()` is in a transaction that does not set it: false, as in
+    /// Core Animation (standalone layers in a rendered tree animate their changes). A
+    /// program that sets its layers' properties every frame itself — a compositor, a game,
+    /// a benchmark — sets it true once instead of disabling actions in every transaction.
+    public static var disablesActionsByDefault: Bool {
+        get { context.disablesActionsByDefault }
+        set { context.disablesActionsByDefault = newValue }
     }
-    static func noteNeedsFullUpload(_ store: BackingStore) { fullUploads[store.id] = store }
-
-
-    /// The largest content side every registered renderer's GPU can hold (nil: none yet).
-    static var maximumContentSide: Int? {
-        renderers.compactMap { $0.renderer?.maximumTextureSide }.min()
+    /// `disablesActionsByDefault` for the code of one task (the tests of a suite about
+    /// something else than animations run with it set).
+    @TaskLocal package static var taskDisablesActions: Bool?
+    /// Frames per second at which `MainLoop.main` wakes while the current context's
+    /// animations run (the frame clock stops when the last one ends).
+    public static var animationFramesPerSecond: Double {
+        get { context.animationFramesPerSecond }
+        set { context.animationFramesPerSecond = newValue }
     }
 
-    /// Counts of the last delivery (for tests): layers described, layers left out (not in
-    /// a hosted tree).
-    static private(set) var lastDelivery = (described: 0, leftOut: 0)
+    // MARK: For the other modules of the package (hosts, views)
 
-    /// Describes the layers changed since the last delivery, with the pixels drawn, and
-    /// hands the update to every renderer. Part of every commit; `Compositor.render` calls
-    /// it too (it composites what the model holds, without layout or display). Layers
-    /// freed since, or outside every hosted tree, are left out.
-    package static func deliverChanges() {
-        guard !changedLayers.isEmpty || !fullUploads.isEmpty else { return }
-        var hosted = HostedTrees(roots: Set(hosts.compactMap { $0.host?.rootLayer.id }
-                                            + renderers.compactMap { $0.renderer?.deliveryRootID }))
-        var update = RenderUpdate()
-        let changed = changedLayers.take()
-        update.layers.reserveCapacity(changed.count)
-        var uploaded = Set<UInt64>()
-        var leftOut = 0
-        for layer in changed {
-            layer.subtreeDescribed = false
-            guard hosted.contains(layer) else {
-                // Described whole when it joins a hosted tree.
-                layer.pendingChanges = []
-                leftOut += 1
-                continue
-            }
-            update.layers.append(layer.state)
-            layer.pendingChanges = []
-            if case .backingStore(let store)? = layer.contents, uploaded.insert(store.id).inserted {
-                if fullUploads.removeValue(forKey: store.id) != nil {
-                    _ = store.takePendingUpload()
-                    update.uploads.append(store.upload())
-                } else if let u = store.takePendingUpload() {
-                    update.uploads.append(u)
-                }
-            }
-        }
-        lastDelivery = (update.layers.count, leftOut)
-        fullUploads = [:]
-        renderers.removeAll { $0.renderer == nil }
-        guard !update.layers.isEmpty || !update.uploads.isEmpty else { return }
-        for entry in renderers { entry.renderer?.receive(update) }
-    }
-    /// Something outside the layers (a tile drawn on another thread) needs a commit.
-    static func requestCommit() { pendingChanges = true }
-    static func noteNeedsLayout(_ layer: Layer) { layoutQueue.insert(layer); pendingChanges = true }
-    static func noteNeedsDisplay(_ layer: Layer) { displayQueue.insert(layer); pendingChanges = true }
-
-    /// A layer is being freed: it leaves every queue (they do not keep layers alive).
-    static func forget(_ layer: Layer) {
-        if !animatingLayers.isEmpty { forgetAnimations(of: layer) }
-        changedLayers.remove(layer)
-        layoutQueue.remove(layer)
-        displayQueue.remove(layer)
-    }
-    static func noteDisplay(_ record: DisplayRecord) { records.append(record) }
-    static func noteLayout(_ layer: Layer) { layoutCount += 1 }
-
-    private static func commitNow() throws {
-        pendingChanges = false
-        var timings = FrameTimings()
-        var clock = PhaseClock()
-        var failures: [CommitError.Failure] = []
-        // Layout: top-down; layouts may ask for more layout or display.
-        phaseObserver?(.layout)
-        var passes = 0
-        let layoutRuns = !layoutQueue.isEmpty
-        while !layoutQueue.isEmpty {
-            let queued = layoutQueue.take()
-            guard passes < maximumLayoutPasses else {
-                // Abandoned: a later setNeedsLayout() queues them again.
-                for layer in queued { layer.needsLayout = false }
-                let names = Set(queued.map { $0.name ?? String(describing: type(of: $0)) }).sorted().prefix(5)
-                failures.append(CommitError.Failure(
-                    phase: .layout, layer: queued.first.map { $0.name ?? String(describing: type(of: $0)) }, layerID: queued.first?.id,
-                    message: "layout does not settle: after \(maximumLayoutPasses) passes layoutSublayers() still invalidates layout (of \(names.joined(separator: ", "))); do not call setNeedsLayout() on a layer or its ancestors from its own layoutSublayers() unless something changed",
-                    cause: .layoutDoesNotSettle(passes: maximumLayoutPasses, layers: Array(names))))
-                break
-            }
-            var depths = Depths()
-            let batch = queued.map { (depths.of($0), $0) }.sorted { $0.0 < $1.0 }
-            for (_, layer) in batch where layer.needsLayout { layer.layoutSubtreeIfNeeded() }
-            passes += 1
-        }
-        let layoutTime = clock.lap()
-        if layoutRuns { timings.layout = layoutTime }     // a phase with nothing to do reads 0
-        // Display: every invalid layer draws once (shape layers now shown larger than they
-        // were rasterised are invalid too).
-        ShapeLayer.redisplayWhereScaleGrew()
-        TiledLayer.updateTiles()
-        phaseObserver?(.display)
-        let toDisplay = displayQueue.take()
-        for layer in toDisplay {
-            guard layer.needsDisplay else { continue }
-            do { try layer.displayIfNeeded() } catch {
-                failures.append(CommitError.Failure(phase: .display, layer: layer.name ?? String(describing: type(of: layer)),
-                                                    layerID: layer.id, message: "\(error)", cause: .init(error)))
-            }
-        }
-        let drawn = records
-        records = []
-        let layouts = layoutCount
-        layoutCount = 0
-        let displayTime = clock.lap()
-        if !toDisplay.isEmpty { timings.display = displayTime }
-        // The renderers get what changed; then each host composites.
-        deliverChanges()
-        // What layout and display changed is delivered: only what they queued for another
-        // pass keeps a commit pending (not the contents the display set, which would make
-        // the next end of turn commit again for nothing).
-        pendingChanges = !changedLayers.isEmpty || !fullUploads.isEmpty || !layoutQueue.isEmpty || !displayQueue.isEmpty
-        timings.commit = clock.lap()
-        phaseObserver?(.composite)
-        hosts.removeAll { $0.host == nil }
-        for entry in hosts {
-            guard let host = entry.host else { continue }
-            do { try host.composite(displays: drawn, layouts: layouts, timings: timings) } catch {
-                failures.append(CommitError.Failure(phase: .composite, layer: host.rootLayer.name, layerID: host.rootLayer.id,
-                                                    message: "\(error)", cause: .init(error)))
-            }
-        }
-        // (Changes made while compositing, e.g. in didComposite, wait for the next commit.)
-        // The implicit transaction ends here; animation callbacks and the frame clock.
-        if frames.count == 1 { popFrame() }
-        animationsDue = false
-        updateAnimations()
-        if !failures.isEmpty { throw CommitError(failures: failures) }
-    }
+    package static func noteChange() { context.noteChange() }
+    package static func afterNextCommit(_ block: @escaping @MainActor () -> Void) { context.afterNextCommit(block) }
+    package static func invalidateAnimationEvents() { context.invalidateAnimationEvents() }
 }
 
 /// Misuse of transactions that Lamina recovered from (`Transaction.warningHandler`).

@@ -21,36 +21,17 @@ public func currentGraphicsContext() -> GraphicsContext? { View.contextStack.las
 /// A rectangle on screen that draws content, lays out subviews and handles touches
 /// (`UIView`). Every view is backed by a layer (`layerClass`) and is its delegate.
 @MainActor
-open class View: Responder, LayerDelegate {
+open class View: Responder, LayerDelegate, @MainActor SlotListElement {
     /// The kind of layer backing views of this class.
     open class var layerClass: Layer.Type { Layer.self }
 
     public let layer: Layer
     /// The subviews, back to front.
-    public var subviews: [View] {
-        compactSubviews()
-        return subviewSlots
-    }
-    /// The subviews' storage: a removed subview's slot holds a placeholder until the list
-    /// is next read or inserted into, or the placeholders outnumber the subviews — so
-    /// removing N siblings one by one costs O(N) in all (as `Layer`'s sublayers).
-    private var subviewSlots: [View] = []
-    private var staleSubviews = 0
-    /// This view's slot in its superview's `subviewSlots`.
-    private var slotInSuperview = 0
-    private static let removedSlot = View()
-
-    private func compactSubviews() {
-        guard staleSubviews > 0 else { return }
-        var kept: [View] = []
-        kept.reserveCapacity(subviewSlots.count - staleSubviews)
-        for v in subviewSlots where v !== View.removedSlot {
-            v.slotInSuperview = kept.count
-            kept.append(v)
-        }
-        subviewSlots = kept
-        staleSubviews = 0
-    }
+    public var subviews: [View] { subviewList.elements() }
+    /// The subviews' storage: removing any subview is O(1) (`SlotList`, as `Layer`'s sublayers).
+    private var subviewList = SlotList<View>()
+    /// This view's slot in its superview's list.
+    package var slotIndex = -1
     public private(set) weak var superview: View?
     public var tag = 0
     public var isUserInteractionEnabled = true
@@ -140,7 +121,7 @@ open class View: Responder, LayerDelegate {
 
     public func insertSubview(_ view: View, at index: Int) {
         // A view without subviews can only be an ancestor by being this one.
-        guard view !== self, view.subviewSlots.count == view.staleSubviews || !isDescendant(of: view) else { return }
+        guard view !== self, view.subviewList.isEmpty || !isDescendant(of: view) else { return }
         let oldWindow = view.window
         let newWindow = window
         let reparenting = view.superview !== self
@@ -152,24 +133,19 @@ open class View: Responder, LayerDelegate {
             view.notifyWillMove(toWindow: newWindow)
             oldWindow?.subtreeWillLeave(view)
         }
-        compactSubviews()
-        var i = max(0, min(index, subviewSlots.count))
+        var i = max(0, min(index, subviewList.count))
         if view.superview === self {
-            let old = view.slotInSuperview
-            subviewSlots.remove(at: old)
-            if old < i { i -= 1 }
-            for j in old..<subviewSlots.count { subviewSlots[j].slotInSuperview = j }
+            if let old = subviewList.index(of: view), old < i { i -= 1 }
+            subviewList.remove(view)
         } else {
             view.detach()
         }
-        compactSubviews()
-        i = min(i, subviewSlots.count)
-        subviewSlots.insert(view, at: i)
-        for j in i..<subviewSlots.count { subviewSlots[j].slotInSuperview = j }
+        i = min(i, subviewList.count)
+        subviewList.insert(view, at: i)
         view.superview = self
         if reparenting { view.autoresizeBase = bounds.size }
         // Keep the layer order equal to the view order.
-        let below = i + 1 < subviewSlots.count ? subviewSlots[i + 1].layer : nil
+        let below = subviewList.element(after: view)?.layer
         if let below { layer.insertSublayer(view.layer, below: below) } else { layer.addSublayer(view.layer) }
         if oldWindow !== newWindow { view.notifyDidMoveToWindow() }
         if reparenting {
@@ -179,16 +155,12 @@ open class View: Responder, LayerDelegate {
     }
 
     public func insertSubview(_ view: View, aboveSubview sibling: View) {
-        guard sibling.superview === self else { return addSubview(view) }
-        compactSubviews()
-        let i = sibling.slotInSuperview
+        guard sibling.superview === self, let i = subviewList.index(of: sibling) else { return addSubview(view) }
         insertSubview(view, at: i + 1)
     }
 
     public func insertSubview(_ view: View, belowSubview sibling: View) {
-        guard sibling.superview === self else { return insertSubview(view, at: 0) }
-        compactSubviews()
-        let i = sibling.slotInSuperview
+        guard sibling.superview === self, let i = subviewList.index(of: sibling) else { return insertSubview(view, at: 0) }
         insertSubview(view, at: i)
     }
 
@@ -219,17 +191,7 @@ open class View: Responder, LayerDelegate {
     private func detach() {
         guard let parent = superview else { return }
         superview = nil
-        if slotInSuperview == parent.subviewSlots.count - 1 {
-            parent.subviewSlots.removeLast()
-            while parent.subviewSlots.last === View.removedSlot {
-                parent.subviewSlots.removeLast()
-                parent.staleSubviews -= 1
-            }
-        } else {
-            parent.subviewSlots[slotInSuperview] = View.removedSlot
-            parent.staleSubviews += 1
-            if parent.staleSubviews > parent.subviewSlots.count / 2 { parent.compactSubviews() }
-        }
+        parent.subviewList.remove(self)
         layer.removeFromSuperlayer()
     }
 
@@ -287,14 +249,9 @@ open class View: Responder, LayerDelegate {
     /// Frees the subviews without recursion (a `deinit` per level would overflow the stack
     /// for a deep chain); subviews held elsewhere stay alive with their subtrees.
     isolated deinit {
-        var stack = subviewSlots
-        subviewSlots = []
+        var stack = subviewList.removeAll()
         while var v = stack.popLast() {
-            if isKnownUniquelyReferenced(&v) {
-                stack += v.subviewSlots
-                v.subviewSlots = []
-                v.staleSubviews = 0
-            }
+            if isKnownUniquelyReferenced(&v) { stack += v.subviewList.removeAll() }
         }
     }
 

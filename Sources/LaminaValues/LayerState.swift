@@ -180,7 +180,12 @@ public final class LayerState: Sendable {
     public let properties: LayerProperties
     public let preservesDepth: Bool
     public let contents: ContentRef?
+    /// The sublayers in order — empty when `sublayerEdits` says what changed instead.
     public let sublayers: [LayerID]
+    /// How the sublayer list changed since the state the renderers hold (nil: `sublayers`
+    /// is the whole list). A layer with 10⁵ sublayers of which one was inserted is not
+    /// described whole.
+    public let sublayerEdits: [SublayerEdit]?
     /// The mask layer (`Layer.mask`), held below this layer like a sublayer but not drawn as one.
     public let mask: LayerID?
     /// Sublayers and the mask.
@@ -193,14 +198,15 @@ public final class LayerState: Sendable {
     public let effects: [AnimationEffect]
 
     package init(id: LayerID, properties: LayerProperties, preservesDepth: Bool, contents: ContentRef?, sublayers: [LayerID],
-                 mask: LayerID? = nil, changes: LayerChanges, effects: [AnimationEffect] = []) {
+                 sublayerEdits: [SublayerEdit]? = nil, mask: LayerID? = nil, changes: LayerChanges, effects: [AnimationEffect] = []) {
         self.id = id; self.properties = properties; self.preservesDepth = preservesDepth
-        self.contents = contents; self.sublayers = sublayers; self.mask = mask; self.changes = changes; self.effects = effects
+        self.contents = contents; self.sublayers = sublayers; self.sublayerEdits = sublayerEdits; self.mask = mask
+        self.changes = changes; self.effects = effects
     }
 
     private init(presenting properties: LayerProperties, of s: LayerState) {
         id = s.id; self.properties = properties; preservesDepth = s.preservesDepth; contents = s.contents
-        sublayers = s.sublayers; mask = s.mask; changes = s.changes; effects = s.effects
+        sublayers = s.sublayers; sublayerEdits = s.sublayerEdits; mask = s.mask; changes = s.changes; effects = s.effects
     }
 
     /// The same layer showing `properties` (what its animations present).
@@ -234,6 +240,14 @@ public final class LayerState: Sendable {
     public var contentsScale: Double { properties.contentsScale }
     public var minificationFilter: TextureFilter { properties.minificationFilter }
     public var magnificationFilter: TextureFilter { properties.magnificationFilter }
+}
+
+/// One change of a layer's sublayer list, as the renderers apply it.
+public enum SublayerEdit: Sendable, Equatable {
+    /// `id` was inserted just after `after` (nil: first).
+    case insert(LayerID, after: LayerID?)
+    /// `id` left the list.
+    case remove(LayerID)
 }
 
 /// Which properties of a layer changed, as the model's setters saw it (Chromium's layer

@@ -29,7 +29,7 @@ struct AnimationReviewTests {
         try s.frame(at: 0)
         try s.frame(at: 1000)
         #expect(calls.v == ["stop true"], "didStop: \(calls.v)")
-        #expect(!Transaction.animationsInFlight, "frame clock still running after 1000 s")
+        #expect(!TransactionContext.current.animationsInFlight, "frame clock still running after 1000 s")
         #expect(!s.host.compositor.hasRunningAnimations, "compositor still animating")
         l.removeAllAnimations(); try s.frame(at: 1001)
         // With timeOffset = duration it plays from the end back to the start.
@@ -40,9 +40,9 @@ struct AnimationReviewTests {
         MediaClock.set(s.t0 + 1001.25)
         #expect(abs(l.presentation().opacity - 0.75) < 1e-9, "\(l.presentation().opacity)")
         try s.frame(at: 1001.25)
-        #expect(Transaction.animationsInFlight)
+        #expect(TransactionContext.current.animationsInFlight)
         try s.frame(at: 1002.5)
-        #expect(!Transaction.animationsInFlight && l.animationKeys().isEmpty)
+        #expect(!TransactionContext.current.animationsInFlight && l.animationKeys().isEmpty)
     }
 
     @Test("a layer freed mid-animation: its animations stop unfinished, and the transaction's completion block runs")
@@ -124,7 +124,7 @@ struct AnimationReviewTests {
         l.add(a, forKey: "a")
         #expect(l.animationKeys().isEmpty)
         try s.frame(at: 0); try s.frame(at: 100)
-        #expect(!Transaction.animationsInFlight)
+        #expect(!TransactionContext.current.animationsInFlight)
         l.removeAllAnimations(); try s.frame(at: 101)
     }
 }

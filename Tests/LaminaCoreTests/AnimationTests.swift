@@ -113,7 +113,7 @@ struct AnimationTests {
         a.duration = 1
         l.add(a, forKey: "move")
         try s.frame(at: 0)
-        #expect(Transaction.animationsInFlight)
+        #expect(TransactionContext.current.animationsInFlight)
         var frames = 0
         for i in 1...9 {
             let before = s.host.frameCount
@@ -125,7 +125,7 @@ struct AnimationTests {
         }
         #expect(painter.draws == 1)
         try s.frame(at: 1.2)       // ends: the model's position shows again
-        #expect(!Transaction.animationsInFlight, "the frame clock stopped")
+        #expect(!TransactionContext.current.animationsInFlight, "the frame clock stopped")
         let after = s.host.frameCount
         MediaClock.set(s.t0 + 1.5)
         try Transaction.commitIfNeeded()
@@ -234,7 +234,7 @@ struct AnimationTests {
         parent.speed = 0
         parent.timeOffset = paused
         try s.frame(at: 0.3)
-        #expect(!Transaction.animationsInFlight, "a paused animation needs no frames")
+        #expect(!TransactionContext.current.animationsInFlight, "a paused animation needs no frames")
         MediaClock.set(s.t0 + 5)
         #expect(abs(l.presentation().position.x - 30) < 1e-9)
         // Resume.
@@ -392,13 +392,13 @@ struct AnimationTests {
         a.didStart = { flag.started = true }
         loose.add(a, forKey: "o")
         try s.frame(at: 1)
-        #expect(!flag.started && !Transaction.animationsInFlight)
+        #expect(!flag.started && !TransactionContext.current.animationsInFlight)
         s.root.addSublayer(loose)
         try s.frame(at: 1.1)
-        #expect(flag.started && Transaction.animationsInFlight)
+        #expect(flag.started && TransactionContext.current.animationsInFlight)
         loose.removeFromSuperlayer()
         try s.frame(at: 1.2)
-        #expect(!Transaction.animationsInFlight)
+        #expect(!TransactionContext.current.animationsInFlight)
     }
 
     @Test("an animation of a key path that cannot animate is refused with a warning")

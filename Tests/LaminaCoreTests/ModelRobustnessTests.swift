@@ -284,8 +284,8 @@ struct TransactionRobustnessTests {
         try Transaction.flush()
         #expect(TallyLayer.drawn == 0)
         #expect(unrelated.displayCount == 1)
-        #expect(Transaction.lastDelivery.described == 2, "the root (sublayers changed) and the new layer")
-        #expect(Transaction.lastDelivery.leftOut == 1, "the detached layer")
+        #expect(TransactionContext.current.lastDelivery.described == 2, "the root (sublayers changed) and the new layer")
+        #expect(TransactionContext.current.lastDelivery.leftOut == 1, "the detached layer")
         #expect(s.host.compositor.tree?.contains(detached.id) == false)
         // Joining the hosted tree, it is described whole.
         detached.frame = Rect(x: 20, y: 0, width: 10, height: 10)

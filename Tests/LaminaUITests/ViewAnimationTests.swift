@@ -304,7 +304,7 @@ struct ViewAnimationTests {
             #expect(abs(s.presented(v, at: dt).opacity - alpha) < 1e-9, "at \(dt)")
         }
         try s.commit(at: 101)
-        #expect(done.values.isEmpty && v.layer.animationKeys() == ["opacity"] && Transaction.animationsInFlight)
+        #expect(done.values.isEmpty && v.layer.animationKeys() == ["opacity"] && TransactionContext.current.animationsInFlight)
         v.layer.removeAllAnimations()
 
         // .repeat alone starts again from the old value.

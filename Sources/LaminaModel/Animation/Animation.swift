@@ -53,8 +53,8 @@ extension Animation {
     /// it takes the transaction's.
     @MainActor public func run(forKey key: String, on layer: Layer, arguments: ActionArguments) {
         var a = self
-        if a.common.timing.duration == 0 { a.common.timing.duration = Transaction.animationDuration() }
-        if a.common.timingFunction == nil { a.common.timingFunction = Transaction.animationTimingFunction() ?? .default }
+        if a.common.timing.duration == 0 { a.common.timing.duration = layer.transactionContext.animationDuration() }
+        if a.common.timingFunction == nil { a.common.timingFunction = layer.transactionContext.animationTimingFunction() ?? .default }
         if var basic = a as? BasicAnimation, basic.fromValue == nil, basic.toValue == nil, basic.byValue == nil {
             basic.fromValue = arguments.previousValue
             layer.add(basic, forKey: key)

@@ -17,69 +17,57 @@ struct PendingCompletion {
     var remaining: Int
 }
 
-extension Transaction {
+extension TransactionContext {
     // MARK: Settings (CATransaction's animation values)
 
-    private static var lastID = 0
-    static func makeID() -> Int { lastID += 1; return lastID }
-
-    /// The innermost transaction first, the implicit one (of this run-loop turn) last.
-    static var frames: [TransactionFrame] = [TransactionFrame(id: makeID())]
+    func makeID() -> Int { lastTransactionID += 1; return lastTransactionID }
 
     /// The transaction animations are added in now.
-    static var currentID: Int { frames[frames.count - 1].id }
+    var currentID: Int { frames[frames.count - 1].id }
 
     /// The duration of implicit animations (`CATransaction.animationDuration()`): the
     /// innermost transaction's that sets one, else 0.25 s.
-    public static func animationDuration() -> Double {
+    public func animationDuration() -> Double {
         frames.reversed().lazy.compactMap(\.duration).first ?? 0.25
     }
-    public static func setAnimationDuration(_ seconds: Double) {
+    public func setAnimationDuration(_ seconds: Double) {
         frames[frames.count - 1].duration = seconds.isFinite && seconds >= 0 ? seconds : nil
     }
     /// The timing function of implicit animations (nil: `.default`).
-    public static func animationTimingFunction() -> TimingFunction? {
+    public func animationTimingFunction() -> TimingFunction? {
         frames.reversed().lazy.compactMap(\.timingFunction).first
     }
-    public static func setAnimationTimingFunction(_ function: TimingFunction?) {
+    public func setAnimationTimingFunction(_ function: TimingFunction?) {
         frames[frames.count - 1].timingFunction = function
     }
     /// Whether property changes run no actions (no implicit animations).
-    public static func disableActions() -> Bool {
+    public func disableActions() -> Bool {
         if frames.count == 1, let set = frames[0].disableActions { return set }
         if frames.count > 1, let set = frames.reversed().lazy.compactMap(\.disableActions).first { return set }
-        return taskDisablesActions ?? disablesActionsByDefault
+        return Transaction.taskDisablesActions ?? disablesActionsByDefault
     }
-    /// `disablesActionsByDefault` for the code of one task (the tests of a suite about
-    /// something else than animations run with it set).
-    @TaskLocal static var taskDisablesActions: Bool?
-    /// What `disableActions()` is in a transaction that does not set it: false, as in
-    /// Core Animation (standalone layers in a rendered tree animate their changes). A
-    /// program that sets its layers' properties every frame itself — a compositor, a game,
-    /// a benchmark — sets it true once instead of disabling actions in every transaction.
-    public static var disablesActionsByDefault = false
 
     /// Runs `block` after the next commit (with the animation callbacks).
-    package static func afterNextCommit(_ block: @escaping @MainActor () -> Void) {
+    package func afterNextCommit(_ block: @escaping @MainActor () -> Void) {
         completionsDue.append(block)
         noteChange()
     }
-    public static func setDisableActions(_ flag: Bool) {
+    public func setDisableActions(_ flag: Bool) {
         frames[frames.count - 1].disableActions = flag
     }
     /// Called once every animation added in this transaction has stopped (at once, after
     /// the commit, when it added none).
-    public static func setCompletionBlock(_ block: (@MainActor () -> Void)?) {
+    public func setCompletionBlock(_ block: (@MainActor () -> Void)?) {
         frames[frames.count - 1].completion = block
     }
 
     /// `begin()`: a transaction of its own settings.
-    static func pushFrame() { frames.append(TransactionFrame(id: makeID())) }
+    func pushFrame() { frames.append(TransactionFrame(id: makeID())) }
 
     /// Runs `body` in a nested transaction with actions disabled (Core Animation's
     /// `begin()`, `setDisableActions(true)`, …, `commit()` inside another transaction:
     /// nothing is committed at its end — the changes join the enclosing transaction).
-    public static func withoutActions<T>(_ body: () throws -> T) rethrows -> T {
+    public func withoutActions<T>(_ body: () throws -> T) rethrows -> T {
         pushFrame()
         defer { popFrame() }
         setDisableActions(true)
@@ -87,7 +75,7 @@ extension Transaction {
     }
 
     /// Closes the innermost transaction (the implicit one: starts the next turn's).
-    static func popFrame() {
+    func popFrame() {
         let frame = frames.count > 1 ? frames.removeLast() : frames[0]
         if frames.count == 1 && frame.id == frames[0].id { frames[0] = TransactionFrame(id: makeID()) }
         guard let block = frame.completion else { return }
@@ -100,32 +88,16 @@ extension Transaction {
     }
 
     /// Back to one implicit transaction (explicit ones abandoned).
-    static func resetFrames() {
+    func resetFrames() {
         while frames.count > 1 { popFrame() }
         popFrame()
     }
 
     // MARK: Animations in flight (callbacks and the frame clock)
 
-    /// Layers with animations (unretained: a layer leaves when freed, `forget`).
-    static var animatingLayers: [ObjectIdentifier: Unmanaged<Layer>] = [:]
-    private static var startedSerials = Set<UInt64>()
-    private static var stoppedSerials = Set<UInt64>()
-    /// Animations added per open transaction (for its completion block).
-    private static var animationCounts: [Int: Int] = [:]
-    private static var pendingCompletions: [Int: PendingCompletion] = [:]
-    private static var completionsDue: [@MainActor () -> Void] = []
-    private static var frameTimer: MainLoop.Token?
-    private static var wakeTimer: MainLoop.Token?
-    /// An animation's start or end time came: hosts composite this commit (threaded ones
-    /// ask their thread for a frame) even without changes.
-    package static var animationsDue = false
 
-    /// Frames per second at which `MainLoop.main` wakes while animations run (the frame
-    /// clock stops when the last one ends).
-    public static var animationFramesPerSecond = 60.0
 
-    static func noteAnimationAdded(_ a: AddedAnimation, to layer: Layer) {
+    func noteAnimationAdded(_ a: AddedAnimation, to layer: Layer) {
         animatingLayers[ObjectIdentifier(layer)] = Unmanaged.passUnretained(layer)
         invalidateAnimationEvents()
         if frames.contains(where: { $0.id == a.transactionID }) {
@@ -134,13 +106,13 @@ extension Transaction {
     }
 
     /// An animation left its layer before its stop was reported: it stops unfinished.
-    static func noteAnimationRemoved(_ a: AddedAnimation, finished: Bool) {
+    func noteAnimationRemoved(_ a: AddedAnimation, finished: Bool) {
         startedSerials.remove(a.serial)
         guard stoppedSerials.remove(a.serial) == nil else { return }
         stop(a, finished: finished)
     }
 
-    private static func stop(_ a: AddedAnimation, finished: Bool) {
+    private func stop(_ a: AddedAnimation, finished: Bool) {
         if let didStop = a.animation.didStop { completionsDue.append { didStop(finished) } }
         if animationCounts[a.transactionID] != nil {
             animationCounts[a.transactionID]! -= 1
@@ -157,25 +129,17 @@ extension Transaction {
 
     /// A layer with animations is being freed: they stop unfinished (their `didStop` and
     /// their transactions' completion blocks run after the next commit).
-    static func forgetAnimations(of layer: Layer) {
+    func forgetAnimations(of layer: Layer) {
         guard animatingLayers.removeValue(forKey: ObjectIdentifier(layer)) != nil else { return }
         for a in layer.addedAnimations { noteAnimationRemoved(a, finished: false) }
         noteChange()   // a commit runs the callbacks
     }
 
-    /// After a commit: reports animations that started or ended by now (removing ended
-    /// ones that are removed on completion), runs due callbacks and completion blocks, and
-    /// keeps `MainLoop.main` waking at the frame rate while any animation runs.
-    /// The media time of the next start or end of an animation (-∞: to be worked out
-    /// again), and whether any animation was running at the last look: until then,
-    /// nothing is reported and the frame clock keeps its state (no walk per frame).
-    private static var nextAnimationEvent = -Double.infinity
-    private static var runningAtLastLook = false
 
     /// Animations, or the timing they run in, changed: the next commit looks again.
-    static func invalidateAnimationEvents() { nextAnimationEvent = -.infinity }
+    func invalidateAnimationEvents() { nextAnimationEvent = -.infinity }
 
-    static func updateAnimations() {
+    func updateAnimations() {
         var running = false
         let now = animatingLayers.isEmpty ? 0 : MediaClock.now()
         if !animatingLayers.isEmpty && now < nextAnimationEvent {
@@ -241,11 +205,12 @@ extension Transaction {
         if let t = wakeTimer { MainLoop.main.cancelTimer(t); wakeTimer = nil }
         if !running, nextAnimationEvent.isFinite, !MediaClock.isFixed {
             let delay = max(0, nextAnimationEvent - MediaClock.now())
-            wakeTimer = MainLoop.main.addTimer(after: delay) {
-                wakeTimer = nil
-                invalidateAnimationEvents()
-                animationsDue = true
-                noteChange()
+            wakeTimer = MainLoop.main.addTimer(after: delay) { [weak self] in
+                guard let self else { return }
+                self.wakeTimer = nil
+                self.invalidateAnimationEvents()
+                self.animationsDue = true
+                self.noteChange()
             }
         }
         // The frame clock.
@@ -259,5 +224,5 @@ extension Transaction {
     }
 
     /// Whether animations are in flight (started or waiting to), so a commit must composite.
-    static var animationsInFlight: Bool { frameTimer != nil }
+    var animationsInFlight: Bool { frameTimer != nil }
 }

@@ -30,8 +30,8 @@ public struct TransitionAnimation: Animation {
     /// function when it has none of its own.
     @MainActor public func run(forKey key: String, on layer: Layer, arguments: ActionArguments) {
         var a = self
-        if a.common.timing.duration == 0 { a.common.timing.duration = Transaction.animationDuration() }
-        if a.common.timingFunction == nil { a.common.timingFunction = Transaction.animationTimingFunction() ?? .default }
+        if a.common.timing.duration == 0 { a.common.timing.duration = layer.transactionContext.animationDuration() }
+        if a.common.timingFunction == nil { a.common.timingFunction = layer.transactionContext.animationTimingFunction() ?? .default }
         layer.add(a, forKey: key)
     }
 }

@@ -23,16 +23,16 @@ extension Layer {
     /// Adds an animation (a copy of it) under `key`, replacing the one there (which stops,
     /// `finished` false). It starts when the transaction commits unless its `beginTime`
     /// is set (in this layer's time: `convertTime(MediaClock.now(), from: nil) + delay`).
-    /// A key path that is not animatable is reported to `Transaction.warningHandler` and
+    /// A key path that is not animatable is reported to `transactionContext.warningHandler` and
     /// the animation is not added.
     public func add(_ animation: any Animation, forKey key: String?) {
         guard let effect = animation.makeEffect() else {
-            Transaction.warningHandler?(.animationNotAdded(layer: name ?? String(describing: type(of: self)),
+            transactionContext.warningHandler?(.animationNotAdded(layer: name ?? String(describing: type(of: self)),
                                                           key: key, reason: Layer.unanimatableReason(animation)))
             return
         }
         guard effect.hasValidTiming else {
-            Transaction.warningHandler?(.animationNotAdded(
+            transactionContext.warningHandler?(.animationNotAdded(
                 layer: name ?? String(describing: type(of: self)), key: key,
                 reason: "its timing is not usable (beginTime, timeOffset, duration, speed and repeatDuration must be finite, duration and repeatDuration ≥ 0, repeatCount a number ≥ 0)"))
             return
@@ -41,9 +41,9 @@ extension Layer {
         let key = key ?? (animation is TransitionAnimation ? "transition" : nil)
         if let key { removeAnimation(forKey: key, notify: true) }
         let added = AddedAnimation(key: key, effect: effect, beginsAtCommit: animation.beginTime == 0, animation: animation,
-                                   transactionID: Transaction.currentID, serial: AddedAnimation.nextSerial())
+                                   transactionID: transactionContext.currentID, serial: AddedAnimation.nextSerial())
         addedAnimations.append(added)
-        Transaction.noteAnimationAdded(added, to: self)
+        transactionContext.noteAnimationAdded(added, to: self)
         changed(.animations)
     }
 
@@ -76,8 +76,8 @@ extension Layer {
     private func removeAnimation(forKey key: String, notify: Bool) {
         guard let i = addedAnimations.firstIndex(where: { $0.key == key }) else { return }
         let a = addedAnimations.remove(at: i)
-        Transaction.noteAnimationRemoved(a, finished: false)
-        Transaction.invalidateAnimationEvents()
+        transactionContext.noteAnimationRemoved(a, finished: false)
+        transactionContext.invalidateAnimationEvents()
         changed(.animations)
     }
 
@@ -86,8 +86,8 @@ extension Layer {
         guard !addedAnimations.isEmpty else { return }
         let all = addedAnimations
         addedAnimations = []
-        for a in all { Transaction.noteAnimationRemoved(a, finished: false) }
-        Transaction.invalidateAnimationEvents()
+        for a in all { transactionContext.noteAnimationRemoved(a, finished: false) }
+        transactionContext.invalidateAnimationEvents()
         changed(.animations)
     }
 
@@ -146,18 +146,18 @@ extension Layer {
     /// When the layer's time starts, in its superlayer's time (`CAMediaTiming.beginTime`).
     public var beginTime: Double {
         get { properties.timing.beginTime }
-        set { if accepts(newValue.isFinite, "beginTime", newValue), newValue != properties.timing.beginTime { properties.timing.beginTime = newValue; changed(.timing); Transaction.invalidateAnimationEvents() } }
+        set { if accepts(newValue.isFinite, "beginTime", newValue), newValue != properties.timing.beginTime { properties.timing.beginTime = newValue; changed(.timing); transactionContext.invalidateAnimationEvents() } }
     }
     /// How fast the layer's time (and its sublayers' and animations') runs against its
     /// superlayer's; 0 pauses them.
     public var speed: Double {
         get { properties.timing.speed }
-        set { if accepts(newValue.isFinite, "speed", newValue), newValue != properties.timing.speed { properties.timing.speed = newValue; changed(.timing); Transaction.invalidateAnimationEvents() } }
+        set { if accepts(newValue.isFinite, "speed", newValue), newValue != properties.timing.speed { properties.timing.speed = newValue; changed(.timing); transactionContext.invalidateAnimationEvents() } }
     }
     /// Added to the layer's local time (with `speed` 0: the time shown).
     public var timeOffset: Double {
         get { properties.timing.timeOffset }
-        set { if accepts(newValue.isFinite, "timeOffset", newValue), newValue != properties.timing.timeOffset { properties.timing.timeOffset = newValue; changed(.timing); Transaction.invalidateAnimationEvents() } }
+        set { if accepts(newValue.isFinite, "timeOffset", newValue), newValue != properties.timing.timeOffset { properties.timing.timeOffset = newValue; changed(.timing); transactionContext.invalidateAnimationEvents() } }
     }
 
     // MARK: Presentation
@@ -194,13 +194,13 @@ extension Layer {
 
     /// Whether a change of `contents` now would run an action (a redraw then cross-fades).
     var contentsChangeRunsAction: Bool {
-        wasDelivered && modelLayerReference == nil && !Transaction.disableActions() && action(forKey: "contents") != nil
+        wasDelivered && modelLayerReference == nil && !transactionContext.disableActions() && action(forKey: "contents") != nil
     }
 
     /// Runs the action for a change of `key` from `old` (before the new value is stored):
     /// layers in a rendered tree only, unless actions are disabled.
     func actionWillChange(_ key: String, from old: @autoclosure () -> AnimationValue) {
-        guard wasDelivered, modelLayerReference == nil, !Transaction.disableActions() else { return }
+        guard wasDelivered, modelLayerReference == nil, !transactionContext.disableActions() else { return }
         guard let action = action(forKey: key) else { return }
         let model = old()
         var previous = model

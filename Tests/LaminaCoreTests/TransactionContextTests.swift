@@ -1,0 +1,63 @@
+import LaminaGeometry
+import LaminaGPU
+import Testing
+@testable import LaminaCore
+@testable import LaminaModel
+
+/// Transactions are per context: the static API works on the current one, layers belong to
+/// the context they were made in, and a flush commits its own context's changes only.
+@Suite("Transaction contexts", .isolatedTransactions, .withoutImplicitAnimations)
+@MainActor
+struct TransactionContextTests {
+    @Test("a flush commits the current context only; another context's changes wait for its own commit")
+    func isolation() throws {
+        let device = try GPUDevice()
+        let target = try OffscreenTarget(device: device, size: Size(width: 20, height: 20))
+        let other = TransactionContext()
+        // A tree in another context, hosted and committed there.
+        let (otherRoot, otherHost) = try other.withCurrent { () throws -> (Layer, LayerTreeHost) in
+            let root = solid(Rect(x: 0, y: 0, width: 20, height: 20), .red)
+            let host = LayerTreeHost(rootLayer: root, target: target, background: .white)
+            try Transaction.flush()
+            return (root, host)
+        }
+        #expect(otherRoot.transactionContext === other)
+        #expect(otherHost.frameCount == 1)
+        // A tree in this test's context.
+        let root = solid(Rect(x: 0, y: 0, width: 20, height: 20), .blue)
+        let host = LayerTreeHost(rootLayer: root, target: try OffscreenTarget(device: device, size: Size(width: 20, height: 20)),
+                                 background: .white)
+        #expect(root.transactionContext === TransactionContext.current && root.transactionContext !== other)
+        otherRoot.backgroundColor = .green
+        try Transaction.flush()
+        #expect(host.frameCount == 1)
+        #expect(otherHost.frameCount == 1, "the other context's change was committed by this context's flush")
+        #expect(other.needsCommit && !Transaction.needsCommit)
+        try other.withCurrent { try Transaction.flush() }
+        #expect(otherHost.frameCount == 2)
+        let pixel = try target.readPixels()[10, 10]
+        #expect(pixel == px(0, 255, 0), "\(pixel)")
+        host.detach()
+        otherHost.detach()
+    }
+
+    @Test("a subtree made in another context joins the context of the tree it is added to, with its pending work")
+    func adoption() throws {
+        let other = TransactionContext()
+        let child = other.withCurrent { () -> Layer in
+            let l = Layer()
+            l.frame = Rect(x: 0, y: 0, width: 10, height: 10)
+            l.setNeedsDisplay()
+            return l
+        }
+        #expect(other.needsCommit)
+        let root = Layer()
+        root.addSublayer(child)
+        #expect(child.transactionContext === root.transactionContext)
+        try other.withCurrent { try Transaction.flush() }
+        #expect(child.displayCount == 0, "the moved layer left the other context's queues")
+        #expect(Transaction.needsCommit)
+        try Transaction.flush()
+        #expect(child.displayCount == 1)
+    }
+}
