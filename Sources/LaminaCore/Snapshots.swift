@@ -12,7 +12,7 @@ func snapshot(of root: Layer) -> (RenderTree, [ContentUpload]) {
     var uploads: [ContentUpload] = []
     var stack = [root]
     while let l = stack.popLast() {
-        states[l.id] = l.state
+        states[l.id] = l.wholeState
         if case .backingStore(let store)? = l.contents { uploads.append(store.upload()) }
         stack += l.renderChildren
     }

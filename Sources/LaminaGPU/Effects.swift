@@ -76,6 +76,25 @@ public final class GaussianBlur {
         return w.map(Float.init)
     }
 
+    /// How many times a blur of σ = `sigma` texels halves its input first.
+    static func downsampling(sigma s: Double) -> Int {
+        var d = 1
+        while s / Double(d) > GaussianBlur.maximumDirectSigma && d < 64 { d *= 2 }
+        return d
+    }
+
+    /// The source texels a blur of `region` by σ = `sigma` covers (`BlurredImage.sourceRect`),
+    /// worked out without a GPU: the region grown by 3σ, rounded up to the downsampling.
+    public static func sourceRect(ofBlurOf region: PixelRect, sigma: Double) -> PixelRect {
+        let s = max(0, sigma.isFinite ? sigma : 0)
+        let d = downsampling(sigma: s)
+        let pad = Int((3 * s).rounded(.up))
+        var w = region.width + 2 * pad, h = region.height + 2 * pad
+        var level = 1
+        while level < d { w = (w + 1) / 2; h = (h + 1) / 2; level *= 2 }
+        return PixelRect(x: region.x - pad, y: region.y - pad, width: w * d, height: h * d)
+    }
+
     /// Blurs `region` (texels) of `source` by a Gaussian of `sigma` texels; texels outside
     /// the region count as transparent. The result covers the region grown by 3σ on every
     /// side (rounded up to the downsampling). With `tint`, the result is the tint (straight
@@ -85,8 +104,7 @@ public final class GaussianBlur {
     public func blur(_ source: Texture, region: PixelRect, sigma: Double, tint: Color? = nil, clampEdges: Bool = false) throws -> BlurredImage {
         let program = try device.program(vertex: "quad.vert", fragment: "blur.frag")
         let s = max(0, sigma.isFinite ? sigma : 0)
-        var d = 1
-        while s / Double(d) > GaussianBlur.maximumDirectSigma && d < 64 { d *= 2 }
+        let d = GaussianBlur.downsampling(sigma: s)
         let pad = Int((3 * s).rounded(.up))
         // Level 0: the region and its padding, in source texels.
         let originX = region.x - pad, originY = region.y - pad

@@ -8,6 +8,8 @@ public enum RenderPassError: Error, Equatable, CustomStringConvertible {
     case usedAfterSubmit(operation: String)
     /// `popClip` with no clip pushed.
     case popClipWithoutPush
+    /// `setScissor` while a clip is pushed.
+    case clipOpenAtScissorChange
     /// More nested clips than the stencil holds.
     case clipsTooDeep(limit: Int)
     /// A texture released before the quad drawing it was added.
@@ -21,6 +23,8 @@ public enum RenderPassError: Error, Equatable, CustomStringConvertible {
             return "RenderPass.\(op) after submit(): a submitted pass draws nothing more; begin a new pass with device.beginRenderPass(on:)"
         case .popClipWithoutPush:
             return "RenderPass.popClip() without a matching pushClip(): each popClip ends one pushClip, with the same shape"
+        case .clipOpenAtScissorChange:
+            return "RenderPass.setScissor() with a clip pushed: pop every clip first (each scissored rectangle pushes its clips anew)"
         case .clipsTooDeep(let limit):
             return "RenderPass.pushClip(): more than \(limit) nested clips (the stencil buffer holds \(limit) levels); nest fewer masksToBounds layers that are not axis-aligned rectangles (axis-aligned rectangular clips share one level)"
         case .releasedTexture:
@@ -86,7 +90,7 @@ public final class RenderPass {
     /// Opens the pass: enters the device's context (held until `submit()`).
     /// The part of the target the pass may change, in GL window coordinates (nil: all of
     /// it): clears and draws outside it leave the target's pixels as they were.
-    private let scissor: GLViewport
+    private var scissor: GLViewport
 
     init(target: RenderTarget, clear color: Color?, scissor region: PixelRect? = nil, timed: Bool = false) throws {
         self.target = target
@@ -301,6 +305,20 @@ public final class RenderPass {
         } else {
             glDisable(GLenum(GL_STENCIL_TEST))
         }
+    }
+
+    /// Limits the clears and draws that follow to `region` (pixels of the target, top-left
+    /// origin; nil: the whole target) — a damage region drawn one rectangle at a time.
+    /// Quads pending are drawn first. No clip may be open: each rectangle pushes its clips
+    /// anew (the stencil is cleared again, inside the new rectangle, at the first one).
+    public func setScissor(_ region: PixelRect?) throws {
+        guard !isSubmitted else { throw RenderPassError.usedAfterSubmit(operation: "setScissor") }
+        guard clipDepth == 0 else { throw RenderPassError.clipOpenAtScissorChange }
+        flush()
+        prepare()
+        scissor = target.glScissor(for: region)
+        glScissor(scissor.x, scissor.y, scissor.width, scissor.height)
+        stencilCleared = false
     }
 
     /// Fills the whole target with `color` (replacing, not blending), ignoring clips,

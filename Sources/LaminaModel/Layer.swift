@@ -292,7 +292,13 @@ open class Layer: @MainActor SlotListElement {
 
     /// The state the renderer needs (`LayerState`). Animations added to begin at the
     /// commit begin now (in the layer's time).
-    package var state: LayerState {
+    package var state: LayerState { makeState(whole: false) }
+
+    /// The state described whole, for a renderer that knows nothing of the tree (a snapshot):
+    /// the whole sublayer list; the edits pending for the next delivery are kept.
+    package var wholeState: LayerState { makeState(whole: true) }
+
+    private func makeState(whole: Bool) -> LayerState {
         wasDelivered = true
         if addedAnimations.contains(where: \.beginsAtCommit) {
             let now = localTime(at: MediaClock.now())
@@ -302,8 +308,8 @@ open class Layer: @MainActor SlotListElement {
         var ref = contents?.reference
         if case .external(let b)? = contents { ref = .external(ExternalRef(buffer: b, lend: contentsLend)) }
         // Sublayer changes as edits when the renderers know the list they apply to.
-        let edits: [SublayerEdit]? = nil   // TEMPORARY: until the render tree applies edits
-        sublayerEdits = []
+        let edits = !whole && pendingChanges.contains(.sublayers) && pendingChanges != .all ? sublayerEdits : nil
+        if !whole { sublayerEdits = [] }
         return LayerState(id: id, properties: properties, preservesDepth: preservesDepth, contents: ref,
                           sublayers: edits == nil ? renderSublayers.map(\.id) : [], sublayerEdits: edits, mask: mask?.id,
                           changes: pendingChanges, effects: addedAnimations.map(\.effect))

@@ -209,6 +209,12 @@ public final class LayerState: Sendable {
         sublayers = s.sublayers; sublayerEdits = s.sublayerEdits; mask = s.mask; changes = s.changes; effects = s.effects
     }
 
+    /// The same layer described whole: its sublayer list given (not as edits), everything changed.
+    package func describedWhole(sublayers: [LayerID], mask: LayerID?, properties: LayerProperties? = nil) -> LayerState {
+        LayerState(id: id, properties: properties ?? self.properties, preservesDepth: preservesDepth, contents: contents,
+                   sublayers: sublayers, mask: mask, changes: .all, effects: effects)
+    }
+
     /// The same layer showing `properties` (what its animations present).
     package func presenting(_ properties: LayerProperties) -> LayerState {
         LayerState(presenting: properties, of: self)

@@ -33,6 +33,14 @@ package struct SlotList<Element: SlotListElement> {
         for case let e? in slots { try body(e) }
     }
 
+    /// The elements in order, transformed (without compacting).
+    package func map<T>(_ transform: (Element) throws -> T) rethrows -> [T] {
+        var out: [T] = []
+        out.reserveCapacity(count)
+        for case let e? in slots { out.append(try transform(e)) }
+        return out
+    }
+
     /// The last element (never an empty slot: trailing empty slots are dropped).
     package var last: Element? { slots.last ?? nil }
 

@@ -350,14 +350,15 @@ struct CompositorBehaviourTests {
         parent.addSublayer(child)
         root.addSublayer(parent)
         let tree = snapshot(of: root).0
-        let plan = tree.plan(size: Size(width: 200, height: 200), full: true)
-        #expect(plan.isFull && plan.layersVisited == 3)
+        let builder = FrameBuilder(tree: tree, maximumImageSide: 4096)
+        let update = builder.update(size: Size(width: 200, height: 200))
+        #expect(update.rebuildReason == .newTree && update.layersVisited == 3)
         func describe(_ item: Item) -> String {
-            let who = item.id == parent.id ? "parent" : item.id == child.id ? "child" : "?"
-            return "\(who).\(item.slot)" + (item.clips.isEmpty ? "" : " clipped")
+            let who = item.node.id == parent.id ? "parent" : item.node.id == child.id ? "child" : "?"
+            return "\(who).\(item.kind.name)" + (item.clips.isEmpty ? "" : " clipped")
         }
         // The target draws the group's image; the group's surface, its items in paint order.
-        #expect(tree.surfaces[RenderTree.rootSurfaceID]?.items.map(describe) == ["parent.group"])
-        #expect(tree.surfaces[parent.id]?.items.map(describe) == ["parent.background", "child.background clipped", "parent.border"])
+        #expect(builder.surfaces[.target]?.items.array.map(describe) == ["parent.composite"])
+        #expect(builder.surfaces[.group(parent.id)]?.items.array.map(describe) == ["parent.solid", "child.solid clipped", "parent.border"])
     }
 }

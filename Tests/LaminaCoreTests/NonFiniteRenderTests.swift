@@ -13,9 +13,9 @@ import Testing
 @MainActor
 @Suite("Non-finite geometry in the renderer", .serialized, .withoutImplicitAnimations)
 struct NonFiniteRenderTests {
-    @Test("Box.of: NaN or ∞ in the rectangle or the transform, or corners beyond 1e15 pt, give no box; a layer wholly behind the eye none either")
+    @Test("TargetBox.of: NaN or ∞ in the rectangle or the transform, or corners beyond 1e15 pt, give no box; a layer wholly behind the eye none either")
     func boxOf() {
-        let everything = Box(minX: 0, minY: 0, maxX: 100, maxY: 100)
+        let everything = TargetBox(minX: 0, minY: 0, maxX: 100, maxY: 100)
         let r = Rect(x: 0, y: 0, width: 10, height: 10)
         var nan = Transform3D.identity
         nan.m11 = .nan
@@ -23,28 +23,36 @@ struct NonFiniteRenderTests {
         inf.m41 = .infinity
         var behind = Transform3D.identity
         behind.m44 = -1
-        #expect(Box.of(r, nan, everything: everything).isEmpty)
-        #expect(Box.of(r, inf, everything: everything).isEmpty)
-        #expect(Box.of(r, behind, everything: everything).isEmpty)
-        #expect(Box.of(Rect(x: .nan, y: 0, width: 10, height: 10), .identity, everything: everything).isEmpty)
-        #expect(Box.of(Rect(x: 0, y: 0, width: 1e300, height: 10), .identity, everything: everything).isEmpty)
-        #expect(Box.of(r, .identity, everything: everything) == Box(minX: -1, minY: -1, maxX: 11, maxY: 11))
+        #expect(TargetBox.of(layerRect: r, through: nan, everything: everything).isEmpty)
+        #expect(TargetBox.of(layerRect: r, through: inf, everything: everything).isEmpty)
+        #expect(TargetBox.of(layerRect: r, through: behind, everything: everything).isEmpty)
+        #expect(TargetBox.of(layerRect: Rect(x: .nan, y: 0, width: 10, height: 10), through: .identity, everything: everything).isEmpty)
+        #expect(TargetBox.of(layerRect: Rect(x: 0, y: 0, width: 1e300, height: 10), through: .identity, everything: everything).isEmpty)
+        #expect(TargetBox.of(layerRect: r, through: .identity, everything: everything) == TargetBox(minX: -1, minY: -1, maxX: 11, maxY: 11))
     }
 
     @Test("the grid takes boxes of any size or NaN without trapping or looping over their cells")
     func grid() {
         var grid = Grid(size: Size(width: 256, height: 256))
-        grid.insert(0, Box(minX: -1e300, minY: -1e300, maxX: 1e300, maxY: 1e300))
-        grid.insert(1, Box(minX: .nan, minY: 0, maxX: 10, maxY: .nan))
-        grid.insert(2, Box(minX: -.infinity, minY: 10, maxX: .infinity, maxY: 20))
-        grid.insert(3, Box(minX: 10, minY: 10, maxX: 20, maxY: 20))
-        grid.insert(4, Box(minX: 1e300, minY: 1e300, maxX: .infinity, maxY: .infinity))
-        var found: [Int32] = []
-        grid.query(Box(minX: 0, minY: 0, maxX: 30, maxY: 30), into: &found)
-        #expect(Set(found) == [0, 2, 3], "\(found)")
-        for i: Int32 in 0...4 { grid.remove(i) }
+        let node = RenderNode(state: LayerState(id: LayerID.next(), properties: LayerProperties(), preservesDepth: false, contents: nil,
+                                                sublayers: [], changes: .all), parent: nil)
+        let boxes = [TargetBox(minX: -1e300, minY: -1e300, maxX: 1e300, maxY: 1e300),
+                     TargetBox(minX: .nan, minY: 0, maxX: 10, maxY: .nan),
+                     TargetBox(minX: -.infinity, minY: 10, maxX: .infinity, maxY: 20),
+                     TargetBox(minX: 10, minY: 10, maxX: 20, maxY: 20),
+                     TargetBox(minX: 1e300, minY: 1e300, maxX: .infinity, maxY: .infinity)]
+        let items = boxes.enumerated().map { i, b in
+            let item = Item(node: node, kind: SolidItem.self, key: UInt64(i), surface: .target, clip: nil)
+            item.bounds = b
+            return item
+        }
+        for item in items { grid.insert(item) }
+        var found: [Item] = []
+        grid.query(TargetBox(minX: 0, minY: 0, maxX: 30, maxY: 30), into: &found)
+        #expect(Set(found.map(\.key)) == [0, 2, 3], "\(found.map(\.key))")
+        for item in items { grid.remove(item) }
         found = []
-        grid.query(Box(minX: .nan, minY: -1e300, maxX: 1e300, maxY: .infinity), into: &found)
+        grid.query(TargetBox(minX: .nan, minY: -1e300, maxX: 1e300, maxY: .infinity), into: &found)
         #expect(found.isEmpty)
     }
 
@@ -68,7 +76,7 @@ struct NonFiniteRenderTests {
             var p = layer.properties
             p.isHidden = false
             configure(&p)
-            let s = layer.state
+            let s = layer.wholeState
             var update = RenderUpdate()
             update.layers = [LayerState(id: s.id, properties: p, preservesDepth: s.preservesDepth, contents: s.contents,
                                         sublayers: s.sublayers, changes: .all)]
@@ -130,8 +138,9 @@ struct NonFiniteRenderTests {
         #expect(first.layersVisited == 6 + 2 * odd.count)
         try check("full frame", green: Rect(x: 10, y: 10, width: 20, height: 20))
         for (layer, configure) in odd { inject(layer, configure) }
+        // (Each odd layer is placed again; none shows anything, so nothing may be redrawn.)
         let shown = try compositor.render(root, to: target, background: .white)
-        #expect(!shown.skipped)
+        #expect(shown.layersVisited >= 2 * odd.count, "\(shown)")
         try check("the odd layers shown", green: Rect(x: 10, y: 10, width: 20, height: 20))
         // Damage-limited frames (the grid in use), with the odd layers changing too.
         for step in 1...3 {

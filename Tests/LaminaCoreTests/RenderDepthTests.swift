@@ -71,7 +71,7 @@ struct RenderDepthTests {
             let tree = try #require(compositor.tree)
             weakTree = tree
             let deepest = try #require(tree.nodes[layers[depth - 1].id])
-            let item = try #require(tree.surfaces[RenderTree.rootSurfaceID]?.items[deepest.items[0]])
+            let item = try #require(deepest.outerItems.first)
             #expect(item.clip?.depth == depth - 1 && item.clip?.stencilDepth == 1)
             // The outermost background (no clip), one clip push, the other quads in batches of
             // at most 16384 (QuadBatch.maxQuads), the pop at the end.

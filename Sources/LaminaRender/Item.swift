@@ -1,0 +1,95 @@
+import LaminaGeometry
+import LaminaValues
+
+/// One drawable thing of a surface — a layer's background, its contents, its shadow, a
+/// group's composite — kept from frame to frame: its box is brought up to date when its
+/// layer changes, and it is resolved into draws only in the frames that draw it.
+final class Item {
+    /// The layer it belongs to (its node outlives its items: a node leaving the tree is kept
+    /// until the frame that removes its items).
+    unowned(unsafe) let node: RenderNode
+    let kind: any ItemKind.Type
+    /// Its place in its surface's paint order.
+    let key: UInt64
+    let surface: SurfaceID
+    /// The `masksToBounds` clips around it within its surface (nil: none).
+    var clip: ClipChain?
+    /// Where it draws, in target points (nil: nothing — hidden, transparent, empty, clipped away).
+    var bounds: TargetBox?
+    /// Contents: where they are drawn in the layer's bounds space, and their size in points.
+    var frame = Rect.zero
+    var contentSize = Size.zero
+    /// The grid cells it is in (the target's items).
+    var cells: (Int32, Int32, Int32, Int32)?
+
+    init(node: RenderNode, kind: any ItemKind.Type, key: UInt64, surface: SurfaceID, clip: ClipChain?) {
+        self.node = node; self.kind = kind; self.key = key; self.surface = surface; self.clip = clip
+    }
+
+    /// The clipping layers, outermost first (for tests).
+    var clips: [LayerID] { clip?.layers ?? [] }
+}
+
+/// Where a kind's items go among a layer's own items.
+enum ItemPhase { case beforeSublayers, afterSublayers }
+
+/// A kind of item: what a layer needs for it, where it goes in the layer's paint order, its
+/// box, and how it draws (with the render tasks it needs). Each kind lives in a file of its
+/// own (Items/); `ItemKinds.layerKinds` lists them in paint order — adding a kind is a new
+/// file and an entry there, no switch elsewhere.
+protocol ItemKind: Sendable {
+    /// A short name, for frame descriptions and tests.
+    static var name: String { get }
+    static var phase: ItemPhase { get }
+    /// Clipped by the layer's own clip (`masksToBounds`) as its contents are; otherwise only
+    /// by the clips around the layer.
+    static var clippedByOwnClip: Bool { get }
+    /// It reads what lies under it (a backdrop): damage within its reach grows.
+    static var readsBackdrop: Bool { get }
+    /// Whether a layer in `node`'s state has an item of this kind.
+    static func occurs(in node: RenderNode) -> Bool
+    /// Its box in target points now (nil: it draws nothing), from the node's frame data.
+    static func bounds(of item: Item, _ context: BoundsContext) -> TargetBox?
+    /// Adds its draws — and asks for the render tasks they read — to the frame being built.
+    static func draw(_ item: Item, into builder: inout DrawBuilder)
+}
+
+extension ItemKind {
+    static var clippedByOwnClip: Bool { false }
+    static var readsBackdrop: Bool { false }
+}
+
+/// What working out an item's box needs besides its node.
+struct BoundsContext {
+    /// The target's box: what a box reaching behind the eye covers.
+    var everything: TargetBox
+    /// The surfaces of the frame (a replicator's instances cover its sublayers' image).
+    var surfaces: [SurfaceID: Surface]
+}
+
+/// The item kinds of layers, in paint order (a kind's index is its key slot: its items keep
+/// their key while their layer keeps its place).
+enum ItemKinds {
+    static let layerKinds: [any ItemKind.Type] = [
+        AnalyticShadowItem.self, PathShadowItem.self, BackdropItem.self, SolidItem.self, RoundedRectItem.self,
+        GradientItem.self, ContentsItem.self, ContentsCrossFadeItem.self, ReplicasItem.self, BorderItem.self,
+    ]
+    /// Key slots before a layer's sublayers: one per kind, the group composite's after them.
+    static let slotsBefore = layerKinds.count + 2
+    static let compositeSlot = layerKinds.count + 1
+    /// Key slots after the sublayers.
+    static let slotsAfter = layerKinds.count + 1
+
+    /// The kinds a node has, as a bit set (a change of it changes the node's items).
+    static func kinds(of node: RenderNode) -> UInt32 {
+        guard !node.state.preservesDepth else { return 0 }
+        var bits: UInt32 = 0
+        for (i, k) in layerKinds.enumerated() where k.occurs(in: node) { bits |= 1 << UInt32(i) }
+        return bits
+    }
+
+    /// The slot of a kind in a node's key range.
+    static func slot(of kind: any ItemKind.Type) -> Int {
+        layerKinds.firstIndex { $0 == kind } ?? 0
+    }
+}

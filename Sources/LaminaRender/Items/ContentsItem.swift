@@ -1,0 +1,47 @@
+import LaminaGeometry
+import LaminaValues
+
+/// A layer's contents — an image, a backing store, a texture, an external buffer — placed
+/// by its gravity, `contentsRect` and nine-slice `contentsCenter`; clipped by the layer's own
+/// `masksToBounds`.
+enum ContentsItem: ItemKind {
+    static let name = "contents"
+    static let phase = ItemPhase.beforeSublayers
+    static var clippedByOwnClip: Bool { true }
+
+    static func occurs(in node: RenderNode) -> Bool {
+        node.state.contents != nil && node.state.properties.contentsFade == nil
+    }
+
+    static func bounds(of item: Item, _ context: BoundsContext) -> TargetBox? {
+        let n = item.node
+        guard let contents = n.state.contents else { return nil }
+        let (frame, size) = ContentsGeometry.frame(of: contents, in: n.state)
+        guard !frame.isEmpty else { return nil }
+        item.frame = frame
+        item.contentSize = size
+        guard context.inFront(n, frame) else { return nil }
+        return TargetBox.of(layerRect: frame, through: n.world, everything: context.everything)
+    }
+
+    static func draw(_ item: Item, into builder: inout DrawBuilder) {
+        let n = item.node, s = n.state
+        guard let contents = s.contents else { return }
+        builder.add(.contents(ContentsDraw(content: contents, frame: item.frame, contentSize: item.contentSize, contentsRect: s.contentsRect,
+                                           contentsCenter: s.contentsCenter, minFilter: s.minificationFilter,
+                                           magFilter: s.magnificationFilter, alpha: n.alpha,
+                                           isOpaque: n.alpha >= 1 && contents.isOpaque, transform: n.world)), for: item)
+    }
+}
+
+extension ContentRef {
+    /// Every pixel is opaque (alpha 1).
+    var isOpaque: Bool {
+        switch self {
+        case .image(let i): return i.isOpaque
+        case .store(let s): return s.isOpaque
+        case .texture: return false
+        case .external(let e): return e.buffer.isOpaque
+        }
+    }
+}

@@ -1,0 +1,203 @@
+import LaminaGeometry
+import LaminaGPU
+import LaminaValues
+
+/// A layer of a `RenderTree`: its latest state, its place in the tree, and what frame
+/// building worked out for it (its frame data, its items, its paint-order keys). A
+/// reference: frame building updates it in place.
+final class RenderNode: SlotListElement {
+    // MARK: State
+
+    /// What is drawn: the model's state, or — while it animates — the state its animations
+    /// present (`RenderTree.advanceAnimations`).
+    var state: LayerState
+    /// The model's latest state, when it differs from `state` (animated layers).
+    var model: LayerState?
+    /// The properties its animations presented at the last frame.
+    var lastPresented: LayerProperties?
+    /// Contents its animations show (counted as shown, so they stay on the GPU).
+    var animationContents: [ContentRef] = []
+    /// A transition's old picture: which transition, where it is in target points and the
+    /// opacity it was composited with (nil rect: nothing was shown — it fades in from
+    /// transparent). Set by the compositor.
+    var transitionPicture: (id: UInt64, rect: Rect?, opacity: Double)?
+
+    var id: LayerID { state.id }
+
+    // MARK: Structure
+
+    /// Its superlayer's node, or the node it masks (nil for the root). Unowned: a node's
+    /// parent outlives its link to it (the tree holds every node; a subtree leaving is
+    /// kept by `RenderTree.removedNodes` until the next frame is built).
+    unowned(unsafe) var parentNode: RenderNode?
+    /// The sublayers' nodes, in sublayer order.
+    var children = SlotList<RenderNode>()
+    /// The mask's node (`Layer.mask`): below this node, drawn into a surface of its own.
+    var maskNode: RenderNode?
+    /// Its slot in its parent's `children`.
+    var slotIndex = -1
+    /// Whether it is its parent's mask.
+    var isMask: Bool { parentNode?.maskNode === self }
+    /// The sublayers in drawing order when their zPositions differ (nil: not worked out,
+    /// or all equal — then `children` is the order).
+    var zOrdered: [RenderNode]?
+    /// Whether `zOrdered` must be worked out again.
+    var zOrderIsStale = true
+
+    init(state: LayerState, parent: RenderNode?) {
+        self.state = state
+        self.parentNode = parent
+    }
+
+    // MARK: Changes since the last frame
+
+    /// What changed since the last frame worked out its items (the union of the changes of
+    /// the states applied since).
+    var changes: LayerChanges = .all
+    /// How its place in the tree changed since the last frame.
+    var structure: StructureChange = []
+    /// The frame building pass that last looked at it (dedupes work without a set).
+    var mark = 0
+
+    // MARK: Frame data (Placement.swift)
+
+    /// Bounds space → target points.
+    var world = Transform3D.identity
+    /// The sublayers' space → target points (`transformForSublayers` · `world`).
+    var sublayerWorld = Transform3D.identity
+    /// `transformForSublayers` of its state.
+    var toSublayers = Transform3D.identity
+    /// The opacity its quads are drawn with (within its surface).
+    var alpha = 1.0
+    /// The opacity it inherits (a group composites its image with this × its own).
+    var inheritedAlpha = 1.0
+    /// Drawn at all: not hidden, not transparent, not facing away, nor under such a layer.
+    var visible = false
+    /// The homogeneous w of its points at every space they pass through on the way to the
+    /// target, as linear functions of (x, y, z, 1) in its bounds space; those constant and
+    /// positive are left out (no perspective: none). It is in front of the eye where every
+    /// one is positive — the GPU clips only their product.
+    var depthCuts: [DepthCut] = []
+    /// `depthCuts` on its bounds plane (z = 0), for the render pass (the w of `world`
+    /// itself left out: the GPU clips that one).
+    var cutPlanes: [HalfPlane] = []
+
+    // MARK: Items (FrameBuilder)
+
+    /// The surface its items are in (nil: not placed yet). A group's own items are in its
+    /// own surface; its composite (and its backdrop) in this one.
+    var surface: SurfaceID?
+    /// Whether its subtree is drawn offscreen and composited as one image.
+    var isGroup = false
+    /// Inside a transform layer's 3D context (its order depends on depth).
+    var inDepthContext = false
+    /// Its items in `surface` (for a group: its composite and backdrop), in paint order.
+    var outerItems: [Item] = []
+    /// A group's own items, in its own surface.
+    var innerItems: [Item] = []
+    /// The clips around its items in `surface` (nil: none).
+    var outerClip: ClipChain?
+    /// Its own clip (`masksToBounds`), around its contents and sublayers (nil: it does not clip).
+    var ownClip: ClipChain?
+    /// What the last frame saw of it, for telling which changes alter its items.
+    var facts: PlannedFacts?
+
+    // MARK: Paint-order keys (FrameBuilder+Keys.swift)
+
+    /// Its subtree's keys: [keyStart, keyEnd) — its own items at fixed steps from
+    /// `keyStart`, its sublayers' subtrees in [sublayerKeys.lowerBound, upperBound), its
+    /// items after the sublayers (border) above them. nil: not placed yet.
+    var keys: NodeKeys?
+
+    /// Sets `depthCuts` and `cutPlanes`.
+    func setDepthCuts(_ cuts: [DepthCut]) {
+        if cuts.isEmpty && depthCuts.isEmpty { return }   // (the common case: no perspective)
+        depthCuts = cuts
+        guard !cuts.isEmpty else { if !cutPlanes.isEmpty { cutPlanes = [] }; return }
+        var planes: [HalfPlane] = []
+        for c in cuts where !(c.x == world.m14 && c.y == world.m24 && c.w == world.m44) {
+            planes.append(HalfPlane(a: c.x, b: c.y, c: c.w))
+        }
+        cutPlanes = planes
+    }
+
+    /// Its items, outer then inner.
+    var allItems: [Item] { innerItems.isEmpty ? outerItems : outerItems + innerItems }
+
+    /// The nodes below it: sublayers (in sublayer order) then the mask.
+    var childNodes: [RenderNode] {
+        var out: [RenderNode] = []
+        out.reserveCapacity(children.count + 1)
+        children.forEach { out.append($0) }
+        if let m = maskNode { out.append(m) }
+        return out
+    }
+
+    /// Sublayers in drawing order: by zPosition (NaN as 0), stable. A list whose zPositions
+    /// are all equal is not sorted (nor copied).
+    func forEachInDrawingOrder(_ body: (RenderNode) -> Void) {
+        if zOrderIsStale { workOutZOrder() }
+        if let o = zOrdered { o.forEach(body) } else { children.forEach(body) }
+    }
+
+    /// Sublayers in drawing order, as an array.
+    var drawingOrder: [RenderNode] {
+        var out: [RenderNode] = []
+        out.reserveCapacity(children.count)
+        forEachInDrawingOrder { out.append($0) }
+        return out
+    }
+
+    private func workOutZOrder() {
+        zOrderIsStale = false
+        var first: Double?
+        var uniform = true
+        var subs: [(node: RenderNode, z: Double)] = []
+        children.forEach { n in
+            let z = n.state.zPosition.isNaN ? 0 : n.state.zPosition
+            if let f = first, f != z { uniform = false }
+            first = first ?? z
+            subs.append((n, z))
+        }
+        guard !uniform else { zOrdered = nil; return }
+        zOrdered = subs.enumerated().sorted { x, y in
+            x.element.z != y.element.z ? x.element.z < y.element.z : x.offset < y.offset
+        }.map(\.element.node)
+    }
+}
+
+/// How a node's place changed since the last frame.
+struct StructureChange: OptionSet {
+    let rawValue: UInt8
+    /// It was attached where it is (new, or moved from elsewhere): its subtree is placed
+    /// in paint order there.
+    static let attached = StructureChange(rawValue: 1)
+    /// Its sublayers were reordered in a way edits did not say: its subtree is placed again.
+    static let childrenReordered = StructureChange(rawValue: 2)
+    /// Its mask was set, replaced or removed: its subtree is placed again.
+    static let maskChanged = StructureChange(rawValue: 4)
+}
+
+/// What the last frame saw of a layer, for telling which later changes alter the number or
+/// kind of its items (the states themselves are not kept).
+struct PlannedFacts {
+    /// The item kinds it had (`ItemKinds`), as a bit set.
+    var kinds: UInt32
+    var opacity: Double
+    var isHidden: Bool
+    /// The bounds planned with (a group whose bounds changed did not just move).
+    var bounds: Rect
+}
+
+/// A node's paint-order keys (FrameBuilder+Keys.swift).
+struct NodeKeys {
+    /// The first key of its subtree (its own items are at `start + k · step`).
+    var start: UInt64
+    /// The distance between consecutive keys in its subtree.
+    var step: UInt64
+    /// Where its sublayers' subtrees may lie.
+    var sublayers: Range<UInt64>
+    /// One past the last key its subtree may use (its items after the sublayers lie in
+    /// [sublayers.upperBound, end)).
+    var end: UInt64
+}

@@ -1,0 +1,187 @@
+import LaminaGeometry
+import LaminaValues
+
+/// What items draw into: the render target's pass, or an offscreen image kept until
+/// something in it changes (a group's, a mask's, a replicator's sublayers').
+final class Surface {
+    let id: SurfaceID
+    /// Its items in paint order (by key).
+    var items = OrderedItems()
+    /// The union of the items' boxes (an image covers this); worked out by `recomputeBounds`.
+    var bounds: TargetBox?
+    /// Something in it changed since its image was last rendered.
+    var isDirty = true
+    /// Everything in it moved by this translation (target points) since its image was
+    /// rendered, and nothing else changed: the image is reused where the move is a whole
+    /// number of pixels.
+    var shift: (dx: Double, dy: Double)?
+    /// Where the items are, for finding those in a small damaged region (the target's only).
+    var grid: Grid?
+    /// Backdrop-blur items (the target's only): damage within their reach grows by it.
+    var backdrops: [ObjectIdentifier: Item] = [:]
+
+    init(id: SurfaceID) { self.id = id }
+
+    func recomputeBounds() {
+        var b: TargetBox?
+        items.forEach { item in if let ib = item.bounds { b = b.map { $0.union(ib) } ?? ib } }
+        bounds = b
+    }
+
+    /// Adds an item (at its key's place), with the grid and the backdrop list.
+    func insert(_ item: Item) {
+        items.insert(item)
+        noteAdded(item)
+    }
+
+    /// Adds items whose keys all lie in one gap between the items held, in key order.
+    func insert(contentsOf batch: [Item]) {
+        items.insert(contentsOf: batch)
+        for item in batch { noteAdded(item) }
+    }
+
+    func remove(_ item: Item) {
+        items.remove(item)
+        noteRemoved(item)
+    }
+
+    /// Removes the items with keys in `range`; returns them.
+    @discardableResult
+    func removeItems(in range: Range<UInt64>) -> ArraySlice<Item> {
+        let removed = items.removeItems(in: range)
+        for item in removed { noteRemoved(item) }
+        return removed
+    }
+
+    /// Its item's box changed: the grid follows.
+    func moved(_ item: Item) {
+        guard grid != nil else { return }
+        grid!.remove(item)
+        grid!.insert(item)
+    }
+
+    private func noteAdded(_ item: Item) {
+        if grid != nil { grid!.remove(item); grid!.insert(item) }
+        if id == .target && item.kind.readsBackdrop { backdrops[ObjectIdentifier(item)] = item }
+    }
+
+    private func noteRemoved(_ item: Item) {
+        if grid != nil { grid!.remove(item) }
+        if !backdrops.isEmpty { backdrops[ObjectIdentifier(item)] = nil }
+    }
+}
+
+/// Items sorted by paint-order key: O(log n) look-ups, one move of the array per insertion
+/// or removal of a run of items (a subtree's items lie in one key range).
+struct OrderedItems {
+    private(set) var array: [Item] = []
+
+    var count: Int { array.count }
+    var isEmpty: Bool { array.isEmpty }
+    func forEach(_ body: (Item) -> Void) { array.forEach(body) }
+
+    /// The index of the first item with a key ≥ `key`.
+    func lowerBound(_ key: UInt64) -> Int {
+        var lo = 0, hi = array.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if array[mid].key < key { lo = mid + 1 } else { hi = mid }
+        }
+        return lo
+    }
+
+    mutating func insert(_ item: Item) {
+        let i = lowerBound(item.key)
+        if i == array.count { array.append(item) } else { array.insert(item, at: i) }
+    }
+
+    mutating func insert(contentsOf batch: [Item]) {
+        guard let first = batch.first else { return }
+        let i = lowerBound(first.key)
+        if i == array.count { array.append(contentsOf: batch) } else { array.insert(contentsOf: batch, at: i) }
+    }
+
+    mutating func remove(_ item: Item) {
+        var i = lowerBound(item.key)
+        while i < array.count, array[i].key == item.key {
+            if array[i] === item { array.remove(at: i); return }
+            i += 1
+        }
+    }
+
+    mutating func removeItems(in range: Range<UInt64>) -> ArraySlice<Item> {
+        let a = lowerBound(range.lowerBound), b = lowerBound(range.upperBound)
+        guard a < b else { return [] }
+        let removed = array[a..<b]
+        array.removeSubrange(a..<b)
+        return removed
+    }
+
+    mutating func removeAll() -> [Item] {
+        defer { array = [] }
+        return array
+    }
+}
+
+/// A uniform grid over the target: which of the target's items touch each cell, so that the
+/// items meeting a small damage are found without a scan.
+struct Grid {
+    static let cell = 64.0
+    let columns: Int, rows: Int
+    private var cells: [[Item]]
+    /// Items too large for cells (covering very many), drawn whenever they meet the damage.
+    private var large: [ObjectIdentifier: Item] = [:]
+
+    init(size: Size) {
+        func count(_ v: Double) -> Int {
+            let c = (v / Grid.cell).rounded(.up)
+            return c.isFinite ? max(1, Int(min(c, 65536))) : 1
+        }
+        columns = count(size.width)
+        rows = count(size.height)
+        cells = Array(repeating: [], count: columns * rows)
+    }
+
+    /// The cells a box covers (nil: none). Any box is safe: NaN covers nothing, and the
+    /// cell numbers are clamped before they become integers.
+    private func range(_ b: TargetBox) -> (Int32, Int32, Int32, Int32)? {
+        guard b.maxX > 0, b.maxY > 0, b.minX <= b.maxX, b.minY <= b.maxY else { return nil }
+        func cell(_ v: Double, _ count: Int) -> Int32 {
+            let c = (v / Grid.cell).rounded(.down)
+            return c <= 0 ? 0 : c >= Double(count - 1) ? Int32(count - 1) : Int32(c)
+        }
+        let x0 = cell(b.minX, columns), y0 = cell(b.minY, rows), x1 = cell(b.maxX, columns), y1 = cell(b.maxY, rows)
+        guard x0 <= x1, y0 <= y1, b.minX < Double(columns) * Grid.cell, b.minY < Double(rows) * Grid.cell else { return nil }
+        return (x0, y0, x1, y1)
+    }
+
+    mutating func insert(_ item: Item) {
+        guard let b = item.bounds, let (x0, y0, x1, y1) = range(b) else { item.cells = nil; return }
+        if (x1 - x0 + 1) * (y1 - y0 + 1) > 64 {
+            large[ObjectIdentifier(item)] = item
+            item.cells = (1, 1, 0, 0)
+            return
+        }
+        for y in y0...y1 { for x in x0...x1 { cells[Int(y) * columns + Int(x)].append(item) } }
+        item.cells = (x0, y0, x1, y1)
+    }
+
+    mutating func remove(_ item: Item) {
+        guard let (x0, y0, x1, y1) = item.cells else { return }
+        item.cells = nil
+        if x0 > x1 { large[ObjectIdentifier(item)] = nil; return }
+        for y in y0...y1 {
+            for x in x0...x1 {
+                let c = Int(y) * columns + Int(x)
+                if let i = cells[c].firstIndex(where: { $0 === item }) { cells[c].swapAt(i, cells[c].count - 1); cells[c].removeLast() }
+            }
+        }
+    }
+
+    /// Items whose cells meet `b` (duplicates possible).
+    func query(_ b: TargetBox, into out: inout [Item]) {
+        out.append(contentsOf: large.values)
+        guard let (x0, y0, x1, y1) = range(b) else { return }
+        for y in y0...y1 { for x in x0...x1 { out.append(contentsOf: cells[Int(y) * columns + Int(x)]) } }
+    }
+}
