@@ -54,14 +54,14 @@ func readPPM(_ path: String) throws -> RGBAImage {
 @MainActor
 final class ShotChecker {
     let scene: DemoScene
-    let reference: Compositor
+    let reference: LayerRenderer
     let target: GBMTarget
     let outDir: String?
     private(set) var mismatches = 0
 
     init(scene: DemoScene, device: GPUDevice, size: PixelSize, outDir: String?) throws {
         self.scene = scene; self.outDir = outDir
-        reference = Compositor(device: device)
+        reference = LayerRenderer(device: device)
         target = try GBMTarget(device: device, pixelSize: size, format: .xrgb8888)
     }
 

@@ -181,8 +181,8 @@ public final class LayerTreeHost: CommitHost {
             didComposite?(stats)
             return
         }
-        var stats = try compositor.render(rootLayer, to: target, background: background, always: compositesEveryFrame,
-                                          overlays: overlays)
+        var stats = try LayerRenderer.render(rootLayer, with: compositor, to: target, background: background, always: compositesEveryFrame,
+                                             overlays: overlays)
         flashVisible = !overlays.isEmpty
         stats.layoutPasses = layouts
         stats.timings.layout = timings.layout

@@ -211,7 +211,7 @@ struct CompositorBehaviourTests {
     @Test("an unchanged frame does no GPU work: zero draw calls; a change draws again")
     func unchangedFrame() throws {
         let device = try GPUDevice()
-        let compositor = Compositor(device: device)
+        let compositor = LayerRenderer(device: device)
         let target = try OffscreenTarget(device: device, size: Size(width: 64, height: 64))
         let root = rootLayer(width: 64, height: 64)
         let child = solid(Rect(x: 0, y: 0, width: 10, height: 10), .red)
@@ -262,7 +262,7 @@ struct CompositorBehaviourTests {
     @Test("image textures are shared, uploaded once, and freed when their layers leave the tree")
     func textureLifetime() throws {
         let device = try GPUDevice()
-        let compositor = Compositor(device: device)
+        let compositor = LayerRenderer(device: device)
         let target = try OffscreenTarget(device: device, size: Size(width: 64, height: 64))
         let root = rootLayer(width: 64, height: 64)
         let shared = ContentImage(RGBAImage(width: 16, height: 16, fill: blue))
@@ -291,7 +291,7 @@ struct CompositorBehaviourTests {
     @Test("two compositors of one tree each see every change (neither skips what the other drew)")
     func twoCompositors() throws {
         let device = try GPUDevice()
-        let a = Compositor(device: device), b = Compositor(device: device)
+        let a = LayerRenderer(device: device), b = LayerRenderer(device: device)
         let ta = try OffscreenTarget(device: device, size: Size(width: 20, height: 20))
         let tb = try OffscreenTarget(device: device, size: Size(width: 20, height: 20))
         let root = rootLayer(width: 20, height: 20)
@@ -307,7 +307,7 @@ struct CompositorBehaviourTests {
     @Test("hiding a layer keeps its image's texture: showing it again uploads nothing")
     func hiddenKeepsTexture() throws {
         let device = try GPUDevice()
-        let compositor = Compositor(device: device)
+        let compositor = LayerRenderer(device: device)
         let target = try OffscreenTarget(device: device, size: Size(width: 20, height: 20))
         let root = rootLayer(width: 20, height: 20)
         let l = Layer()
@@ -326,7 +326,7 @@ struct CompositorBehaviourTests {
     @Test("a .texture contents is composited again after contentsDidChange()")
     func textureContentsChange() throws {
         let device = try GPUDevice()
-        let compositor = Compositor(device: device)
+        let compositor = LayerRenderer(device: device)
         let target = try OffscreenTarget(device: device, size: Size(width: 8, height: 8))
         let texture = try device.makeTexture(pixelSize: PixelSize(width: 1, height: 1), pixels: RGBAImage(width: 1, height: 1, fill: red))
         let root = rootLayer(width: 8, height: 8)

@@ -48,8 +48,8 @@ struct AtlasCompositingTests {
         let device = try GPUDevice()
         defer { device.close() }
         let size = Size(width: 320, height: 240)
-        let withAtlas = Compositor(device: device)
-        let ownTextures = Compositor(device: device)
+        let withAtlas = LayerRenderer(device: device)
+        let ownTextures = LayerRenderer(device: device)
         ownTextures.atlasEntrySide = 0
         let a = try OffscreenTarget(device: device, size: size)
         let b = try OffscreenTarget(device: device, size: size)
@@ -159,7 +159,7 @@ struct AtlasCompositingTests {
         let blue = ContentImage(RGBAImage(width: 4, height: 4, fill: RGBAPixel(r: 0, g: 0, b: 255, a: 255)))
         l.contents = .image(red)
         root.addSublayer(l)
-        let compositor = Compositor(device: device)
+        let compositor = LayerRenderer(device: device)
         defer { compositor.release() }
         let target = try OffscreenTarget(device: device, size: Size(width: 40, height: 40))
         try compositor.render(root, to: target, background: .white)
@@ -192,7 +192,7 @@ struct AtlasCompositingTests {
             if i % 3 == 0 { l.backgroundColor = Color(red: 0, green: 0.5, blue: 0.5, alpha: 0.5) }
             root.addSublayer(l)
         }
-        let batched = Compositor(device: device), unbatched = Compositor(device: device)
+        let batched = LayerRenderer(device: device), unbatched = LayerRenderer(device: device)
         unbatched.atlasEntrySide = 0
         defer { batched.release(); unbatched.release() }
         let a = try OffscreenTarget(device: device, size: size), b = try OffscreenTarget(device: device, size: size)

@@ -105,7 +105,7 @@ struct BehindTheEyeTests {
         root.addSublayer(card)
         let device = try GPUDevice()
         defer { device.close() }
-        let compositor = Compositor(device: device)
+        let compositor = LayerRenderer(device: device)
         defer { compositor.release() }
         let target = try OffscreenTarget(device: device, size: Size(width: 200, height: 200))
         try compositor.render(root, to: target, background: .white)

@@ -48,7 +48,7 @@ struct ContextLossTests {
         try Transaction.flush()
         let device = try GPUDevice()
         #expect(device.notifiesResets, "llvmpipe offers EGL_EXT_create_context_robustness and GL_KHR_robustness")
-        let compositor = Compositor(device: device)
+        let compositor = LayerRenderer(device: device)
         var losses: [GPUError] = []
         compositor.contextLossHandler = { losses.append($0) }
         let target = try OffscreenTarget(device: device, pixelSize: PixelSize(width: 120, height: 120))
@@ -121,7 +121,7 @@ struct ContextLossTests {
     func lostContentsTexture() throws {
         try Transaction.flush()
         let device = try GPUDevice()
-        let compositor = Compositor(device: device)
+        let compositor = LayerRenderer(device: device)
         let target = try OffscreenTarget(device: device, pixelSize: PixelSize(width: 20, height: 20))
         let texture = try device.makeTexture(pixelSize: PixelSize(width: 2, height: 2), pixels: RGBAImage(width: 2, height: 2, fill: red))
         let root = rootLayer(width: 20, height: 20)

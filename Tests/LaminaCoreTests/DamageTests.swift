@@ -289,7 +289,7 @@ struct DamageCaseTests {
         d = host.lastFrame.damagedRect
         #expect(d.minX >= 37 && d.maxX <= 48 && d.width >= 5, "\(d)")
         let reference = try OffscreenTarget(device: device, size: target.size)
-        let full = Compositor(device: device)
+        let full = LayerRenderer(device: device)
         defer { full.release() }
         try full.render(root, to: reference, background: .white)
         #expect(try target.readPixels().difference(from: reference.readPixels()).differing == 0)
@@ -385,10 +385,10 @@ struct DamageCaseTests {
         mover.frame = Rect(x: 0, y: 0, width: 8, height: 8)
         mover.backgroundColor = .red
         root.addSublayer(mover)
-        let compositor = Compositor(device: device)
+        let compositor = LayerRenderer(device: device)
         defer { compositor.release() }
         let reference = try OffscreenTarget(device: device, pixelSize: size)
-        let full = Compositor(device: device)
+        let full = LayerRenderer(device: device)
         defer { full.release() }
         var drawn = 0     // frames drawn (buffers used); a skipped frame uses none
         for frame in 0..<10 {

@@ -839,7 +839,7 @@ extension EffectsTests {
         defer { try? device.withContext { glDeleteFramebuffers(1, &fbo) } }
         let panel = try ExternalFramebufferTarget(device: device, framebuffer: fbo, pixelSize: PixelSize(width: 90, height: 80),
                                                   region: PixelRect(x: 10, y: 12, width: 64, height: 56), bottomRowFirst: bottomRowFirst)
-        let c2 = Compositor(device: device)
+        let c2 = LayerRenderer(device: device)
         defer { c2.release() }
         try c2.render(scene(), to: panel, background: .white)
         let got = try panel.readPixels()
@@ -885,7 +885,7 @@ extension EffectsTests {
             }
         }
         let host = try ExternalFramebufferTarget(device: device, framebuffer: fbo, pixelSize: PixelSize(width: 64, height: 56), bottomRowFirst: false)
-        let c2 = Compositor(device: device)
+        let c2 = LayerRenderer(device: device)
         defer { c2.release() }
         try c2.render(scene(), to: host, background: .white)
         #expect(c2.lastFrame.blurs == 1)
@@ -930,7 +930,7 @@ extension EffectsTests {
             return root
         }
         let reference = try OffscreenTarget(device: device, size: Size(width: 64, height: 56))
-        let c1 = Compositor(device: device)
+        let c1 = LayerRenderer(device: device)
         defer { c1.release() }
         try c1.render(scene(), to: reference, background: .white)
         return (scene, try reference.readPixels())

@@ -46,9 +46,9 @@ struct GBMSwapchainTests {
             presented.append(frame)
         }
         let (root, mover) = scene()
-        let compositor = Compositor(device: device)
+        let compositor = LayerRenderer(device: device)
         let reference = try OffscreenTarget(device: device, pixelSize: swapchain.pixelSize)
-        let full = Compositor(device: device)
+        let full = LayerRenderer(device: device)
         for frame in 0..<(3 * bufferCount + 2) {
             Transaction.withoutActions { mover.position = Point(x: 5 + Double(frame) * 5, y: 5 + Double(frame % 4) * 9) }
             let expectedIndex = frame % bufferCount
@@ -92,7 +92,7 @@ struct GBMSwapchainTests {
         let device = try GPUDevice(backend: .only(.gbm))
         let swapchain = try GBMSwapchain(device: device, pixelSize: PixelSize(width: 64, height: 48), bufferCount: 2)
         let (root, mover) = scene()
-        let compositor = Compositor(device: device)
+        let compositor = LayerRenderer(device: device)
         for i in 0..<2 {
             Transaction.withoutActions { mover.position = Point(x: 10 + Double(i) * 10, y: 10) }
             try compositor.render(root, to: swapchain, background: .white)
@@ -125,9 +125,9 @@ struct GBMSwapchainTests {
         }
         #expect(throws: GPUError.self) { _ = try GBMSurfaceTarget(device: device, pixelSize: PixelSize(width: 8, height: 8)) }
         let (root, mover) = scene()
-        let compositor = Compositor(device: device)
+        let compositor = LayerRenderer(device: device)
         let reference = try GBMTarget(device: device, pixelSize: PixelSize(width: 64, height: 48), format: .xrgb8888)
-        let full = Compositor(device: device)
+        let full = LayerRenderer(device: device)
         var ages: [Int] = []
         for frame in 0..<6 {
             Transaction.withoutActions { mover.position = Point(x: 5 + Double(frame) * 6, y: 10) }
@@ -190,7 +190,7 @@ struct GBMSwapchainTests {
             return (root, video)
         }
         let (root1, video1) = tree(), (root2, video2) = tree()
-        let c1 = Compositor(device: device), c2 = Compositor(device: other)
+        let c1 = LayerRenderer(device: device), c2 = LayerRenderer(device: other)
         let t1 = try OffscreenTarget(device: device, pixelSize: PixelSize(width: 64, height: 32))
         let t2 = try OffscreenTarget(device: other, pixelSize: PixelSize(width: 64, height: 32))
         let importsBefore = (device.externalBufferImports, other.externalBufferImports)

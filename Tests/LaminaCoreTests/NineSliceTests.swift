@@ -137,7 +137,7 @@ struct NineSliceTests {
     @Test("stretching a 32×32 image to 1000×400 uploads nothing after the first frame and costs one draw call")
     func cost() throws {
         let device = try GPUDevice()
-        let compositor = Compositor(device: device)
+        let compositor = LayerRenderer(device: device)
         let target = try OffscreenTarget(device: device, size: Size(width: 1000, height: 400))
         let root = rootLayer(width: 1000, height: 400)
         let l = Layer()

@@ -67,7 +67,7 @@ struct NonFiniteRenderTests {
         let blue = solid(Rect(x: 60, y: 60, width: 20, height: 20), .blue)
         let red = solid(Rect(x: 100, y: 10, width: 20, height: 20), .red)
         root.addSublayer(green)
-        let compositor = Compositor(device: device)
+        let compositor = LayerRenderer(device: device)
         defer { compositor.release() }
         // The model refuses NaN and ∞ (Layer.invalidValueHandler), so they are handed to the
         // renderer directly, as another model (or an animation) could: a layer's state with
@@ -80,7 +80,7 @@ struct NonFiniteRenderTests {
             var update = RenderUpdate()
             update.layers = [LayerState(id: s.id, properties: p, preservesDepth: s.preservesDepth, contents: s.contents,
                                         sublayers: s.sublayers, changes: .all)]
-            compositor.apply(update)
+            compositor.compositor.apply(update)
         }
         var odd: [(layer: Layer, configure: (inout LayerProperties) -> Void)] = []
         func weird(_ configure: @escaping (inout LayerProperties) -> Void) {

@@ -19,7 +19,7 @@ struct ReadmeLayerExampleTests {
         card.cornerRadius = 12
         card.transform = Transform3D(rotationAngle: .pi / 8, x: 0, y: 0, z: 1)
         root.addSublayer(card)
-        let compositor = Compositor(device: device)
+        let compositor = LayerRenderer(device: device)
         let stats = try compositor.render(root, to: target, background: .white)   // FrameStatistics
         // --
         #expect(stats.quadsDrawn == 1 && stats.drawCalls == 1)

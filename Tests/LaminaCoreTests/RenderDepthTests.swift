@@ -57,7 +57,7 @@ struct RenderDepthTests {
         let texturesBefore = device.liveObjectCounts[.texture]
         weak var weakTree: RenderTree?
         do {
-            let compositor = Compositor(device: device)
+            let compositor = LayerRenderer(device: device)
             let start = Date()
             let stats = try compositor.render(root, to: target, background: .white)
             let first = Date().timeIntervalSince(start)
@@ -111,7 +111,7 @@ struct RenderDepthTests {
         let target = try OffscreenTarget(device: device, size: Size(width: 64, height: 64))
         weak var weakTree: RenderTree?
         do {
-            let compositor = Compositor(device: device)
+            let compositor = LayerRenderer(device: device)
             let start = Date()
             let stats = try compositor.render(root, to: target, background: .white)
             let first = Date().timeIntervalSince(start)
@@ -151,7 +151,7 @@ struct RenderDepthTests {
                 l.backgroundColor = k == depth - 1 ? .green : .red
                 return l
             }
-            let compositor = Compositor(device: device)
+            let compositor = LayerRenderer(device: device)
             defer { compositor.release() }
             if fits {
                 try compositor.render(root, to: target, background: .white)
@@ -190,7 +190,7 @@ struct RenderDepthTests {
         // Each level draws the level below it and a small square of its own: two items, a group.
         for l in levels { l.addSublayer(solid(Rect(x: 30, y: 30, width: 1, height: 1), .blue)) }
         try Transaction.flush()
-        let compositor = Compositor(device: device)
+        let compositor = LayerRenderer(device: device)
         defer { compositor.release() }
         let first = try compositor.render(root, to: target, background: .white)
         #expect(first.offscreenPasses == depth, "every group rendered once: \(first.offscreenPasses)")

@@ -22,7 +22,7 @@ struct ReviewFixTests {
         let child = solid(Rect(x: 0, y: 0, width: 20, height: 20), .red)
         root.addSublayer(child)
         try Transaction.flush()
-        let compositor = Compositor(device: device)
+        let compositor = LayerRenderer(device: device)
         defer { compositor.release() }
         try compositor.render(root, to: target, background: .white)
         #expect(try target.readPixels()[10, 10] == red)
@@ -52,7 +52,7 @@ struct ReviewFixTests {
         defer { device.close() }
         let target = try OffscreenTarget(device: device, pixelSize: PixelSize(width: 20, height: 20))
         let root = rootLayer(width: 20, height: 20)
-        let compositor = Compositor(device: device)
+        let compositor = LayerRenderer(device: device)
         defer { compositor.release() }
         var calls = 0
         compositor.contextLossHandler = { _ in

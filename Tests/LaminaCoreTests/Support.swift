@@ -13,7 +13,7 @@ import Testing
 func render(_ root: Layer, width: Double = 200, height: Double = 200, scale: Double = 1,
             background: Color = .white) throws -> (image: RGBAImage, stats: FrameStatistics) {
     let device = try GPUDevice()
-    let compositor = Compositor(device: device)
+    let compositor = LayerRenderer(device: device)
     let target = try OffscreenTarget(device: device, size: Size(width: width, height: height), scale: scale)
     let stats = try compositor.render(root, to: target, background: background)
     return (try target.readPixels(), stats)
@@ -202,7 +202,7 @@ final class DamageRig {
     let reference: OffscreenTarget
     let root: Layer
     let host: LayerTreeHost
-    private let full: Compositor
+    private let full: LayerRenderer
     private var previous: RGBAImage
     /// Frames composited in part, and frames skipped (nothing changed).
     private(set) var partial = 0, skipped = 0
@@ -217,7 +217,7 @@ final class DamageRig {
         root.frame = Rect(origin: .zero, size: size)
         root.backgroundColor = Color(red: 0.9, green: 0.9, blue: 0.85)
         host = LayerTreeHost(rootLayer: root, target: damaged, background: .white)
-        full = Compositor(device: device)
+        full = LayerRenderer(device: device)
         previous = try damaged.readPixels()
     }
 

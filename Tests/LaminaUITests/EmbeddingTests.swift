@@ -168,7 +168,7 @@ struct ContextOwnershipTests {
         root.addSublayer(Layer())
         root.sublayers[0].frame = Rect(x: 0, y: 0, width: 4, height: 4)
         root.sublayers[0].backgroundColor = .green
-        try check("Compositor.render") { _ = try Compositor(device: device).render(root, to: target) }
+        try check("Compositor.render") { _ = try LayerRenderer(device: device).render(root, to: target) }
         try check("window commit") {
             let window = Window(target: try OffscreenTarget(device: device, pixelSize: PixelSize(width: 16, height: 16)))
             window.addSubview(Halves(frame: Rect(x: 0, y: 0, width: 8, height: 8)))
@@ -706,7 +706,7 @@ struct InteropTests {
         root.frame = Rect(x: 0, y: 0, width: 16, height: 16)
         root.contents = .texture(lent)
         root.magnificationFilter = .linear
-        try Compositor(device: device).render(root, to: target, background: .white)
+        try LayerRenderer(device: device).render(root, to: target, background: .white)
         #expect(try target.readPixels()[8, 8] == px(0, 255, 0))
         // As a target.
         let into = try OffscreenTarget(device: device, texture: lent)

@@ -439,7 +439,7 @@ struct DemoApp {
             label.frame = Rect(x: x + (cell.width - measured.width) / 2, y: gap + cell.height + 3, width: measured.width, height: measured.height)
             root.addSublayer(label)
         }
-        let compositor = Compositor(device: device)
+        let compositor = LayerRenderer(device: device)
         defer { compositor.release() }
         try compositor.render(root, to: target, background: Color(r8: 232, g8: 235, b8: 240))
         return try target.readPixels()
@@ -516,7 +516,7 @@ struct DemoApp {
             l.borderColor = Color(red: 0, green: 0, blue: 0, alpha: 0.25)
             root.addSublayer(l)
         }
-        let compositor = Compositor(device: device)
+        let compositor = LayerRenderer(device: device)
         defer { compositor.release() }
         try compositor.render(root, to: target, background: Color(r8: 200, g8: 204, b8: 212))
         return try target.readPixels()

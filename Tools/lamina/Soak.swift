@@ -31,7 +31,7 @@ struct Soak: ParsableCommand {
             let s = try Scene.load(contentsOf: scene)
             let d = try device.open()
             let target = try OffscreenTarget(device: d, size: size?.size ?? s.size, scale: 1)
-            let compositor = Compositor(device: d)
+            let compositor = LayerRenderer(device: d)
             var layers: [Layer] = []
             var stack = [s.root]
             while let l = stack.popLast() { layers.append(l); stack += l.sublayers }
