@@ -188,7 +188,7 @@ extension FrameBuilder {
         case .masked(let id): return tree.nodes[id]?.state.mask != nil && tree.nodes[id]?.isGroup == true
         case .shadow(let id):
             guard let n = tree.nodes[id] else { return false }
-            switch n.state.shadowKind {
+            switch n.shadowKind {
             case .layerAlpha?: return n.isGroup
             case .mask?: return true
             default: return false

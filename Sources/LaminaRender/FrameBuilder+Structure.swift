@@ -14,6 +14,7 @@ struct KeysExhausted: Error {}
 // whose kinds of items changed (a background appearing) replaces those items only. The
 // damage is the boxes of what left and what came. Only a new target, size or placement (or
 // keys run out) rebuild everything.
+
 extension FrameBuilder {
     private enum Placing {
         /// Walk the subtree again into its own key range.
@@ -37,6 +38,15 @@ extension FrameBuilder {
             roots[ObjectIdentifier(n)] = (n, how)
         }
         var groupChecks: [RenderNode] = []
+        // Moved subtrees leave their old place first (whoever places them again: their own
+        // walk, or that of a subtree around their new place).
+        for node in tree.attachedNodes where node.structure.contains(.attached) && node.keys != nil && tree.nodes[node.id] === node {
+            if let old = node.surface.flatMap({ surfaces[$0] }), old.id != .target, let owner = old.id.owner, let o = tree.nodes[owner] {
+                groupChecks.append(o)
+            }
+            removeItems(ofSubtree: node, &state)
+            forgetSubtree(node)
+        }
         for node in tree.attachedNodes where tree.nodes[node.id] === node {
             if node.structure.contains(.maskChanged) || node.structure.contains(.childrenReordered) { placeAgain(node, .inPlace) }
             if node.structure.contains(.attached) {
@@ -58,10 +68,12 @@ extension FrameBuilder {
             if now.kinds != old.kinds || now.isHidden != old.isHidden || (now.opacity > 0) != (old.opacity > 0) { groupChecks.append(node) }
         }
         groupChecks += tree.detachedParents.filter { tree.nodes[$0.id] === $0 }
-        // A layer inside a group-opacity layer changing the number of items drawn may make
-        // that layer a group, or no longer one: it is placed again.
+        // A layer whose sublayers came or went may need a group now, or no longer (a shadow
+        // of its subtree's alpha); a layer inside a group-opacity layer changing the number
+        // of items drawn may make that layer a group, or no longer one: it is placed again.
         for node in groupChecks {
-            var a: RenderNode? = node
+            if node.facts != nil, needsGroup(node) != node.isGroup { placeAgain(node, .inPlace) }
+            var a = node.parentNode
             while let n = a {
                 if n.facts != nil, n.state.allowsGroupOpacity, Placement.opacity(of: n.state) < 1, needsGroup(n) != n.isGroup {
                     placeAgain(n, .inPlace)
@@ -70,6 +82,7 @@ extension FrameBuilder {
             }
         }
         try place(Array(roots.values), &state)
+        for node in tree.attachedNodes { node.structure = [] }
         for node in ownChanges where node.mark != structureMark && tree.nodes[node.id] === node { replaceOwnItems(of: node, &state) }
     }
 
@@ -176,10 +189,7 @@ extension FrameBuilder {
         let (surfaceID, clip) = sublayerPlace(of: parent)
         guard let surface = surfaces[surfaceID] else { return false }
         // The neighbours already placed.
-        let order = parent.drawingOrder
-        guard let i = order.firstIndex(where: { $0 === node }) else { return false }
-        let before = order[..<i].last { $0.keys != nil }
-        let after = order[(i + 1)...].first { $0.keys != nil }
+        let (before, after) = parent.placedNeighbours(of: node)
         let lo = before?.keys?.end ?? pk.sublayers.lowerBound
         let hi = after?.keys?.start ?? pk.sublayers.upperBound
         guard hi > lo else { return false }
@@ -250,11 +260,12 @@ extension FrameBuilder {
     /// items are replaced, at their kind's key slot; the others stay.
     private func replaceOwnItems(of node: RenderNode, _ state: inout UpdateState) {
         guard let keys = node.keys, let surface = ownSurface(of: node) else { return }
-        let inner = node.ownClip
         let outer = node.isGroup ? nil : node.outerClip
+        let inner = node.ownClip ?? outer
         var items: [Item] = []
+        if node.isGroup { replaceGroupBackdrop(of: node, &state) }
         for (i, kind) in ItemKinds.layerKinds.enumerated() {
-            if node.isGroup && kind == BackdropItem.self { continue }   // (in the parent's surface; a change of it makes a new group)
+            if node.isGroup && kind == BackdropItem.self { continue }   // (in the parent's surface: above)
             let existing = ownItems(of: node).first { $0.kind == kind }
             let wanted = kind.occurs(in: node)
             if let e = existing, !wanted {
@@ -271,10 +282,25 @@ extension FrameBuilder {
             }
         }
         if node.isGroup { node.innerItems = items } else { node.outerItems = items }
-        node.facts = facts(of: node)
-        node.changes = []
-        node.mark = structureMark
-        state.visited += 1
+        // (Its other changes — a move, a new clip shape — are worked out with the others'.)
         state.note(refreshItems(node, everything: state.everything), in: surface.id)
+    }
+
+    /// A group's backdrop (drawn in its parent's surface, before its composite) came or went.
+    private func replaceGroupBackdrop(of node: RenderNode, _ state: inout UpdateState) {
+        guard let parent = node.surface.flatMap({ surfaces[$0] }), let composite = node.outerItems.first else { return }
+        let existing = node.outerItems.dropFirst().first { $0.kind == BackdropItem.self }
+        let wanted = BackdropItem.occurs(in: node)
+        if let e = existing, !wanted {
+            parent.remove(e)
+            node.outerItems.removeAll { $0 === e }
+            state.note(e.bounds, in: parent.id)
+        } else if existing == nil, wanted, let keys = node.keys {
+            let item = Item(node: node, kind: BackdropItem.self, key: keys.start + UInt64(ItemKinds.slot(of: BackdropItem.self) + 1) * keys.step,
+                            surface: parent.id, clip: composite.clip)
+            parent.insert(item)
+            node.outerItems.append(item)
+            state.note(refreshOuterItems(node, everything: state.everything), in: parent.id)
+        }
     }
 }

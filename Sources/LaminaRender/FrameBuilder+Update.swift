@@ -104,7 +104,7 @@ extension FrameBuilder {
             if c.contains(.transitionProgress) || !c.isDisjoint(with: [.shadow, .effects]) { state.noteCompositeChanged(groupSurface) }
             if c == .transitionProgress { return }
             // A layer-alpha shadow's colour, offset or radius changes no item of the group's image.
-            if c.isSubset(of: [.shadow, .transitionProgress]), node.state.shadowKind == .layerAlpha { return }
+            if c.isSubset(of: [.shadow, .transitionProgress]), node.shadowKind == .layerAlpha { return }
         } else if c == .transitionProgress {
             return
         }

@@ -119,7 +119,6 @@ final class FrameBuilder {
         node.inDepthContext = false
         node.facts = nil
         node.changes = []
-        node.structure = []
         node.ownClip = nil
         node.outerClip = nil
         node.keys = nil

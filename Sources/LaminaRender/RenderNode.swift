@@ -42,7 +42,7 @@ final class RenderNode: SlotListElement {
     /// or all equal — then `children` is the order).
     var zOrdered: [RenderNode]?
     /// Whether `zOrdered` must be worked out again.
-    var zOrderIsStale = true
+    var zOrderIsStale = false
 
     init(state: LayerState, parent: RenderNode?) {
         self.state = state
@@ -133,6 +133,85 @@ final class RenderNode: SlotListElement {
         return out
     }
 
+    // MARK: Sublayers and their drawing order
+
+    /// Appends a sublayer (its drawing order kept up to date without sorting).
+    func appendChild(_ child: RenderNode) {
+        children.append(child)
+        childAdded(child)
+    }
+
+    /// Inserts a sublayer just after `sibling` (nil: first).
+    func insertChild(_ child: RenderNode, after sibling: RenderNode?) {
+        if let sibling, sibling === children.last {
+            children.append(child)
+        } else if let sibling, let i = children.index(of: sibling) {
+            children.insert(child, at: i + 1)
+        } else {
+            children.insert(child, at: 0)
+        }
+        childAdded(child)
+    }
+
+    /// Removes a sublayer; returns whether it was one.
+    @discardableResult
+    func removeChild(_ child: RenderNode) -> Bool {
+        guard children.contains(child) else { return false }
+        if let o = zOrdered, !zOrderIsStale, let i = zIndex(of: child, in: o) { zOrdered!.remove(at: i) }
+        children.remove(child)
+        if children.isEmpty { zOrdered = nil; commonZ = nil; zOrderIsStale = false }
+        return true
+    }
+
+    /// Takes every sublayer out.
+    func removeAllChildren() -> [RenderNode] {
+        zOrdered = nil
+        commonZ = nil
+        zOrderIsStale = false
+        return children.removeAll()
+    }
+
+    /// A sublayer's zPosition changed: the order is worked out again when next needed.
+    func childZChanged() { zOrderIsStale = true }
+
+    /// The z all sublayers share while `zOrdered` is nil (nil: no sublayer yet).
+    private var commonZ: Double?
+
+    private static func z(_ n: RenderNode) -> Double { n.state.zPosition.isNaN ? 0 : n.state.zPosition }
+
+    /// Drawing order: by z, then by place in the sublayer list.
+    private static func before(_ a: RenderNode, _ b: RenderNode) -> Bool {
+        let za = z(a), zb = z(b)
+        return za != zb ? za < zb : a.slotIndex < b.slotIndex
+    }
+
+    private func childAdded(_ child: RenderNode) {
+        guard !zOrderIsStale else { return }
+        let z = RenderNode.z(child)
+        if zOrdered == nil {
+            if commonZ == nil || commonZ == z { commonZ = z; return }
+            zOrderIsStale = true   // (the first sublayer at another z: sorted once)
+            return
+        }
+        // Sorted already: the new one goes in its place (binary search; one move of the array).
+        var lo = 0, hi = zOrdered!.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if RenderNode.before(zOrdered![mid], child) { lo = mid + 1 } else { hi = mid }
+        }
+        zOrdered!.insert(child, at: lo)
+    }
+
+    /// The index of `child` in a drawing order (binary search).
+    private func zIndex(of child: RenderNode, in order: [RenderNode]) -> Int? {
+        var lo = 0, hi = order.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if RenderNode.before(order[mid], child) { lo = mid + 1 } else { hi = mid }
+        }
+        return lo < order.count && order[lo] === child ? lo : order.firstIndex { $0 === child }
+    }
+
     /// Sublayers in drawing order: by zPosition (NaN as 0), stable. A list whose zPositions
     /// are all equal is not sorted (nor copied).
     func forEachInDrawingOrder(_ body: (RenderNode) -> Void) {
@@ -148,21 +227,36 @@ final class RenderNode: SlotListElement {
         return out
     }
 
+    /// The placed sublayers just before and after `child` in drawing order (O(1) while the
+    /// sublayers share one z; O(log n) otherwise).
+    func placedNeighbours(of child: RenderNode) -> (before: RenderNode?, after: RenderNode?) {
+        if zOrderIsStale { workOutZOrder() }
+        if let o = zOrdered {
+            guard let i = zIndex(of: child, in: o) else { return (nil, nil) }
+            return (o[..<i].last { $0.keys != nil }, o[(i + 1)...].first { $0.keys != nil })
+        }
+        var b = children.element(before: child)
+        while let n = b, n.keys == nil { b = children.element(before: n) }
+        var a = children.element(after: child)
+        while let n = a, n.keys == nil { a = children.element(after: n) }
+        return (b, a)
+    }
+
     private func workOutZOrder() {
         zOrderIsStale = false
         var first: Double?
         var uniform = true
-        var subs: [(node: RenderNode, z: Double)] = []
         children.forEach { n in
-            let z = n.state.zPosition.isNaN ? 0 : n.state.zPosition
+            let z = RenderNode.z(n)
             if let f = first, f != z { uniform = false }
             first = first ?? z
-            subs.append((n, z))
         }
+        commonZ = first
         guard !uniform else { zOrdered = nil; return }
-        zOrdered = subs.enumerated().sorted { x, y in
-            x.element.z != y.element.z ? x.element.z < y.element.z : x.offset < y.offset
-        }.map(\.element.node)
+        var o: [RenderNode] = []
+        o.reserveCapacity(children.count)
+        children.forEach { o.append($0) }
+        zOrdered = o.sorted(by: RenderNode.before)
     }
 }
 

@@ -52,7 +52,7 @@ public final class RenderTree {
     deinit {
         // Sublayer lists hold their nodes: empty them first, so that a chain of 10⁵ nodes
         // is not freed by a recursion of that depth.
-        for n in nodes.values { _ = n.children.removeAll(); n.maskNode = nil }
+        for n in nodes.values { _ = n.removeAllChildren(); n.maskNode = nil }
     }
 
     /// The number of layers in the tree.
@@ -137,7 +137,7 @@ public final class RenderTree {
     /// A node's place among its siblings changed (its zPosition): its subtree is placed again.
     func noteReordered(_ node: RenderNode) {
         guard let p = node.parentNode, !node.isMask else { return }
-        p.zOrderIsStale = true
+        p.childZChanged()
         node.structure.insert(.attached)
         attachedNodes.append(node)
     }
@@ -147,22 +147,21 @@ public final class RenderTree {
         for edit in edits {
             switch edit {
             case .remove(let id):
-                guard let child = nodes[id], child.parentNode === node, node.children.remove(child) else { continue }
+                guard let child = nodes[id], child.parentNode === node, node.removeChild(child) else { continue }
                 child.parentNode = nil
                 detached.append(child)
                 detachedParents.append(node)
             case .insert(let id, let after):
                 guard let child = takeNode(for: id, under: node, states: states, created: &created) else { continue }
-                if let a = after, let sibling = nodes[a], sibling.parentNode === node, let i = node.children.index(of: sibling) {
-                    if sibling === node.children.last { node.children.append(child) } else { node.children.insert(child, at: i + 1) }
+                if let a = after, let sibling = nodes[a], sibling.parentNode === node, node.children.contains(sibling) {
+                    node.insertChild(child, after: sibling)
                 } else if after == nil {
-                    node.children.insert(child, at: 0)
+                    node.insertChild(child, after: nil)
                 } else {
-                    node.children.append(child)   // (an edit naming a sibling the tree lacks: kept last)
+                    node.appendChild(child)   // (an edit naming a sibling the tree lacks: kept last)
                 }
             }
         }
-        node.zOrderIsStale = true
     }
 
     /// The node `id` taken from where it is (moved here) or made from the update's states
@@ -185,14 +184,14 @@ public final class RenderTree {
 
     private func detachFromParent(_ node: RenderNode) {
         guard let p = node.parentNode else { return }
-        if p.maskNode === node { p.maskNode = nil } else { p.children.remove(node); p.zOrderIsStale = true }
+        if p.maskNode === node { p.maskNode = nil } else { p.removeChild(node) }
         node.parentNode = nil
     }
 
     /// A sublayer list given whole: the children become those of `list`, in its order.
     private func replaceChildren(of node: RenderNode, with list: [LayerID], states: () -> [LayerID: LayerState],
                                  detached: inout [RenderNode], created: inout [LayerID]) {
-        let old = node.children.removeAll()
+        let old = node.removeAllChildren()
         let kept = Set(list)
         for c in old where !kept.contains(c.id) {
             c.parentNode = nil
@@ -204,16 +203,15 @@ public final class RenderTree {
         let before = Set(old.map(\.id))
         for id in list {
             if before.contains(id), let child = nodes[id] {
-                node.children.append(child)
+                node.appendChild(child)
                 newOrder.append(id)
             } else if let child = self.takeNode(for: id, under: node, states: states, created: &created) {
-                node.children.append(child)
+                node.appendChild(child)
             }
         }
         for c in old where kept.contains(c.id) { oldOrder.append(c.id) }
         // Kept sublayers in another order: the subtree is placed again.
         if oldOrder != newOrder { node.structure.insert(.childrenReordered); attachedNodes.append(node) }
-        node.zOrderIsStale = true
     }
 
     private func replaceMask(of node: RenderNode, with id: LayerID?, states: () -> [LayerID: LayerState],
@@ -262,7 +260,7 @@ public final class RenderTree {
                 } else {
                     continue
                 }
-                if state.mask == id && i == state.children.count - 1 { node.maskNode = child } else { node.children.append(child) }
+                if state.mask == id && i == state.children.count - 1 { node.maskNode = child } else { node.appendChild(child) }
             }
         }
         return top

@@ -15,18 +15,22 @@ extension LayerState {
         for f in properties.backgroundFilters { if case .gaussianBlur(let r) = f { variance += r * r } }
         return variance.squareRoot()
     }
+}
 
-    /// How the layer's shadow is drawn (nil: none).
+extension RenderNode {
+    /// How the layer's shadow is drawn (nil: none). Whether it has sublayers is the node's
+    /// (a state that describes its sublayers as edits lists none).
     var shadowKind: ShadowKind? {
-        guard hasShadow else { return nil }
-        if let path = properties.shadowPath {
+        let s = state
+        guard s.hasShadow else { return nil }
+        if let path = s.properties.shadowPath {
             if let shape = path.roundedRectShape { return .analytic(shape.rect, cornerRadius: shape.cornerRadius, alpha: 1) }
-            return properties.shadowMask.map { .mask($0) }
+            return s.properties.shadowMask.map { .mask($0) }
         }
         // The alpha of a layer that draws one rounded rectangle is that rectangle: analytic too.
-        if contents == nil, properties.gradient == nil, sublayers.isEmpty, let bg = backgroundColor, bg.alpha > 0,
-           borderWidth == 0 || bg.alpha >= 1 {
-            return .analytic(bounds, cornerRadius: cornerRadius, alpha: bg.alpha)
+        if s.contents == nil, s.properties.gradient == nil, children.isEmpty, let bg = s.backgroundColor, bg.alpha > 0,
+           s.borderWidth == 0 || bg.alpha >= 1 {
+            return .analytic(s.bounds, cornerRadius: s.cornerRadius, alpha: bg.alpha)
         }
         return .layerAlpha
     }

@@ -47,7 +47,7 @@ final class Surface {
 
     /// Removes the items with keys in `range`; returns them.
     @discardableResult
-    func removeItems(in range: Range<UInt64>) -> ArraySlice<Item> {
+    func removeItems(in range: Range<UInt64>) -> [Item] {
         let removed = items.removeItems(in: range)
         for item in removed { noteRemoved(item) }
         return removed
@@ -109,10 +109,11 @@ struct OrderedItems {
         }
     }
 
-    mutating func removeItems(in range: Range<UInt64>) -> ArraySlice<Item> {
+    mutating func removeItems(in range: Range<UInt64>) -> [Item] {
         let a = lowerBound(range.lowerBound), b = lowerBound(range.upperBound)
         guard a < b else { return [] }
-        let removed = array[a..<b]
+        // (Copied out first: a slice would keep the buffer shared, and the removal copy it whole.)
+        let removed = Array(array[a..<b])
         array.removeSubrange(a..<b)
         return removed
     }

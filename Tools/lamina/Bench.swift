@@ -15,7 +15,10 @@ struct Bench: ParsableCommand {
         discussion: """
             Scenes: S1 (1000 spinning textured layers), S2 (S1 frozen), S3 (S2 + a 256×256 layer redrawn every frame), \
             S4 (200 nine-slice layers resized every frame), S5 (200 layers turning in perspective), S6 (10⁵ layers, one \
-            moves; run with its 10³ baseline S6-1k). Frames of Lamina and the ceiling alternate; each ends with glFinish. \
+            moves; run with its 10³ baseline S6-1k), S6S (10⁵ layers, one removed and one added per frame; with S6S-1k). \
+            Damage, against D1 (S2 + one 32×32 layer recoloured per frame): D2 (two in opposite corners), D3 (one removed \
+            and one added per frame), D4 (one inserted under its siblings by zPosition per frame). \
+            Frames of Lamina and the ceiling alternate; each ends with glFinish. \
             Effects, each against a baseline scene in the same run: E1 (100 layers with analytic shadows, moving), E2 (100 \
             layers with layer-alpha shadows, moving), E3 (a full-target backdrop blur), E4 (tiles per second scrolling a \
             100 000² pt tiled layer, against one thread). \
@@ -23,7 +26,8 @@ struct Bench: ParsableCommand {
             and checks each scene's last frame against the ceiling's pixels. See docs/benchmarks.md.
             """)
     @OptionGroup var device: DeviceOptions
-    @Option(help: "Scenes, comma-separated (S1…S6, S6-1k, S1A, E1…E4; S6 brings S6-1k). Default: all but S1A.") var scene: String?
+    @Option(help: "Scenes, comma-separated (S1…S6, S6-1k, S6S, S6S-1k, D1…D4, S1A, E1…E4; S6 brings S6-1k, S6S S6S-1k, D2…D4 D1). Default: all but S1A.")
+    var scene: String?
     @Option(help: "Measured frames per scene.") var frames = 100
     @Option(help: "Frames run before measuring (uploads, compilation, first allocations).") var warmup = 10
     @Option(help: "Target size in points, WIDTHxHEIGHT (scale 1).") var size: SizeArgument = SizeArgument(argument: "1920x1080")!
@@ -42,9 +46,9 @@ struct Bench: ParsableCommand {
         _ = try sceneIDs()
     }
 
-    static let allScenes = ["S1", "S2", "S3", "S4", "S5", "S6", "S6-1k", "S1A"] + EffectsBench.scenes
+    static let allScenes = ["S1", "S2", "S3", "S4", "S5", "S6", "S6-1k", "S6S", "S6S-1k", "D1", "D2", "D3", "D4", "S1A"] + EffectsBench.scenes
     /// What runs without `--scene`.
-    static let defaultScenes = ["S1", "S2", "S3", "S4", "S5", "S6", "S6-1k"] + EffectsBench.scenes
+    static let defaultScenes = ["S1", "S2", "S3", "S4", "S5", "S6", "S6-1k", "S6S", "S6S-1k", "D1", "D2", "D3", "D4"] + EffectsBench.scenes
 
     func sceneIDs() throws -> [String] {
         guard let scene else { return Bench.defaultScenes }
@@ -56,6 +60,8 @@ struct Bench: ParsableCommand {
             }
             ids.append(id)
             if id == "S6" { ids.append("S6-1k") }
+            if id == "S6S" { ids.append("S6S-1k") }
+            if ["D2", "D3", "D4"].contains(id) { ids.append("D1") }
         }
         return Bench.allScenes.filter(ids.contains)
     }
@@ -370,6 +376,12 @@ final class BenchRunner {
         case "S5": return PerspectiveScene(size: size)
         case "S6": return ManyLayersScene(id: id, count: 100_000, size: size)
         case "S6-1k": return ManyLayersScene(id: id, count: 1000, size: size)
+        case "S6S": return ChurnScene(id: id, count: 100_000, size: size)
+        case "S6S-1k": return ChurnScene(id: id, count: 1000, size: size)
+        case "D1": return DamageScene(id: id, kind: .recolour, size: size)
+        case "D2": return DamageScene(id: id, kind: .recolourTwo, size: size)
+        case "D3": return DamageScene(id: id, kind: .replace, size: size)
+        case "D4": return DamageScene(id: id, kind: .insertBelow, size: size)
         default: throw BenchError("unknown scene \(id)")
         }
     }
@@ -384,6 +396,7 @@ final class BenchRunner {
             let r = results[results.count - 1]
             progress(String(format: "%@: Lamina %.2f ms wall, ceiling %.2f ms wall; pixels: %@", id, r.lamina.wallMs.median, r.ceiling.wallMs.median, r.pixelCheck.summary))
         }
+        BenchRunner.setDamageGoals(&results)
         // S6's goal: its frame CPU against the same frame among 10³ layers.
         if let i = results.firstIndex(where: { $0.id == "S6" }), let base = results.first(where: { $0.id == "S6-1k" }) {
             let a = results[i].laminaAlone ?? results[i].lamina, b = base.laminaAlone ?? base.lamina
@@ -522,7 +535,7 @@ final class BenchRunner {
         // back to back, since a 10⁵-quad ceiling frame in between leaves the caches colder
         // than a 10³-quad one does.
         var alone: Timings?
-        if scene.id.hasPrefix("S6") {
+        if scene.id.hasPrefix("S6") || scene.id.hasPrefix("D") {
             var times: [Clocks] = []
             for f in total..<(total + options.frames) {
                 let t0 = Clocks.now()
@@ -553,7 +566,10 @@ final class BenchRunner {
             layersVisited: med { $0.layersVisited },
             quadsDrawn: med { $0.quadsDrawn },
             offscreenPasses: med { $0.offscreenPasses },
-            damagedPixels: med { Int(($0.damagedRect.width * $0.damagedRect.height).rounded()) },
+            damagedPixels: med { s in
+                let rects = s.damageRects.isEmpty ? [s.damagedRect] : s.damageRects
+                return Int(rects.reduce(0) { $0 + $1.width * $1.height }.rounded())
+            },
             uploadedBytes: med { $0.textureBytesUploaded },
             layersDrawn: med { $0.layersDrawn },
             phasesMicroseconds: phases(frames, changes: changeTimes))

@@ -8,7 +8,7 @@ import LaminaValues
 enum AlphaShadow: CompositeEffect {
     static let name = "alpha shadow"
 
-    static func makesGroup(_ node: RenderNode) -> Bool { node.state.shadowKind == .layerAlpha }
+    static func makesGroup(_ node: RenderNode) -> Bool { node.shadowKind == .layerAlpha }
 
     static func bounds(_ box: TargetBox?, of node: RenderNode, image: TargetBox?) -> TargetBox? {
         guard makesGroup(node), node.state.properties.transition == nil, let b = box, let image else { return box }

@@ -10,19 +10,19 @@ enum AnalyticShadowItem: ItemKind {
     static var clippedByOwnClip: Bool { true }
 
     static func occurs(in node: RenderNode) -> Bool {
-        if case .analytic? = node.state.shadowKind { return true }
+        if case .analytic? = node.shadowKind { return true }
         return false
     }
 
     static func bounds(of item: Item, _ context: BoundsContext) -> TargetBox? {
         let s = item.node.state
-        guard case .analytic(let r, _, _)? = s.shadowKind else { return nil }
+        guard case .analytic(let r, _, _)? = item.node.shadowKind else { return nil }
         return shadowBox(of: r, s, item.node, context)
     }
 
     static func draw(_ item: Item, into builder: inout DrawBuilder) {
         let n = item.node, s = n.state
-        guard case let .analytic(shape, radius, factor)? = s.shadowKind else { return }
+        guard case let .analytic(shape, radius, factor)? = item.node.shadowKind else { return }
         let paint = s.shadowPaint, o = s.properties.shadowOffset
         builder.add(.shadow(Rect(x: shape.minX + o.width, y: shape.minY + o.height, width: shape.width, height: shape.height),
                             transform: n.world, color: paint.withAlpha(paint.alpha * factor * n.alpha), cornerRadius: radius,
@@ -46,19 +46,19 @@ enum PathShadowItem: ItemKind {
     static var clippedByOwnClip: Bool { true }
 
     static func occurs(in node: RenderNode) -> Bool {
-        if case .mask? = node.state.shadowKind { return true }
+        if case .mask? = node.shadowKind { return true }
         return false
     }
 
     static func bounds(of item: Item, _ context: BoundsContext) -> TargetBox? {
         let s = item.node.state
-        guard case .mask(let m)? = s.shadowKind else { return nil }
+        guard case .mask(let m)? = item.node.shadowKind else { return nil }
         return AnalyticShadowItem.shadowBox(of: m.frame, s, item.node, context)
     }
 
     static func draw(_ item: Item, into builder: inout DrawBuilder) {
         let n = item.node
-        guard case .mask(let mask)? = n.state.shadowKind, let (key, rect) = builder.pathShadow(of: n, mask) else { return }
+        guard case .mask(let mask)? = n.shadowKind, let (key, rect) = builder.pathShadow(of: n, mask) else { return }
         builder.add(.image(ImageDraw(image: key, rect: rect, alpha: n.alpha, filter: .linear, transform: n.world)), for: item)
     }
 }
