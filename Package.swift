@@ -113,11 +113,17 @@ let package = Package(
             swiftSettings: strict
         ),
         // Helpers shared by the test targets (not a product).
-        .target(name: "LaminaTestSupport", path: "Tests/LaminaTestSupport", swiftSettings: strict),
+        .target(name: "LaminaTestSupport", dependencies: ["LaminaModel"], path: "Tests/LaminaTestSupport", swiftSettings: strict),
         .testTarget(
             name: "LaminaCoreTests",
             dependencies: ["LaminaCore", "LaminaModel", "LaminaRender", "LaminaValues", "LaminaGPU", "LaminaGraphics", "LaminaGeometry", "CRunLoop", "CGLES",
                            "LaminaTestSupport"],
+            swiftSettings: strict
+        ),
+        // The render module's frames, built and recorded without a GPU (no EGL is opened).
+        .testTarget(
+            name: "LaminaRenderTests",
+            dependencies: ["LaminaRender", "LaminaModel", "LaminaValues", "LaminaGeometry", "LaminaTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -8,14 +8,7 @@ import LaminaValues
 /// in it (what a renderer starts from; later commits keep it up to date).
 @MainActor
 func snapshot(of root: Layer) -> (RenderTree, [ContentUpload]) {
-    var states: [LayerID: LayerState] = [:]
-    var uploads: [ContentUpload] = []
-    var stack = [root]
-    while let l = stack.popLast() {
-        states[l.id] = l.wholeState
-        if case .backingStore(let store)? = l.contents { uploads.append(store.upload()) }
-        stack += l.renderChildren
-    }
+    let (states, uploads) = root.subtreeSnapshot()
     return (RenderTree(root: root.id, states: states), uploads)
 }
 

@@ -224,6 +224,20 @@ open class Layer: @MainActor SlotListElement {
         return renderSublayers + [m]
     }
 
+    /// The whole state of every layer of the tree under this one, itself included (a
+    /// renderer's first snapshot), with the uploads of their backing stores.
+    package func subtreeSnapshot() -> (states: [LayerID: LayerState], uploads: [ContentUpload]) {
+        var states: [LayerID: LayerState] = [:]
+        var uploads: [ContentUpload] = []
+        var stack = [self]
+        while let l = stack.popLast() {
+            states[l.id] = l.wholeState
+            if case .backingStore(let store)? = l.contents { uploads.append(store.upload()) }
+            stack += l.renderChildren
+        }
+        return (states, uploads)
+    }
+
     /// The properties renderers see, stored together (copied in one piece at a commit).
     var properties = LayerProperties()
 

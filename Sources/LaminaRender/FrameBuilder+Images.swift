@@ -112,7 +112,17 @@ extension FrameBuilder {
     func renderDirtySurfaces() {
         let dirty = surfaces.values.filter { $0.id != .target && $0.isDirty }.map(\.id)
         guard !dirty.isEmpty else { return }
-        for id in dirty.map({ ($0, depth(of: $0)) }).sorted(by: { $0.1 > $1.1 }).map(\.0) { _ = surfaceImage(id) }
+        // Deepest first (an image drawn into another is made before it); the same frame
+        // always lists its tasks in the same order (by owner, then kind, at one depth).
+        func rank(_ id: SurfaceID) -> Int {
+            switch id { case .target: return 0; case .group: return 1; case .mask: return 2; case .replicas: return 3 }
+        }
+        let ordered = dirty.map { ($0, depth(of: $0)) }.sorted { a, b in
+            if a.1 != b.1 { return a.1 > b.1 }
+            if a.0.owner != b.0.owner { return (a.0.owner ?? LayerID(rawValue: 0)) < (b.0.owner ?? LayerID(rawValue: 0)) }
+            return rank(a.0) < rank(b.0)
+        }
+        for (id, _) in ordered { _ = surfaceImage(id) }
     }
 
     /// A gradient layer's gradient image, rendered at the layer's on-screen resolution

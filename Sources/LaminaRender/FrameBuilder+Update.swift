@@ -23,6 +23,12 @@ extension FrameBuilder {
         var own: [RenderNode] = []
         for node in changed {
             guard node.facts != nil else { continue }
+            // Sublayers (or a mask) that came, went or moved: structure, placed already
+            // (updateStructure); the layer's own items did not change.
+            if node.changes.contains(.sublayers) {
+                node.changes.remove(.sublayers)
+                if node.changes.isEmpty { node.facts = facts(of: node); continue }
+            }
             if movesSubtree(node) {
                 var p = node.parentNode, covered = false
                 while let pn = p {

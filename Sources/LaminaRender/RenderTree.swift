@@ -186,6 +186,7 @@ public final class RenderTree {
         guard let p = node.parentNode else { return }
         if p.maskNode === node { p.maskNode = nil } else { p.removeChild(node) }
         node.parentNode = nil
+        detachedParents.append(p)
     }
 
     /// A sublayer list given whole: the children become those of `list`, in its order.
@@ -253,6 +254,7 @@ public final class RenderTree {
                     detachFromParent(known)
                     known.parentNode = node
                     known.structure.insert(.attached)
+                    attachedNodes.append(known)
                     child = known
                 } else if let cs = states[id] {
                     child = RenderNode(state: cs, parent: node)

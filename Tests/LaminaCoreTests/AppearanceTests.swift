@@ -6,6 +6,7 @@ import Testing
 @testable import LaminaModel
 @testable import LaminaRender
 @testable import LaminaValues
+import LaminaTestSupport
 
 @MainActor
 @Suite("Layer appearance (pixels)")

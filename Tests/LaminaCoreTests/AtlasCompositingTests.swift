@@ -7,6 +7,7 @@ import Testing
 @testable import LaminaModel
 @testable import LaminaRender
 @testable import LaminaValues
+import LaminaTestSupport
 
 /// A layer that draws a pattern with hard edges (so a neighbour bleeding in would show).
 @MainActor

@@ -7,6 +7,7 @@ import Testing
 @testable import LaminaModel
 @testable import LaminaRender
 @testable import LaminaValues
+import LaminaTestSupport
 
 /// Context loss (issue 11): llvmpipe never resets, so the loss is simulated
 /// (`GPUDevice.simulateContextLoss()`), which makes the device behave as the driver's

@@ -7,6 +7,7 @@ import Testing
 @testable import LaminaModel
 @testable import LaminaRender
 @testable import LaminaValues
+import LaminaTestSupport
 
 /// Cross-fades: `contents` animations (explicit, implicit, keyframes) and transitions.
 /// Mid-fade frames must equal the exact per-pixel mix (1 − f)·old + f·new of the two

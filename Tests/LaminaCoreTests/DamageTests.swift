@@ -8,6 +8,7 @@ import Testing
 @testable import LaminaModel
 @testable import LaminaRender
 @testable import LaminaValues
+import LaminaTestSupport
 
 
 /// A layer that draws a pattern depending on a counter (so invalidated rectangles show).

@@ -7,6 +7,7 @@ import Testing
 @testable import LaminaModel
 @testable import LaminaRender
 @testable import LaminaValues
+import LaminaTestSupport
 
 /// A layer that fills itself with `color` and records every draw (its clip rectangle).
 @MainActor

@@ -8,6 +8,7 @@ import Testing
 @testable import LaminaModel
 @testable import LaminaRender
 @testable import LaminaValues
+import LaminaTestSupport
 
 /// Layer effects: shadows (analytic and layer-alpha), blend modes, backdrop blur, gradients.
 /// Pixels are read back from real GL targets and compared with formulas or CPU references

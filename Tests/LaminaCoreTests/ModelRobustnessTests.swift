@@ -7,6 +7,7 @@ import Testing
 @testable import LaminaModel
 @testable import LaminaRender
 @testable import LaminaValues
+import LaminaTestSupport
 
 /// A layer that paints itself red and counts its draws and the layers of its class freed.
 @MainActor

@@ -7,6 +7,7 @@ import Testing
 @testable import LaminaModel
 @testable import LaminaRender
 @testable import LaminaValues
+import LaminaTestSupport
 
 /// A 5×5 source whose every pixel has its own colour: 2×2 corners, 1-pixel edges between
 /// them, and a 1×1 centre at (2, 2).

@@ -6,6 +6,7 @@ import Testing
 @testable import LaminaModel
 @testable import LaminaRender
 @testable import LaminaValues
+import LaminaTestSupport
 
 /// Non-finite and absurd geometry reaching the renderer: such layers are not drawn (see
 /// docs/notes-i11-render.md); the others draw as if they were not there; nothing traps or

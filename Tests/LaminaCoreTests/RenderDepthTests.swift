@@ -6,6 +6,7 @@ import Testing
 @testable import LaminaModel
 @testable import LaminaRender
 @testable import LaminaValues
+import LaminaTestSupport
 
 /// Deep and wide trees through the renderer: no recursion per level, no work per item that
 /// grows with the depth. The tests assert counts and pixels; the times are printed (the

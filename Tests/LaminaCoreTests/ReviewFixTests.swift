@@ -6,6 +6,7 @@ import Testing
 @testable import LaminaModel
 @testable import LaminaRender
 @testable import LaminaValues
+import LaminaTestSupport
 
 /// Cases a review of issue 11 found (each failed or trapped before its fix).
 @MainActor

@@ -6,6 +6,7 @@ import Testing
 @testable import LaminaModel
 @testable import LaminaRender
 @testable import LaminaValues
+import LaminaTestSupport
 
 /// Structure changes are worked out incrementally — a subtree inserted, removed or reordered
 /// is placed or taken out alone; a mask, a clip or group-ness toggled places its layer's
@@ -86,7 +87,8 @@ struct StructureDamageTests {
         #expect(kinds.count == 12, "every kind of change was tried: \(kinds)")
         #expect(rig.rebuilt == 0, "structure changes are incremental: \(rig.rebuilt) frames rebuilt the items")
         // Changes to the root or to a large subtree (a clip, a mask, a move) damage most of
-        // the target: about two frames in five do; the rest must stay damage-limited.
-        #expect(rig.partial > 250, "\(rig.partial) of 500 frames were damage-limited, \(rig.skipped) skipped")
+        // the target: up to one frame in six does (measured: 360–428 damage-limited and
+        // 31–57 skipped frames per seed); the rest must stay damage-limited.
+        #expect(rig.partial > 330, "\(rig.partial) of 500 frames were damage-limited, \(rig.skipped) skipped")
     }
 }

@@ -8,6 +8,7 @@ import Testing
 @testable import LaminaModel
 @testable import LaminaRender
 @testable import LaminaValues
+import LaminaTestSupport
 
 /// Counts tile draws, and draws made on the main thread (there must be none).
 final class TileLog: Sendable {

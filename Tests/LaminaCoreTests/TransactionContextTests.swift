@@ -3,6 +3,7 @@ import LaminaGPU
 import Testing
 @testable import LaminaCore
 @testable import LaminaModel
+import LaminaTestSupport
 
 /// Transactions are per context: the static API works on the current one, layers belong to
 /// the context they were made in, and a flush commits its own context's changes only.

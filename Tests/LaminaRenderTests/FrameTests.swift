@@ -1,0 +1,176 @@
+import LaminaGeometry
+import LaminaModel
+@testable import LaminaRender
+import LaminaTestSupport
+import LaminaValues
+import Testing
+
+/// Frames as values, without a GPU: for small trees, the `Frame` a change produces — its
+/// damage rectangles, render tasks and draws — and the calls it makes on a recording pass
+/// encoder equal what the change implies. Root 100×100 (grey); A at (10, 10) and B at
+/// (60, 60), 20×20 each. A layer's box reaches a point past its bounds (antialiased edges
+/// reach half a pixel out: `TargetBox.of(layerRect:…)`).
+@MainActor
+@Suite("Frames: the tasks, draws and damage of a change, built without a GPU", .isolatedTransactions, .withoutImplicitAnimations)
+struct FrameTests {
+    let root = Layer(), a = Layer(), b = Layer()
+
+    init() {
+        root.frame = Rect(x: 0, y: 0, width: 100, height: 100)
+        root.backgroundColor = Color(red: 0.8, green: 0.8, blue: 0.8)
+        a.frame = Rect(x: 10, y: 10, width: 20, height: 20)
+        a.backgroundColor = Color(red: 1, green: 0, blue: 0)
+        b.frame = Rect(x: 60, y: 60, width: 20, height: 20)
+        b.backgroundColor = Color(red: 0, green: 0, blue: 1)
+        root.addSublayer(a)
+        root.addSublayer(b)
+    }
+
+    func rig() throws -> FrameRig {
+        try Transaction.flush()
+        let rig = FrameRig(root: root)
+        rig.name(root, "root")
+        rig.name(a, "A")
+        rig.name(b, "B")
+        return rig
+    }
+
+    @Test("the first frame is full: no tasks, every layer drawn once in paint order, one pass")
+    func firstFrame() throws {
+        let rig = try rig()
+        let f = try rig.frame()
+        #expect(f.frame.rebuildReason == .newTree && f.frame.isFull && f.frame.layersVisited == 3)
+        #expect(rig.tasks(f) == [])
+        #expect(rig.draws(f) == [["root solid", "A solid", "B solid"]])
+        #expect(f.calls == ["begin target clear", "draw solid", "draw solid", "draw solid", "end"])
+    }
+
+    @Test("a move damages the old and new boxes (one rectangle: they overlap) and draws what meets them; one layer visited")
+    func move() throws {
+        let rig = try rig()
+        _ = try rig.frame()
+        a.position.x += 10
+        let f = try rig.frame()
+        #expect(f.frame.rebuildReason == nil && !f.frame.isFull && f.frame.layersVisited == 1)
+        #expect(f.damage == ["9,9,32,22"])
+        #expect(rig.tasks(f) == [])
+        #expect(rig.draws(f) == [["root solid", "A solid"]])
+        #expect(f.calls == ["begin target clear scissor (9, 9, 32×22 px)", "draw solid", "draw solid", "end"])
+    }
+
+    @Test("two moves far apart damage two rectangles, each drawn in its own scissored run")
+    func twoMoves() throws {
+        let rig = try rig()
+        _ = try rig.frame()
+        a.position.y += 2
+        b.position.y -= 2
+        let f = try rig.frame()
+        #expect(f.damage == ["9,9,22,24", "59,57,22,24"])
+        #expect(rig.draws(f) == [["root solid", "A solid"], ["root solid", "B solid"]])
+        #expect(f.calls == ["begin target clear scissor (9, 9, 22×24 px)", "draw solid", "draw solid",
+                            "scissor (59, 57, 22×24 px) clear", "draw solid", "draw solid", "end"])
+    }
+
+    @Test("an insert damages the new layer's box only and draws it between its neighbours; a removal damages the old box")
+    func insertAndRemove() throws {
+        let rig = try rig()
+        _ = try rig.frame()
+        let c = Layer()
+        c.frame = Rect(x: 25, y: 25, width: 40, height: 40)   // over A's corner, under B's
+        c.backgroundColor = Color(red: 0, green: 1, blue: 0)
+        root.insertSublayer(c, above: a)
+        rig.name(c, "C")
+        var f = try rig.frame()
+        #expect(f.frame.rebuildReason == nil && f.frame.layersVisited == 1)
+        #expect(f.damage == ["24,24,42,42"])
+        #expect(rig.draws(f) == [["root solid", "A solid", "C solid", "B solid"]])
+
+        b.removeFromSuperlayer()
+        f = try rig.frame()
+        #expect(f.frame.rebuildReason == nil)
+        #expect(f.damage == ["59,59,22,22"])
+        #expect(rig.draws(f) == [["root solid", "C solid"]])
+    }
+
+    @Test("a layer moved into a subtree inserted in the same commit leaves its old place: both boxes damaged, drawn once")
+    func moveIntoNewSubtree() throws {
+        let rig = try rig()
+        _ = try rig.frame()
+        let c = Layer()
+        c.frame = Rect(x: 5, y: 70, width: 30, height: 25)
+        root.addSublayer(c)
+        c.addSublayer(b)
+        b.position = Point(x: 15, y: 12)   // (5, 70) + (5, 2): 20×20 at (10, 72) in the root
+        rig.name(c, "C")
+        let f = try rig.frame()
+        #expect(f.frame.rebuildReason == nil)
+        #expect(f.damage == ["59,59,22,22", "9,71,22,22"])
+        #expect(rig.draws(f) == [["root solid"], ["root solid", "B solid"]])
+    }
+
+    @Test("a zPosition change re-orders one layer: its box is damaged and it is drawn above its siblings there")
+    func reorder() throws {
+        let rig = try rig()
+        b.frame = Rect(x: 20, y: 20, width: 20, height: 20)   // overlapping A
+        _ = try rig.frame()
+        a.zPosition = 1
+        let f = try rig.frame()
+        #expect(f.frame.rebuildReason == nil)
+        #expect(f.damage == ["9,9,22,22"])
+        #expect(rig.draws(f) == [["root solid", "B solid", "A solid"]])
+    }
+
+    @Test("setting a mask makes A a group: its image, its mask's image and the masked composite are rendered (in that order), the target draws the composite; removing it frees the three images")
+    func maskToggle() throws {
+        let rig = try rig()
+        _ = try rig.frame()
+        let m = Layer()
+        m.frame = Rect(x: 0, y: 0, width: 10, height: 20)
+        m.backgroundColor = .black
+        a.mask = m
+        var f = try rig.frame()
+        #expect(f.frame.rebuildReason == nil)
+        #expect(f.damage == ["9,9,22,22"])
+        #expect(rig.tasks(f) == ["picture image of group A", "picture image of mask of A", "picture masked composite of A"])
+        #expect(rig.draws(f) == [["root solid", "masked composite of A"]])
+        // The tasks' passes run first, each ended before the next begins (the recording
+        // encoder throws otherwise); the target's pass last.
+        let passes = f.calls.filter { $0.hasPrefix("begin") }.map(rig.named)
+        #expect(passes.count == 4 && passes.last == "begin target clear scissor (9, 9, 22×22 px)", "\(passes)")
+
+        a.mask = nil
+        f = try rig.frame()
+        #expect(f.damage == ["9,9,22,22"])
+        #expect(rig.tasks(f) == [])
+        #expect(rig.draws(f) == [["root solid", "A solid"]])
+        #expect(Set(f.frame.releasedImages.map(rig.describe)) == ["image of group A", "image of mask of A", "masked composite of A"])
+    }
+
+    @Test("a shadow on a plain layer is analytic (no task); its colour changing damages the shadow's box only; a sublayer makes it a shadow of the subtree's alpha (group image, then its blur)")
+    func shadowChanges() throws {
+        let rig = try rig()
+        _ = try rig.frame()
+        a.shadowOpacity = 1
+        a.shadowRadius = 2
+        a.shadowOffset = Size(width: 0, height: 4)
+        var f = try rig.frame()
+        // σ = 2 reaches 3σ past the offset rectangle (10, 14, 20×20), and a point more.
+        #expect(f.damage == ["3,7,34,34"])
+        #expect(rig.tasks(f) == [])
+        #expect(rig.draws(f) == [["root solid", "A shadow", "A solid"]])
+
+        a.shadowColor = Color(red: 0, green: 0, blue: 0.5)
+        f = try rig.frame()
+        #expect(f.damage == ["3,7,34,34"])
+        #expect(rig.draws(f) == [["root solid", "A shadow", "A solid"]])
+
+        let child = Layer()
+        child.frame = Rect(x: 5, y: 5, width: 10, height: 10)
+        child.backgroundColor = .white
+        a.addSublayer(child)
+        f = try rig.frame()
+        #expect(f.frame.rebuildReason == nil)
+        #expect(rig.tasks(f) == ["picture image of group A", "blur shadow of A"])
+        #expect(rig.draws(f) == [["root solid", "shadow of A", "image of group A"]])
+    }
+}
