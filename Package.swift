@@ -139,7 +139,8 @@ let package = Package(
         ),
         .testTarget(
             name: "LaminaSceneTests",
-            dependencies: ["LaminaScene", "LaminaCore", "LaminaModel", "LaminaRender", "LaminaValues", "LaminaGPU", "LaminaGraphics", "LaminaGeometry"],
+            dependencies: ["LaminaScene", "LaminaCore", "LaminaModel", "LaminaRender", "LaminaValues", "LaminaGPU", "LaminaGraphics", "LaminaGeometry",
+                           "LaminaTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -201,7 +201,8 @@ public final class GPUDevice {
 
     /// Makes the device behave as if its context had been lost to a GPU reset (llvmpipe
     /// never resets: this is how recovery is tested). The next `checkContext()` throws.
-    public func simulateContextLoss() { gl.simulateLoss() }
+    /// A test hook: `@_spi(Testing) import LaminaGPU`.
+    @_spi(Testing) public func simulateContextLoss() { gl.simulateLoss() }
 
     /// Recovers from a context loss: Lamina's own context is destroyed and made again on
     /// the same display, and every GL object of the old one — textures, targets, programs,

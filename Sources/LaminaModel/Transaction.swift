@@ -55,8 +55,9 @@ public enum Transaction {
     /// Layout passes a commit runs at most before it gives up on a layout that keeps
     /// invalidating itself (and throws a `CommitError`).
     public static let maximumLayoutPasses = TransactionContext.maximumLayoutPasses
-    /// Observes each phase of each commit of the current context as it starts (tests, tracing).
-    public static var phaseObserver: ((CommitPhase) -> Void)? {
+    /// Observes each phase of each commit of the current context as it starts. A test hook:
+    /// `@_spi(Testing) import LaminaModel`.
+    @_spi(Testing) public static var phaseObserver: ((CommitPhase) -> Void)? {
         get { context.phaseObserver }
         set { context.phaseObserver = newValue }
     }

@@ -101,8 +101,9 @@ public final class TransactionContext {
     /// The roots of the trees the renderers composite.
     var deliveryRoots: [LayerID] { renderers.compactMap { $0.renderer?.deliveryRootID } }
 
-    /// Observes each phase of each commit as it starts (for tests and tracing).
-    public var phaseObserver: ((CommitPhase) -> Void)?
+    /// Observes each phase of each commit as it starts. A test hook:
+    /// `@_spi(Testing) import LaminaModel`.
+    @_spi(Testing) public var phaseObserver: ((CommitPhase) -> Void)?
 
     /// Called with every misuse the transaction recovered from. The default logs a
     /// warning (`LaminaLog.logger`); set it to collect them (tests) or to nil.
@@ -188,7 +189,7 @@ public final class TransactionContext {
     private(set) var lastDelivery = (described: 0, leftOut: 0)
 
     /// Describes the layers changed since the last delivery, with the pixels drawn, and
-    /// hands the update to every renderer. Part of every commit; `Compositor.render` calls
+    /// hands the update to every renderer. Part of every commit; `LayerRenderer.render` calls
     /// it too (it composites what the model holds, without layout or display). Layers
     /// freed since, or outside every hosted tree, are left out.
     package func deliverChanges() {

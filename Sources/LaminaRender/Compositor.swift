@@ -151,16 +151,8 @@ public final class Compositor: @unchecked Sendable {
         statesApplied = 0
         let newTarget = lastTarget !== target || lastBackground != .some(background)
         if newTarget { damageRing.removeAll() }
-        // Animations: what each animating layer shows at this frame's media time.
-        if !tree.animated.isEmpty || hasRunningAnimations {
-            let now = MediaClock.now()
-            hasRunningAnimations = tree.advanceAnimations(to: now)
-            lastFrameMediaTime = now
-        }
-        if !transitionsSeen.isEmpty { releaseEndedTransitions() }
-        if !contents.externalsHeld.isEmpty { device.sweepExternalImports() }   // imports of buffers their producers freed
+        advance(tree)
         let update = builder.update(size: target.size)
-        let everything = target.pixelSize.asTargetPixels
         var own = DamageRegion()
         for box in update.damage {
             if let px = box.pixelsCovering(scale: target.scale, limit: target.pixelSize) { own.add(px) }
@@ -179,25 +171,9 @@ public final class Compositor: @unchecked Sendable {
                 throw error
             }
         }
-        // A buffer `age` frames old misses the changes of the frames drawn since (and, with
-        // `showsDamage`, still shows the flash of the frame it holds); of unknown age, or
-        // covered by the host every frame, it is redrawn whole.
-        let age = target.bufferAge
-        let missed = showsDamage || lastDamageFlash != nil ? age : age - 1
-        var damage: DamageRegion? = own
-        if reason != nil {
-            damage = nil
-        } else if always || background == nil || !overlays.isEmpty {
-            if !(unchanged && target.presentsChangesOnly) { damage = nil; reason = .drawsEveryFrame }
-        } else if !unchanged || !target.presentsChangesOnly {
-            if age <= 0 { damage = nil; reason = .bufferAge } else if let history = damageRing.accumulated(missed) {
-                damage = own.union(history)
-            } else {
-                damage = nil
-                reason = .bufferAge
-            }
-        }
-        if let d = damage, Double(d.area) > 0.5 * Double(everything.area) { damage = nil; reason = .damageCoversMost }
+        var damage: DamageRegion?
+        (damage, reason) = damageToDraw(own: own, reason: reason, unchanged: unchanged, target: target,
+                                        drawsWhole: always || background == nil || !overlays.isEmpty)
         lastTarget = target
         lastBackground = .some(background)
         timings.build = clock.lap()
@@ -209,27 +185,10 @@ public final class Compositor: @unchecked Sendable {
             _ = d
             try target.frameDidEnd(drawn: false, damage: nil, repainted: nil)
         } else {
-            let frame = builder.makeFrame(FrameBuilder.FrameRequest(size: target.size, scale: target.scale, pixelSize: target.pixelSize,
-                                                                    damage: damage, fullFrameReason: reason, background: background),
-                                          update: update)
-            lastBuiltFrame = frame
-            damageRing.push(ownIsEverything ? DamageRegion([everything]) : own)
-            let flash = showsDamage ? own : nil
-            do {
-                stats = try device.withContext { try execute(frame, on: target, overlays: overlays, flash: flash) }
-            } catch {
-                // Nothing was presented: its damage leaves the ring, the next frame draws whole,
-                // and every image is made again.
-                damageRing.dropNewest()
-                forceFull = true
-                builder.forgetKeptImages()
-                target.frameFailed()
-                throw error
-            }
-            lastDamageFlash = flash.flatMap { $0.isEmpty ? nil : $0 }
-            let ownBox = own.bounds.map { $0.targetBox(scale: target.scale).targetRect } ?? .zero
-            try target.frameDidEnd(drawn: true, damage: ownIsEverything ? Rect(origin: .zero, size: target.size) : ownBox,
-                                   repainted: stats.damagedRect)
+            let request = FrameBuilder.FrameRequest(size: target.size, scale: target.scale, pixelSize: target.pixelSize,
+                                                    damage: damage, fullFrameReason: reason, background: background)
+            stats = try draw(builder.makeFrame(request, update: update), on: target, own: own, ownIsEverything: ownIsEverything,
+                             overlays: overlays)
             timings.execute = clock.lap()
             if timesGPU { timings.gpu = device.latestGPUDuration.map { Double($0) / 1e9 } }
             stats.reusedRenderList = always && update.rebuildReason == nil && update.layersVisited == 0
@@ -244,6 +203,70 @@ public final class Compositor: @unchecked Sendable {
         stats.layersCommitted = committed
         lastFrame = stats
         return stats
+    }
+
+    /// What the tree shows at this frame: each animating layer at the media clock's time;
+    /// transitions that ended let go; imports of buffers their producers freed.
+    private func advance(_ tree: RenderTree) {
+        if !tree.animated.isEmpty || hasRunningAnimations {
+            let now = MediaClock.now()
+            hasRunningAnimations = tree.advanceAnimations(to: now)
+            lastFrameMediaTime = now
+        }
+        if !transitionsSeen.isEmpty { releaseEndedTransitions() }
+        if !contents.externalsHeld.isEmpty { device.sweepExternalImports() }
+    }
+
+    /// Draws a built frame on the target and ends the target's frame; `own` is what this
+    /// frame itself changed (all of the target where `ownIsEverything`), for the damage
+    /// ring, the damage flash and the target's record.
+    private func draw(_ frame: Frame, on target: RenderTarget, own: DamageRegion, ownIsEverything: Bool,
+                      overlays: [(rect: Rect, color: Color, transform: Transform3D)]) throws -> FrameStatistics {
+        lastBuiltFrame = frame
+        damageRing.push(ownIsEverything ? DamageRegion([target.pixelSize.asTargetPixels]) : own)
+        let flash = showsDamage ? own : nil
+        let stats: FrameStatistics
+        do {
+            stats = try device.withContext { try execute(frame, on: target, overlays: overlays, flash: flash) }
+        } catch {
+            // Nothing was presented: its damage leaves the ring, the next frame draws whole,
+            // and every image is made again.
+            damageRing.dropNewest()
+            forceFull = true
+            builder?.forgetKeptImages()
+            target.frameFailed()
+            throw error
+        }
+        lastDamageFlash = flash.flatMap { $0.isEmpty ? nil : $0 }
+        let ownBox = own.bounds.map { $0.targetBox(scale: target.scale).targetRect } ?? .zero
+        try target.frameDidEnd(drawn: true, damage: ownIsEverything ? Rect(origin: .zero, size: target.size) : ownBox,
+                               repainted: stats.damagedRect)
+        return stats
+    }
+
+    /// The pixels a frame draws (nil: all of them, for the reason returned): this frame's
+    /// own damage, grown by what the target's buffer missed. A buffer `age` frames old misses
+    /// the changes of the frames drawn since (and, with `showsDamage`, still shows the flash
+    /// of the frame it holds); of unknown age, or covered by the host every frame
+    /// (`drawsWhole`), it is redrawn whole.
+    private func damageToDraw(own: DamageRegion, reason: FullFrameReason?, unchanged: Bool, target: RenderTarget,
+                              drawsWhole: Bool) -> (DamageRegion?, FullFrameReason?) {
+        guard reason == nil else { return (nil, reason) }
+        var damage: DamageRegion? = own, reason: FullFrameReason?
+        let age = target.bufferAge
+        let missed = showsDamage || lastDamageFlash != nil ? age : age - 1
+        if drawsWhole {
+            if !(unchanged && target.presentsChangesOnly) { damage = nil; reason = .drawsEveryFrame }
+        } else if !unchanged || !target.presentsChangesOnly {
+            if age > 0, let history = damageRing.accumulated(missed) {
+                damage = own.union(history)
+            } else {
+                damage = nil
+                reason = .bufferAge
+            }
+        }
+        if let d = damage, Double(d.area) > 0.5 * Double(target.pixelSize.asTargetPixels.area) { return (nil, .damageCoversMost) }
+        return (damage, reason)
     }
 
     /// Runs a frame on the target (the device's context current) and counts its work.

@@ -48,11 +48,13 @@ extension FrameBuilder {
     /// A node whose geometry, opacity or visibility changed, with its subtree.
     private func moveSubtree(_ root: RenderNode, doneMark: Int, _ state: inout UpdateState) {
         let everything = state.everything
-        // A group moved by a translation alone: its state changed only in geometry, and both
-        // its world and its sublayers' world moved by the same 2-D translation (a new
-        // sublayerTransform or bounds does not): its whole content moves with it.
+        // A group (or a replicator's sublayers) moved by a translation alone: its state
+        // changed only in geometry, and both its world and its sublayers' world moved by the
+        // same 2-D translation (a new sublayerTransform or bounds does not): its whole
+        // content moves with it, and its image may be reused.
         var rigid: (dx: Double, dy: Double)?
-        if root.isGroup, root.changes == .geometry, root.facts?.bounds == root.state.bounds {
+        let rootSurface: SurfaceID = root.isGroup ? .group(root.id) : .replicas(of: root.id)
+        if root.isGroup || root.state.properties.replicator != nil, root.changes == .geometry, root.facts?.bounds == root.state.bounds {
             let inherited = Placement.inherited(by: root, placement: placement ?? .identity, tree: tree)
             let sublayers = root.state.transformForSublayers.concatenating(inherited.world)
             if let d = Placement.translation(from: root.world, to: inherited.world),
@@ -60,7 +62,6 @@ extension FrameBuilder {
                 rigid = d
             }
         }
-        let rootSurface = SurfaceID.group(root.id)
         // Each node with whether a layer above it in a group moved whole changed itself.
         var stack: [(RenderNode, Bool)] = [(root, false)]
         while let (node, aboveChanged) = stack.popLast() {
@@ -134,9 +135,15 @@ extension FrameBuilder {
                 surface.recomputeBounds()
                 if !done.contains(.group(owner)) { state.noteCompositeChanged(.group(owner)) }
             case .replicas:
-                // Something in a replicator's sublayers changed: their image is rendered again;
-                // the instances' item covers its old and new boxes.
-                surface.isDirty = true
+                // Something in a replicator's sublayers changed: their image is rendered again
+                // (moved whole: reused where it can be); the instances' item covers its old
+                // and new boxes.
+                if let d = state.shifted[g], !surface.isDirty {
+                    let s = surface.shift ?? (0, 0)
+                    surface.shift = (s.dx + d.dx, s.dy + d.dy)
+                } else {
+                    surface.isDirty = true
+                }
                 surface.recomputeBounds()
                 guard let item = ownItems(of: node).first(where: { $0.kind == ReplicasItem.self }), let own = ownSurface(of: node) else { continue }
                 let old = item.bounds

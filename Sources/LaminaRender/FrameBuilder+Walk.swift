@@ -87,20 +87,7 @@ extension FrameBuilder {
 
         var contentSurface = surface, contentClip = clip
         if node.isGroup {
-            let own = Surface(id: .group(node.id))
-            surfaces[own.id] = own
-            // A group's backdrop is what lies behind it: drawn in the parent's surface,
-            // before its composite.
-            if BackdropItem.occurs(in: node) {
-                let item = makeItem(node, BackdropItem.self, slot: ItemKinds.slot(of: BackdropItem.self), surface: surface.id, clip: clip)
-                node.outerItems.append(item)
-                add(item, to: surface, &batches)
-            }
-            let composite = makeItem(node, GroupCompositeItem.self, slot: ItemKinds.compositeSlot, surface: surface.id, clip: clip)
-            node.outerItems.insert(composite, at: 0)
-            add(composite, to: surface, &batches)
-            steps.insert(.finishGroup(node, parent: surface), at: steps.count - 1)   // (after its content is finished)
-            contentSurface = own
+            contentSurface = openGroup(node, in: surface, clip: clip, steps: &steps, batches: &batches)
             contentClip = nil
         }
         // Its own clip, and its items before its sublayers.
@@ -139,6 +126,24 @@ extension FrameBuilder {
             steps.append(.visit(sub, Placement.inherited(by: sub, placement: placement ?? .identity, tree: tree),
                                 surface: sublayerSurface, clip: sublayerClip, inDepth: false))
         }
+    }
+
+    /// Makes a group's surface (returned: its content goes there) and puts its composite —
+    /// and its backdrop, which is what lies behind it — in the surface around it.
+    private func openGroup(_ node: RenderNode, in surface: Surface, clip: ClipChain?, steps: inout [WalkStep],
+                           batches: inout [SurfaceID: [Item]]) -> Surface {
+        let own = Surface(id: .group(node.id))
+        surfaces[own.id] = own
+        if BackdropItem.occurs(in: node) {
+            let item = makeItem(node, BackdropItem.self, slot: ItemKinds.slot(of: BackdropItem.self), surface: surface.id, clip: clip)
+            node.outerItems.append(item)
+            add(item, to: surface, &batches)
+        }
+        let composite = makeItem(node, GroupCompositeItem.self, slot: ItemKinds.compositeSlot, surface: surface.id, clip: clip)
+        node.outerItems.insert(composite, at: 0)
+        add(composite, to: surface, &batches)
+        steps.insert(.finishGroup(node, parent: surface), at: steps.count - 1)   // (after its content is finished)
+        return own
     }
 
     private func finishContent(_ node: RenderNode, surface: Surface, clip: ClipChain?, isStart: Bool, keys: inout KeyAllocator,

@@ -7,10 +7,11 @@ import Testing
 @testable import LaminaModel
 @testable import LaminaRender
 @testable import LaminaValues
+import LaminaTestSupport
 
 
 @MainActor
-@Suite("Animations", .serialized)
+@Suite("Animations", .isolatedTransactions)
 struct AnimationTests {
     @Test("an explicit opacity animation is evaluated by the renderer at the frame's media time; the model keeps its value")
     func opacityPixels() throws {
@@ -348,7 +349,7 @@ struct AnimationTests {
         #expect(l.animation(forKey: "s")?.duration == 0, "the animation as added")
     }
 
-    @Test("review cases: a cumulative transform in its millionth repetition is cheap; a group's member holds its end by its fill mode; layers outside rendered trees neither start nor keep the frame clock running")
+    @Test("a cumulative transform in its millionth repetition is cheap; a group's member holds its end by its fill mode; layers outside rendered trees neither start nor keep the frame clock running")
     func reviewCases() throws {
         let s = try AnimationStage()
         defer { s.close() }

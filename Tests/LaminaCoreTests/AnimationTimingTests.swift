@@ -7,6 +7,7 @@ import Testing
 @testable import LaminaModel
 @testable import LaminaRender
 @testable import LaminaValues
+import LaminaTestSupport
 
 
 /// The largest channel difference between `image` and a static tree built by `build`
@@ -42,7 +43,7 @@ private func catmullRom(_ p: [Double], _ x: Double) -> Double {
 }
 
 @MainActor
-@Suite("Animation timing", .serialized)
+@Suite("Animation timing", .isolatedTransactions)
 struct AnimationTimingTests {
     @Test("additive animations add to the model and to each other in the order added; a non-additive one replaces what is below it")
     func additive() throws {

@@ -23,7 +23,7 @@ private final class Striped: Layer {
 }
 
 @MainActor
-@Suite("Atlas and batching through the compositor", .serialized, .withoutImplicitAnimations)
+@Suite("Atlas and batching through the compositor", .isolatedTransactions, .withoutImplicitAnimations)
 struct AtlasCompositingTests {
     /// An image of loud, distinct edges: a one-pixel frame of its own colour around a checkerboard.
     private func image(_ w: Int, _ h: Int, seed: Int, opaque: Bool) -> ContentImage {

@@ -6,6 +6,7 @@ import Testing
 @testable import LaminaModel
 @testable import LaminaRender
 @testable import LaminaValues
+import LaminaTestSupport
 
 /// Layers partly behind the eye (perspective with a corner at w < 0), checked against
 /// pixels worked out analytically here — not from the renderer's own transforms.
@@ -17,7 +18,7 @@ import Testing
 /// in front of the eye where w > 0. Inverting: a screen point (100 + a, 100 + b) comes
 /// from u = a / (cos θ − a·sin θ/d), w = 1 + u·sin θ/d, v = b·w.
 @MainActor
-@Suite("Layers partly behind the eye (pixels)", .serialized)
+@Suite("Layers partly behind the eye (pixels)", .isolatedTransactions)
 struct BehindTheEyeTests {
     /// Tolerance: pixels whose centre lies within `margin` points of an edge of the visible
     /// part (or of the horizon) are not checked; every other one must match exactly
@@ -122,7 +123,7 @@ struct BehindTheEyeTests {
 /// in front of the eye (w > 0 at the outer level), its preimage on the layer in front at the
 /// inner level, and inside the layer's bounds.
 @MainActor
-@Suite("Nested flattening behind the eye (pixels)", .serialized)
+@Suite("Nested flattening behind the eye (pixels)", .isolatedTransactions)
 struct NestedBehindTheEyeTests {
     /// The scene's parameters: a middle layer A (turned θa about Y in the root's perspective
     /// d) holding B (turned θb in A's own perspective d), both centred.

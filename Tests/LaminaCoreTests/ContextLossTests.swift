@@ -1,6 +1,6 @@
 import Foundation
 import LaminaGeometry
-import LaminaGPU
+@_spi(Testing) import LaminaGPU
 import LaminaGraphics
 import Testing
 @testable import LaminaCore
@@ -14,7 +14,7 @@ import LaminaTestSupport
 /// reset status would — the next frame boundary sees it, the device re-creates its
 /// context, and the compositor makes everything again so that the frame is correct.
 @MainActor
-@Suite("Context loss", .serialized, .withoutImplicitAnimations)
+@Suite("Context loss", .isolatedTransactions, .withoutImplicitAnimations)
 struct ContextLossTests {
     /// A tree using every kind of GPU state the compositor keeps: atlas contents, a
     /// texture of its own (large image), a backing store, a group image, a clip.

@@ -24,7 +24,7 @@ private final class Painted: Layer {
 }
 
 @MainActor
-@Suite("Damage: recomposing only what changed", .serialized, .withoutImplicitAnimations)
+@Suite("Damage: recomposing only what changed", .isolatedTransactions, .withoutImplicitAnimations)
 struct DamageTests {
     @Test("1000 frames of random changes: the damage-limited target equals a full recomposite, and every changed pixel lies inside the reported damage")
     func randomFrames() throws {
@@ -128,7 +128,7 @@ struct DamageTests {
 }
 
 @MainActor
-@Suite("Damage: cases worked out by hand", .serialized, .withoutImplicitAnimations)
+@Suite("Damage: cases worked out by hand", .isolatedTransactions, .withoutImplicitAnimations)
 struct DamageCaseTests {
     private func setup() throws -> (device: GPUDevice, target: OffscreenTarget, root: Layer, host: LayerTreeHost) {
         try Transaction.flush()
@@ -426,7 +426,7 @@ struct DamageCaseTests {
 }
 
 @MainActor
-@Suite("Damage with layer effects", .serialized, .withoutImplicitAnimations)
+@Suite("Damage with layer effects", .isolatedTransactions, .withoutImplicitAnimations)
 struct EffectDamageTests {
     @Test("600 frames of random changes to shadows, masks, shape, gradient and replicator layers, blend modes and backdrop blurs: the damage-limited target equals a full recomposite, and every changed pixel lies inside the reported damage")
     func randomEffectFrames() throws {

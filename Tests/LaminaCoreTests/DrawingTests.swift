@@ -4,7 +4,7 @@ import LaminaGPU
 import LaminaGraphics
 import Testing
 @testable import LaminaCore
-@testable import LaminaModel
+@_spi(Testing) @testable import LaminaModel
 @testable import LaminaRender
 @testable import LaminaValues
 import LaminaTestSupport

@@ -7,6 +7,7 @@ import Testing
 @testable import LaminaModel
 @testable import LaminaRender
 @testable import LaminaValues
+import LaminaTestSupport
 
 /// True inside the GBM test VM (Tools/vm/run-in-vm.sh, set by Tools/test.sh).
 let insideGBMVM = ProcessInfo.processInfo.environment["LAMINA_GBM_TESTS"] == "1"
@@ -21,7 +22,7 @@ extension Rect {
 }
 
 @MainActor
-@Suite("GBM swapchains and external contents (runs inside the test VM)", .serialized,
+@Suite("GBM swapchains and external contents (runs inside the test VM)", .isolatedTransactions,
        .enabled(if: insideGBMVM, "needs /dev/dri: Tools/test.sh runs this suite inside the VM"))
 struct GBMSwapchainTests {
     /// A root with a static backdrop and a mover.

@@ -12,7 +12,7 @@ import LaminaTestSupport
 /// docs/notes-i11-render.md); the others draw as if they were not there; nothing traps or
 /// hangs.
 @MainActor
-@Suite("Non-finite geometry in the renderer", .serialized, .withoutImplicitAnimations)
+@Suite("Non-finite geometry in the renderer", .isolatedTransactions, .withoutImplicitAnimations)
 struct NonFiniteRenderTests {
     @Test("TargetBox.of: NaN or ∞ in the rectangle or the transform, or corners beyond 1e15 pt, give no box; a layer wholly behind the eye none either")
     func boxOf() {

@@ -12,7 +12,7 @@ import LaminaTestSupport
 /// grows with the depth. The tests assert counts and pixels; the times are printed (the
 /// figures in the report come from a release build).
 @MainActor
-@Suite("Deep and wide trees in the renderer", .serialized, .withoutImplicitAnimations)
+@Suite("Deep and wide trees in the renderer", .isolatedTransactions, .withoutImplicitAnimations)
 struct RenderDepthTests {
     /// A chain of `depth` layers under `root`, each `masksToBounds` with a background, built
     /// in segments (`insertSublayer` checks for cycles by walking up: adding level k of one

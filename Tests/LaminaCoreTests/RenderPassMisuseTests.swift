@@ -2,11 +2,12 @@ import Foundation
 import LaminaGeometry
 import LaminaGPU
 import Testing
+import LaminaTestSupport
 
 /// Misuse of a render pass that a caller can reach through the public API throws (it used
 /// to trap on a `precondition`, whose message release builds drop).
 @MainActor
-@Suite("Render pass misuse is an error", .serialized)
+@Suite("Render pass misuse is an error", .isolatedTransactions)
 struct RenderPassMisuseTests {
     @Test("popClip without pushClip, a 256th nested clip, use after submit, a released texture, an impossible channel order, a target of another device: each throws, and the device keeps working")
     func misuse() throws {

@@ -1,11 +1,12 @@
 import Foundation
 import LaminaGeometry
-import LaminaGPU
+@_spi(Testing) import LaminaGPU
 import Testing
 @testable import LaminaCore
 @testable import LaminaModel
 @testable import LaminaRender
 @testable import LaminaValues
+import LaminaTestSupport
 
 /// The left edge of the first run of red pixels on row `y` (nil: none).
 private func redEdge(_ image: RGBAImage, row y: Int) -> Int? {
@@ -16,7 +17,7 @@ private func redEdge(_ image: RGBAImage, row y: Int) -> Int? {
 }
 
 @MainActor
-@Suite("Render thread", .serialized)
+@Suite("Render thread", .isolatedTransactions)
 struct RenderThreadTests {
     @Test("a host rendering on its own thread gives the same pixels as one on the main thread; flush() returns with the frame on the target")
     func samePixels() throws {

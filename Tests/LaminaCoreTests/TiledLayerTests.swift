@@ -40,7 +40,7 @@ func checkerDrawing(_ log: TileLog) -> @Sendable (GraphicsContext) -> Void {
 }
 
 @MainActor
-@Suite("Tiled layers", .serialized, .withoutImplicitAnimations)
+@Suite("Tiled layers", .isolatedTransactions, .withoutImplicitAnimations)
 struct TiledLayerTests {
     /// A 200×150 window onto a 100 000 × 100 000 point tiled layer, scrolled by its position.
     @MainActor

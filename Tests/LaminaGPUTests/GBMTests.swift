@@ -1,7 +1,7 @@
 import Foundation
 import LaminaGeometry
 import Testing
-@testable import LaminaGPU
+@_spi(Testing) @testable import LaminaGPU
 
 /// GBM needs a DRM device, which only the test VM has (Tools/vm/run-in-vm.sh with vgem).
 /// Tools/test.sh runs this suite there with LAMINA_GBM_TESTS=1, where it must pass.

@@ -23,6 +23,9 @@ final class CapturingLogHandler: LogHandler, @unchecked Sendable {
     }
 }
 
+// Serialized: each test swaps `LaminaLog.logger`, one process-wide logger, for a capturing
+// one and reads what was logged meanwhile (tests of one suite at once would log into
+// each other's capture).
 @Suite("Logging (swift-log)", .serialized)
 struct LoggingTests {
     @Test("the backend chosen, shader compiler errors and — with LAMINA_DEBUG_GL=1 — the driver's KHR_debug messages go to LaminaLog.logger")

@@ -43,9 +43,29 @@ final class FrameRig: RenderUpdateReceiver {
         var calls: [String] { encoder.calls }
     }
 
-    /// Commits what changed and builds and records the frame.
+    /// A root of 100×100 points (no background) holding one layer `L` at (20, 20), 40×30,
+    /// set up by `configure`, and the rig after its first frame.
+    static func single(_ configure: (Layer) -> Void) throws -> (FrameRig, Layer) { try single(Layer(), configure) }
+
+    static func single<L: Layer>(_ layer: L, _ configure: (L) -> Void) throws -> (FrameRig, L) {
+        let root = Layer()
+        root.frame = Rect(x: 0, y: 0, width: 100, height: 100)
+        layer.frame = Rect(x: 20, y: 20, width: 40, height: 30)
+        configure(layer)
+        root.addSublayer(layer)
+        try Transaction.flush()
+        let rig = FrameRig(root: root)
+        rig.name(root, "root")
+        rig.name(layer, "L")
+        _ = try rig.frame()
+        return (rig, layer)
+    }
+
+    /// Commits what changed and builds and records the frame (animations at the media
+    /// clock's time, as a compositor evaluates them).
     func frame() throws -> Result {
         try root.transactionContext.flush()
+        if !tree.animated.isEmpty { _ = tree.advanceAnimations(to: MediaClock.now()) }
         let update = builder.update(size: size)
         let pixels = PixelSize(width: Int(size.width), height: Int(size.height))
         var damage: DamageRegion? = DamageRegion()
@@ -95,11 +115,11 @@ final class FrameRig: RenderUpdateReceiver {
         case .solid(let r, let t, _, _), .roundedRect(let r, let t, _, _, _), .shadow(let r, let t, _, _, _):
             return "\(layer(at: t, r)) \(name)"
         case .contents(let c):
-            return "\(layer(at: c.transform, c.frame)) \(name)"
+            return "\(layer(at: c.transform, Rect(origin: .zero, size: c.frame.size))) \(name)"   // (placed by the layer's transform)
         case .image(let i), .blended(let i, _):
             return (name.hasPrefix("blended") ? "blended " : "") + describe(i.image)
         case .backdrop, .multiplyByMask:
-            return name
+            return named(name)
         }
     }
 

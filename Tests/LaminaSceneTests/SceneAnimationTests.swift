@@ -5,6 +5,7 @@ import LaminaGPU
 import LaminaGraphics
 import Testing
 @testable import LaminaScene
+import LaminaTestSupport
 
 private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
@@ -44,7 +45,7 @@ private func difference(_ a: RGBAImage, _ b: RGBAImage) -> Int {
 private func close(_ a: Double, _ b: Double, _ tolerance: Double = 1e-12) -> Bool { abs(a - b) <= tolerance }
 
 @MainActor
-@Suite("Scene files: animations", .serialized)
+@Suite("Scene files: animations", .isolatedTransactions)
 struct SceneAnimationParsingTests {
     @Test("every field of a basic animation is read into the animation added to the layer")
     func basicFields() throws {
@@ -156,7 +157,7 @@ struct SceneAnimationParsingTests {
 }
 
 @MainActor
-@Suite("Scene files: animation errors")
+@Suite("Scene files: animation errors", .isolatedTransactions)
 struct SceneAnimationErrorTests {
     nonisolated static let a = "$.root.sublayers[0].animations[0]"
 
@@ -300,7 +301,7 @@ struct SceneAnimationErrorTests {
 }
 
 @MainActor
-@Suite("Scene files: animations rendered at fixed times", .serialized)
+@Suite("Scene files: animations rendered at fixed times", .isolatedTransactions)
 struct SceneAnimationRenderTests {
     /// Renders `animatedText` at `time` and `stillText` (at 0), returns the largest difference.
     func compare(_ animatedText: String, at time: Double, with stillText: String, device: GPUDevice) throws -> Int {
@@ -415,7 +416,7 @@ struct SceneAnimationRenderTests {
 /// `lamina render --time` through the built executable (as Tests/LaminaGPUTests/CLITests.swift
 /// runs it: the `lamina` built next to this test binary).
 @MainActor
-@Suite("lamina render --time")
+@Suite("lamina render --time", .isolatedTransactions)
 struct RenderTimeCLITests {
     func runLamina(_ arguments: [String]) throws -> (status: Int32, output: String) {
         let directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
@@ -469,7 +470,7 @@ struct RenderTimeCLITests {
 }
 
 @MainActor
-@Suite("Reftest manifests: time(T)")
+@Suite("Reftest manifests: time(T)", .isolatedTransactions)
 struct ReftestTimeTests {
     func manifest(_ text: String) throws -> ReftestManifest {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("lamina-\(UUID().uuidString).list")

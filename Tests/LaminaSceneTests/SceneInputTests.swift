@@ -248,7 +248,7 @@ struct SceneRenderLimitTests {
 }
 
 @MainActor
-@Suite("Scene input: the issue's reproducers")
+@Suite("Scene input: each fuzzer reproducer gives its clear error, or renders")
 struct SceneReproducerTests {
     struct Expectation: Sendable, CustomStringConvertible {
         var file: String, path: String, layer: String, message: String

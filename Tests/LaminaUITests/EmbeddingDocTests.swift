@@ -9,8 +9,10 @@ import LaminaUI
 
 /// The code blocks of docs/embedding.md, verbatim, each run against a host context made
 /// by the test (a 640×400 window surface, for framebuffer 0). `hud` is a 20×20 red view.
+// In the main transaction context (not an isolated one): the documented code runs
+// `MainLoop.main`, which commits the main context at the end of each turn.
 @MainActor
-@Suite("docs/embedding.md", .serialized)
+@Suite("docs/embedding.md")
 struct EmbeddingDocTests {
     private static let screenSize = PixelSize(width: 640, height: 400)
 

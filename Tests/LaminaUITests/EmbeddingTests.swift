@@ -7,6 +7,7 @@ import LaminaGPU
 import LaminaGraphics
 import Testing
 @testable import LaminaUI
+import LaminaTestSupport
 
 private func px(_ r: UInt8, _ g: UInt8, _ b: UInt8, _ a: UInt8 = 255) -> RGBAPixel { RGBAPixel(r: r, g: g, b: b, a: a) }
 
@@ -84,7 +85,7 @@ private func buildScene(in window: Window) {
 private let sceneSize = PixelSize(width: 128, height: 64)
 
 @MainActor
-@Suite("Embedding: who owns the context", .serialized)
+@Suite("Embedding: who owns the context", .isolatedTransactions)
 struct ContextOwnershipTests {
     @Test("adopted context: Lamina draws into the host's own framebuffer (no sharing), over the host's pixels, leaves its state, and close() leaves the host's display and context working")
     func adopt() throws {
@@ -486,7 +487,7 @@ enum HostileState: String, CaseIterable, Sendable {
 }
 
 @MainActor
-@Suite("Embedding: a hostile host's GL state", .serialized)
+@Suite("Embedding: a hostile host's GL state", .isolatedTransactions)
 struct HostileStateTests {
     /// Renders the test scene on an adopted host context, with `hostile` state set by the
     /// host beforehand; returns the host's framebuffer as the host reads it, and checks
@@ -545,7 +546,7 @@ struct HostileStateTests {
 }
 
 @MainActor
-@Suite("Embedding: compositing into a host's frame", .serialized)
+@Suite("Embedding: compositing into a host's frame", .isolatedTransactions)
 struct HostFrameTests {
     @Test("load mode composites over the host's pixels; clear mode replaces them")
     func loadAndClear() throws {
@@ -684,7 +685,7 @@ struct HostFrameTests {
 }
 
 @MainActor
-@Suite("Embedding: interop handles", .serialized)
+@Suite("Embedding: interop handles", .isolatedTransactions)
 struct InteropTests {
     @Test("a host's texture lent as layer contents and as a render target: drawn and drawn into, never deleted or altered by Lamina")
     func borrowed() throws {

@@ -5,6 +5,7 @@ import LaminaCore
 import LaminaGeometry
 import LaminaGPU
 import Testing
+import LaminaTestSupport
 
 /// A host program with a render thread of its own: its EGL context is current on that
 /// thread, where it draws its frame and lets Lamina draw its part (`serviceFrame()`).
@@ -50,7 +51,7 @@ private final class HostRenderThread: @unchecked Sendable {
 }
 
 @MainActor
-@Suite("Render thread in a host's own render thread (adopted context)", .serialized)
+@Suite("Render thread in a host's own render thread (adopted context)", .isolatedTransactions)
 struct RenderThreadEmbeddingTests {
     @Test("a host whose EGL context is current on its own render thread adopts it there; Lamina composites over the host's frame in each serviceFrame(); commits reach it, flush() waits for the host's next frame")
     func adoptedOnHostRenderThread() throws {

@@ -241,6 +241,9 @@ private func darkPixels(_ image: RGBAImage, in r: PixelRect) -> Int {
     return n
 }
 
+// Serialized: each case starts the host (software GL) on its own Xvfb server and waits,
+// with deadlines, for the frames its real input should produce; two cases at once would
+// compete for the CPU those deadlines assume (CI machines have two cores).
 @Suite("A real SDL2 host under Xvfb: Lamina's HUD over the host's own GL scene, real input", .serialized)
 struct SDLHostTests {
     @Test("the SDL host shows its scene and Lamina's HUD, the button reacts to a click, typing reaches the text field, the wheel scrolls, hover highlights, and the host's GL state survives every frame",

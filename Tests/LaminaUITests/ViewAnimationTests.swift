@@ -7,6 +7,7 @@ import LaminaGeometry
 import LaminaGPU
 import Testing
 @testable import LaminaUI
+import LaminaTestSupport
 
 /// A window on a 200×200 offscreen target with the media clock fixed at `t0`: commits at
 /// fixed times drive the animations, their callbacks and completion blocks.
@@ -67,7 +68,7 @@ private func lerp(_ a: Double, _ b: Double, _ f: Double) -> Double { a + (b - a)
 private func angle(_ t: Transform3D) -> Double { atan2(t.m12, t.m11) }
 
 @MainActor
-@Suite("Views: animation blocks", .serialized)
+@Suite("Views: animation blocks", .isolatedTransactions)
 struct ViewAnimationTests {
     @Test("View.animate(withDuration: 0) changes at once, as UIKit does (no animation)")
     func zeroDuration() throws {

@@ -365,8 +365,8 @@ struct HierarchyTests {
 }
 
 @MainActor
-@Suite("Views: review cases")
-struct ReviewCaseTests {
+@Suite("Views: super.draw overrides, non-drawing opaque views, empty tiled scroll views, degenerate touches")
+struct ViewEdgeCaseTests {
     @Test("an override that calls super.draw and paints keeps drawing, for every instance")
     func superDraw() throws {
         let window = try makeWindow()
@@ -448,7 +448,7 @@ struct ReviewCaseTests {
 }
 
 @MainActor
-@Suite("Views: tiled scroll view (seed 004)")
+@Suite("Views: a tiled scroll view draws only newly exposed tiles")
 struct TilingTests {
     /// Content drawn per tile: a colour per cell and a diagonal line across the whole content.
     static func drawContent(_ row: Int, _ column: Int, _ rect: Rect, _ c: GraphicsContext) {

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import LaminaCore
 import LaminaGeometry
-import LaminaGPU
+@_spi(Testing) import LaminaGPU
 import LaminaScene
 
 /// `lamina soak`: many frames of a changing scene, printing resident memory and live GL

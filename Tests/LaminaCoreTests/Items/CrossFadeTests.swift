@@ -14,7 +14,7 @@ import LaminaTestSupport
 /// static frames (compositing is affine in what is below, so mixing whole frames is the
 /// same as mixing the layer) — two translucent draws would dip where both are opaque.
 @MainActor
-@Suite("Cross-fades", .serialized, .withoutImplicitAnimations)
+@Suite("Cross-fades", .isolatedTransactions, .withoutImplicitAnimations)
 struct CrossFadeTests {
     /// An image of one colour (premultiplied RGBA).
     static func image(_ w: Int, _ h: Int, _ p: RGBAPixel) -> ContentImage {

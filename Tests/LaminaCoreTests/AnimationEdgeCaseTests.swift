@@ -7,14 +7,15 @@ import Testing
 @testable import LaminaModel
 @testable import LaminaRender
 @testable import LaminaValues
+import LaminaTestSupport
 
 
 @MainActor
 private final class CallLog { var v: [String] = [] }
 
 @MainActor
-@Suite("Animations: review cases", .serialized)
-struct AnimationReviewTests {
+@Suite("Animations: negative speed, freed layers, paced groups, times that are not finite or never come", .isolatedTransactions)
+struct AnimationEdgeCaseTests {
     @Test("negative speed plays backwards from timeOffset: with none, it ends at once (didStop(true)) and needs no frames")
     func negativeSpeed() throws {
         let s = try AnimationStage(); defer { s.close() }
@@ -130,8 +131,8 @@ struct AnimationReviewTests {
 }
 
 @MainActor
-@Suite("Render thread: review cases", .serialized)
-struct RenderThreadReviewTests {
+@Suite("Damage flashes end on the next frame, on the main thread and on a render thread", .isolatedTransactions)
+struct DamageFlashTests {
     @Test("showsDamage: the next frame removes the flash, on the main thread and on a render thread", arguments: [false, true])
     func damageFlashStays(onThread: Bool) throws {
         MediaClock.set(nil)

@@ -1,6 +1,6 @@
 import Foundation
 import LaminaGeometry
-import LaminaGPU
+@_spi(Testing) import LaminaGPU
 import Testing
 @testable import LaminaCore
 @testable import LaminaModel
@@ -10,8 +10,8 @@ import LaminaTestSupport
 
 /// Cases a review of issue 11 found (each failed or trapped before its fix).
 @MainActor
-@Suite("Issue 11 review cases", .serialized, .withoutImplicitAnimations)
-struct ReviewFixTests {
+@Suite("Edge cases: a root inside an unhosted tree, an invalidation left far outside new bounds, a context-loss handler's objects", .isolatedTransactions, .withoutImplicitAnimations)
+struct DeliveryEdgeCaseTests {
     @Test("a rendered root that has a superlayer outside every hosted tree still gets its changes")
     func renderedRootWithSuperlayer() throws {
         try Transaction.flush()
