@@ -321,11 +321,13 @@ open class Layer: @MainActor SlotListElement {
         }
         var ref = contents?.reference
         if case .external(let b)? = contents { ref = .external(ExternalRef(buffer: b, lend: contentsLend)) }
-        // Sublayer changes as edits when the renderers know the list they apply to.
+        // Sublayer changes as edits when the renderers know the list they apply to; the list
+        // whole only when it changed otherwise (or for a snapshot): renderers read it only then.
         let edits = !whole && pendingChanges.contains(.sublayers) && pendingChanges != .all ? sublayerEdits : nil
         if !whole { sublayerEdits = [] }
+        let listed = edits == nil && (whole || pendingChanges.contains(.sublayers))
         return LayerState(id: id, properties: properties, preservesDepth: preservesDepth, contents: ref,
-                          sublayers: edits == nil ? renderSublayers.map(\.id) : [], sublayerEdits: edits, mask: mask?.id,
+                          sublayers: listed ? renderSublayers.map(\.id) : [], sublayerEdits: edits, mask: mask?.id,
                           changes: pendingChanges, effects: addedAnimations.map(\.effect))
     }
 

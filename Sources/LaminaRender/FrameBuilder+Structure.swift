@@ -57,7 +57,11 @@ extension FrameBuilder {
         for node in tree.pendingNodes where node.facts != nil && tree.nodes[node.id] === node {
             let c = node.changes
             guard !c.isEmpty else { continue }
-            if node.inDepthContext || node.state.preservesDepth || c.contains(.masksToBounds) || needsGroup(node) != node.isGroup {
+            let inDepth = node.inDepthContext || node.state.preservesDepth
+            // Geometry and new pixels change no item kind and no group-ness (in a 3D context
+            // geometry re-sorts the context: placed again).
+            if !inDepth && c.isSubset(of: [.geometry, .pixels]) { continue }
+            if inDepth || c.contains(.masksToBounds) || needsGroup(node) != node.isGroup {
                 placeAgain(node, .inPlace)
                 groupChecks.append(node)
                 continue

@@ -71,7 +71,7 @@ extension FrameBuilder {
             // changes the image.
             let changedItself = aboveChanged || (node !== root && !node.changes.isEmpty)
             Placement.place(node, Placement.inherited(by: node, placement: placement ?? .identity, tree: tree), everything: everything)
-            node.facts = facts(of: node)
+            refreshFacts(of: node)
             node.changes = []
             let inSurface = node.isGroup ? .group(node.id) : node.surface
             let shifting = rigid != nil && inSurface == rootSurface && !changedItself

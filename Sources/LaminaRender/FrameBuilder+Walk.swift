@@ -196,6 +196,21 @@ extension FrameBuilder {
                             bounds: s.bounds)
     }
 
+    /// Brings a node's facts up to date after its changes: its item kinds are worked out
+    /// again only when something besides its geometry, opacity or visibility changed (those
+    /// change no kind).
+    func refreshFacts(of node: RenderNode) {
+        let s = node.state
+        guard var f = node.facts, node.changes.isSubset(of: [.geometry, .opacity, .hidden]) else {
+            node.facts = facts(of: node)
+            return
+        }
+        f.opacity = s.opacity
+        f.isHidden = s.isHidden
+        f.bounds = s.bounds
+        node.facts = f
+    }
+
     // MARK: Groups
 
     /// Whether a node's subtree is drawn offscreen and composited as one image: a

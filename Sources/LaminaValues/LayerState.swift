@@ -180,7 +180,9 @@ public final class LayerState: Sendable {
     public let properties: LayerProperties
     public let preservesDepth: Bool
     public let contents: ContentRef?
-    /// The sublayers in order — empty when `sublayerEdits` says what changed instead.
+    /// The sublayers in order, when the list changed and is given whole (`changes` holds
+    /// `.sublayers`, or the layer is described whole); otherwise empty — `sublayerEdits`
+    /// says what changed, or nothing did.
     public let sublayers: [LayerID]
     /// How the sublayer list changed since the state the renderers hold (nil: `sublayers`
     /// is the whole list). A layer with 10⁵ sublayers of which one was inserted is not

@@ -11,17 +11,21 @@ package protocol SlotListElement: AnyObject {
 /// is O(1), inserting in the middle O(count).
 package struct SlotList<Element: SlotListElement> {
     /// The slots: an element, or nil where one was removed.
-    private var slots: [Element?] = []
+    @usableFromInline var slots: [Element?] = []
     /// Empty slots in `slots`.
-    private var empty = 0
+    @usableFromInline var empty = 0
 
+    @inlinable
     package init() {}
 
     /// The number of elements (without compacting).
+    @inlinable
     package var count: Int { slots.count - empty }
+    @inlinable
     package var isEmpty: Bool { count == 0 }
 
     /// The elements in order (compacts first).
+    @inlinable
     package mutating func elements() -> [Element] {
         compact()
         // (No empty slot is left: the force unwrap cannot fail.)
@@ -29,11 +33,13 @@ package struct SlotList<Element: SlotListElement> {
     }
 
     /// The elements in order, without compacting (for readers that cannot mutate).
+    @inlinable
     package func forEach(_ body: (Element) throws -> Void) rethrows {
         for case let e? in slots { try body(e) }
     }
 
     /// The elements in order, transformed (without compacting).
+    @inlinable
     package func map<T>(_ transform: (Element) throws -> T) rethrows -> [T] {
         var out: [T] = []
         out.reserveCapacity(count)
@@ -42,15 +48,18 @@ package struct SlotList<Element: SlotListElement> {
     }
 
     /// The last element (never an empty slot: trailing empty slots are dropped).
+    @inlinable
     package var last: Element? { slots.last ?? nil }
 
     /// The element at `index` of the compacted list.
+    @inlinable
     package mutating func element(at index: Int) -> Element {
         compact()
         return slots[index]!
     }
 
     /// The index of `element` in the compacted list (compacts first), when it is one.
+    @inlinable
     package mutating func index(of element: Element) -> Int? {
         compact()
         let i = element.slotIndex
@@ -58,12 +67,14 @@ package struct SlotList<Element: SlotListElement> {
     }
 
     /// Whether `element` is in the list (O(1)).
+    @inlinable
     package func contains(_ element: Element) -> Bool {
         let i = element.slotIndex
         return i >= 0 && i < slots.count && slots[i] === element
     }
 
     /// The element before `element` in order, skipping empty slots (nil: it is the first).
+    @inlinable
     package func element(before element: Element) -> Element? {
         var i = element.slotIndex - 1
         while i >= 0 { if let e = slots[i] { return e }; i -= 1 }
@@ -71,18 +82,21 @@ package struct SlotList<Element: SlotListElement> {
     }
 
     /// The element after `element` in order, skipping empty slots (nil: it is the last).
+    @inlinable
     package func element(after element: Element) -> Element? {
         var i = element.slotIndex + 1
         while i < slots.count { if let e = slots[i] { return e }; i += 1 }
         return nil
     }
 
+    @inlinable
     package mutating func append(_ element: Element) {
         element.slotIndex = slots.count
         slots.append(element)
     }
 
     /// Inserts `element` at `index` of the compacted list (clamped). O(count).
+    @inlinable
     package mutating func insert(_ element: Element, at index: Int) {
         compact()
         let i = max(0, min(index, slots.count))
@@ -93,6 +107,7 @@ package struct SlotList<Element: SlotListElement> {
 
     /// Removes `element` (O(1) amortized); returns whether it was in the list.
     @discardableResult
+    @inlinable
     package mutating func remove(_ element: Element) -> Bool {
         guard contains(element) else { return false }
         let i = element.slotIndex
@@ -111,6 +126,7 @@ package struct SlotList<Element: SlotListElement> {
 
     /// Takes every element out, in order, leaving the list empty (for freeing deep trees
     /// without recursion: the caller walks what it took).
+    @inlinable
     package mutating func removeAll() -> [Element] {
         let all = slots.compactMap { $0 }
         for e in all { e.slotIndex = -1 }
@@ -119,7 +135,7 @@ package struct SlotList<Element: SlotListElement> {
         return all
     }
 
-    private mutating func compact() {
+    @inlinable mutating func compact() {
         guard empty > 0 else { return }
         var kept: [Element?] = []
         kept.reserveCapacity(slots.count - empty)
