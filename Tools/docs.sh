@@ -5,7 +5,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 built=0; failed=0
-for module in Lamina LaminaGeometry LaminaGPU LaminaGraphics LaminaCore LaminaScene LaminaUI; do
+for module in Lamina LaminaGeometry LaminaValues LaminaGPU LaminaGraphics LaminaModel LaminaRender LaminaCore LaminaScene LaminaUI; do
   log=$(mktemp)
   start=$SECONDS
   if swift package --disable-sandbox generate-documentation --target "$module" --warnings-as-errors >"$log" 2>&1; then

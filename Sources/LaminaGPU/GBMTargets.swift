@@ -107,7 +107,7 @@ extension GPUDevice {
 
 /// N GBM buffers (2–4) that frames are rendered into one after another — a swapchain for a
 /// DRM/KMS program (page flipping) or a Wayland client (`zwp_linux_dmabuf_v1`), without a
-/// window system. A `Window`/`LayerTreeHost` (or `Compositor.render`) on it draws each
+/// window system. A `Window`/`LayerTreeHost` (or `LayerRenderer.render`) on it draws each
 /// frame into the free buffer drawn longest ago, repainting only what changed since that
 /// buffer was last drawn (its *age*, as `EGL_EXT_buffer_age`); then the buffer is
 /// *presented*: `onPresent` gets it with a fence that signals when the GPU is done, and it

@@ -364,7 +364,7 @@ public final class MainLoop {
 
         turns += 1
         do {
-            try TransactionContext.main.commitIfNeeded()
+            try TransactionContext.commitAtEndOfTurn()
         } catch {
             guard let handler = commitErrorHandler else { throw error }
             handler(error)   // the loop goes on

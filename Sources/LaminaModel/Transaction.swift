@@ -28,7 +28,7 @@ public enum CommitPhase: String, Sendable { case layout, display, composite }
 /// The transaction holds the layers it waits for weakly: a layer freed before the commit
 /// (e.g. the half-built layers of a failed `Scene.parse`) is neither laid out, drawn nor
 /// described to the renderers; a live layer that is not in a hosted tree (the root of a
-/// `LayerTreeHost`, or a tree a `Compositor` renders) is not described to the renderers
+/// `LayerTreeHost`, or a tree a `LayerRenderer` renders) is not described to the renderers
 /// (they could not show it) — when it joins one, it is described whole.
 ///
 /// `Transaction`'s static API works on the current `TransactionContext` (the main actor's,
@@ -283,7 +283,7 @@ struct HostedTrees {
         while true {
             if let k = known[ObjectIdentifier(l)] { result = k; break }
             path.append(l)
-            // A rendered root may itself have a superlayer (Compositor.render(child)).
+            // A rendered root may itself have a superlayer (`LayerRenderer.render(child, …)`).
             if roots.contains(l.id) { result = true; break }
             guard let p = l.renderParent else { result = false; break }
             l = p

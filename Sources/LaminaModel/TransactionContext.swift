@@ -172,6 +172,29 @@ public final class TransactionContext {
     }
 
     package func noteChange() { pendingChanges = true }
+
+    /// Contexts other than `main` whose frame clock or animation wake-up fired during this
+    /// run-loop turn: `MainLoop.main` commits them at the end of the turn, after `main`
+    /// (their animations advance as the main context's do).
+    /// In the order their clocks fired.
+    private static var dueAtEndOfTurn: [TransactionContext] = []
+
+    /// What `MainLoop.main` commits at the end of each turn: the main context, and the
+    /// contexts whose animations asked for a frame.
+    package static func commitAtEndOfTurn() throws {
+        try main.commitIfNeeded()
+        guard !dueAtEndOfTurn.isEmpty else { return }
+        let due = dueAtEndOfTurn
+        dueAtEndOfTurn = []
+        for context in due { try context.commitIfNeeded() }
+    }
+
+    /// This context's frame clock or wake-up fired: committed at the end of the turn.
+    func noteDueAtEndOfTurn() {
+        guard self !== TransactionContext.main,
+              !TransactionContext.dueAtEndOfTurn.contains(where: { $0 === self }) else { return }
+        TransactionContext.dueAtEndOfTurn.append(self)
+    }
     func noteChanged(_ layer: Layer) {
         pendingChanges = true
         changedLayers.insert(layer)

@@ -44,7 +44,8 @@ public enum FullFrameReason: String, Sendable, Equatable {
     case rebuilt
     /// A new target, or a new background colour.
     case newTarget
-    /// Asked for (`forgetLastFrame()`, a lost context recovered).
+    /// Asked for (`forgetLastFrame()`), or the frame before failed (its changes are drawn
+    /// by this one). A context recovered from a loss rebuilds: `rebuilt`.
     case requested
     /// The host draws every frame (`compositesEveryFrame`), over what it drew itself
     /// (no background), or overlays are drawn.

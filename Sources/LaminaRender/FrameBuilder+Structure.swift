@@ -68,8 +68,8 @@ extension FrameBuilder {
             }
             let now = facts(of: node)
             guard let old = node.facts else { continue }
-            if now.kinds != old.kinds { ownChanges.append(node) }
-            if now.kinds != old.kinds || now.isHidden != old.isHidden || (now.opacity > 0) != (old.opacity > 0) { groupChecks.append(node) }
+            if now.kinds != old.kinds || now.replicas != old.replicas { ownChanges.append(node) }
+            if now.kinds != old.kinds || now.replicas != old.replicas || now.isHidden != old.isHidden || (now.opacity > 0) != (old.opacity > 0) { groupChecks.append(node) }
         }
         groupChecks += tree.detachedParents.filter { tree.nodes[$0.id] === $0 }
         // A layer whose sublayers came or went may need a group now, or no longer (a shadow

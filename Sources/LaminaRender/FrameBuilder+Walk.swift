@@ -192,7 +192,7 @@ extension FrameBuilder {
         let s = node.state
         var replicas = 0
         if let r = s.properties.replicator { replicas = min(2, r.count) }
-        return PlannedFacts(kinds: ItemKinds.kinds(of: node) | UInt32(replicas) << 28, opacity: s.opacity, isHidden: s.isHidden,
+        return PlannedFacts(kinds: ItemKinds.kinds(of: node), replicas: replicas, opacity: s.opacity, isHidden: s.isHidden,
                             bounds: s.bounds)
     }
 

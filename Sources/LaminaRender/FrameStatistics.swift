@@ -13,7 +13,8 @@ public struct FrameStatistics: Equatable, Sendable, CustomStringConvertible {
     public var quadsDrawn = 0
     /// All draw calls, including clip shapes and group composites.
     public var drawCalls = 0
-    /// Offscreen passes (group opacity).
+    /// Offscreen passes: the render tasks that draw into an image (groups, masks,
+    /// replicators' sublayers, masked composites, cross-fades, old pictures).
     public var offscreenPasses = 0
     /// Gaussian blurs run (shadows blurred again, backdrops); a shadow whose inputs did
     /// not change is drawn from its cached blur.

@@ -80,13 +80,16 @@ enum ItemKinds {
     /// Key slots after the sublayers.
     static let slotsAfter = layerKinds.count + 1
 
-    /// The kinds a node has, as a bit set (a change of it changes the node's items).
-    static func kinds(of node: RenderNode) -> UInt32 {
+    /// The kinds a node has, as a bit set (a change of it changes the node's items): up to
+    /// 64 kinds (`layerKinds` is checked once).
+    static func kinds(of node: RenderNode) -> UInt64 {
         guard !node.state.preservesDepth else { return 0 }
-        var bits: UInt32 = 0
-        for (i, k) in layerKinds.enumerated() where k.occurs(in: node) { bits |= 1 << UInt32(i) }
+        precondition(fitsBitSet, "more than 64 item kinds: PlannedFacts.kinds needs a wider set")
+        var bits: UInt64 = 0
+        for (i, k) in layerKinds.enumerated() where k.occurs(in: node) { bits |= 1 << UInt64(i) }
         return bits
     }
+    private static let fitsBitSet = layerKinds.count <= 64
 
     /// The slot of a kind in a node's key range.
     static func slot(of kind: any ItemKind.Type) -> Int {

@@ -102,7 +102,7 @@ final class RenderNode: SlotListElement {
     /// What the last frame saw of it, for telling which changes alter its items.
     var facts: PlannedFacts?
 
-    // MARK: Paint-order keys (FrameBuilder+Keys.swift)
+    // MARK: Paint-order keys (FrameBuilder+Structure.swift, FrameBuilder+Walk.swift)
 
     /// Its subtree's keys: [keyStart, keyEnd) — its own items at fixed steps from
     /// `keyStart`, its sublayers' subtrees in [sublayerKeys.lowerBound, upperBound), its
@@ -276,14 +276,18 @@ struct StructureChange: OptionSet {
 /// kind of its items (the states themselves are not kept).
 struct PlannedFacts {
     /// The item kinds it had (`ItemKinds`), as a bit set.
-    var kinds: UInt32
+    var kinds: UInt64
+    /// Its replicator's instances, counted up to two (one instance draws one item; more,
+    /// several: group opacity depends on it).
+    var replicas: Int
     var opacity: Double
     var isHidden: Bool
     /// The bounds planned with (a group whose bounds changed did not just move).
     var bounds: Rect
 }
 
-/// A node's paint-order keys (FrameBuilder+Keys.swift).
+/// A node's paint-order keys (given by the walk, FrameBuilder+Walk.swift; kept by structure
+/// changes, FrameBuilder+Structure.swift).
 struct NodeKeys {
     /// The first key of its subtree (its own items are at `start + k · step`).
     var start: UInt64

@@ -295,7 +295,8 @@ public struct LayerChanges: OptionSet, Sendable, Hashable {
 
 /// What a commit hands each renderer: the state of every layer that changed (a layer
 /// whose sublayers changed lists them again; a subtree added to a tree is described
-/// whole), the pixels drawn since the last commit, and the layers freed.
+/// whole) and the pixels drawn since the last commit. A layer that left its tree is told by
+/// its parent's sublayer list (its renderer lets go of what it held).
 public struct RenderUpdate: Sendable {
     public var layers: [LayerState] = []
     public var uploads: [ContentUpload] = []

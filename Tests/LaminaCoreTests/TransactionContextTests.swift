@@ -61,4 +61,30 @@ struct TransactionContextTests {
         try Transaction.flush()
         #expect(child.displayCount == 1)
     }
+
+    @Test("a context other than the main one: its running animations are composited by MainLoop.main's turns (its frame clock commits it), and it stops when they end")
+    func animationsOfAnotherContextOnTheMainLoop() throws {
+        let device = try GPUDevice()
+        defer { device.close() }
+        let other = TransactionContext()
+        let (root, host) = try other.withCurrent { () throws -> (Layer, LayerTreeHost) in
+            let root = solid(Rect(x: 0, y: 0, width: 20, height: 20), .red)
+            let host = LayerTreeHost(rootLayer: root, target: try OffscreenTarget(device: device, size: Size(width: 20, height: 20)),
+                                     background: .white)
+            try Transaction.flush()
+            var fade = BasicAnimation(keyPath: "opacity")
+            fade.fromValue = .number(0)
+            fade.toValue = .number(1)
+            fade.duration = 0.25
+            root.add(fade, forKey: "fade")
+            try Transaction.flush()
+            return (root, host)
+        }
+        defer { host.detach() }
+        let before = host.frameCount
+        let deadline = MonotonicClock.now() + 2
+        try MainLoop.main.run(until: { root.animation(forKey: "fade") == nil || MonotonicClock.now() > deadline })
+        #expect(root.animation(forKey: "fade") == nil, "the animation ended (its end was reported by a commit of its context)")
+        #expect(host.frameCount - before >= 5, "frames composited while it ran: \(host.frameCount - before)")
+    }
 }

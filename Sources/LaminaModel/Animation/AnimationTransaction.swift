@@ -211,12 +211,14 @@ extension TransactionContext {
                 self.invalidateAnimationEvents()
                 self.animationsDue = true
                 self.noteChange()
+                self.noteDueAtEndOfTurn()
             }
         }
         // The frame clock.
         if running, frameTimer == nil {
             let period = 1 / max(1, min(animationFramesPerSecond, 1000))
-            frameTimer = MainLoop.main.addTimer(after: period, repeating: period) {}
+            // (The main context commits at the end of every turn; another one when its clock fires.)
+            frameTimer = MainLoop.main.addTimer(after: period, repeating: period) { [weak self] in self?.noteDueAtEndOfTurn() }
         } else if !running, let t = frameTimer {
             MainLoop.main.cancelTimer(t)
             frameTimer = nil
