@@ -335,10 +335,10 @@ open class Layer: @MainActor SlotListElement {
 
     /// Whether a value assigned to `property` is accepted; a refused one is reported
     /// (`Layer.invalidValueHandler`) and the property keeps its value.
-    func accepts(_ valid: Bool, _ property: String, _ value: Any) -> Bool {
+    func accepts(_ valid: Bool, _ property: String, _ value: @autoclosure () -> Any) -> Bool {
         if !valid {
             Layer.invalidValueHandler?(InvalidLayerValue(layer: name ?? String(describing: type(of: self)), layerID: id,
-                                                         property: property, value: String(describing: value)))
+                                                         property: property, value: String(describing: value())))
         }
         return valid
     }

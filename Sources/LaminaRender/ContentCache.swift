@@ -20,6 +20,11 @@ enum ContentPlace {
 final class ContentCache {
     let device: GPUDevice
     private(set) var places: [ContentKey: ContentPlace] = [:]
+    /// The places found last, by layer: a direct-mapped table (a power of two long, indexed
+    /// by the layer id's low bits) in front of `places`, so the same layers drawn frame after
+    /// frame find theirs in draw order without hashing. An entry whose key differs is a miss;
+    /// the table is cleared whenever a place is freed.
+    private var recent: [(key: ContentKey, place: ContentPlace)?] = []
     private var atlasStorage: TextureAtlas?
     /// Contents at most this many pixels a side share the atlas (0: no atlas).
     var atlasEntrySide: Int
@@ -75,6 +80,29 @@ final class ContentCache {
         }
     }
 
+    /// Where the contents `layer` shows are (`place(for:)`), through the table of places
+    /// found last.
+    func place(for contents: ContentRef, of layer: LayerID?) throws -> ContentPlace? {
+        let key: ContentKey
+        switch contents {
+        case .image(let i): key = .image(i.id)
+        case .store(let s): key = .store(s.id)
+        case .texture, .external: return try place(for: contents)   // (checked at each use)
+        }
+        guard let layer else { return try place(for: contents) }
+        if !recent.isEmpty, let r = recent[Int(truncatingIfNeeded: layer.rawValue) & (recent.count - 1)], r.key == key {
+            return r.place
+        }
+        guard let place = try place(for: contents) else { return nil }
+        if recent.count < 2 * places.count {
+            var n = 64
+            while n < 2 * places.count { n *= 2 }
+            recent = Array(repeating: nil, count: n)
+        }
+        recent[Int(truncatingIfNeeded: layer.rawValue) & (recent.count - 1)] = (key, place)
+        return place
+    }
+
     /// Where a content is (an image is uploaded when first needed; nil: nothing to draw —
     /// a texture of another device or released, a buffer Lamina cannot import).
     func place(for contents: ContentRef) throws -> ContentPlace? {
@@ -110,6 +138,7 @@ final class ContentCache {
     /// Frees the copies of contents no layer shows any more; hands back external buffers.
     func free(_ unused: Set<ContentKey>) {
         var released: [ExternalBuffer] = []
+        if !unused.isEmpty { forgetRecent() }
         for key in unused {
             if let place = places.removeValue(forKey: key) { free(place) }
             if case .external(let id) = key, let buffer = externalsHeld.removeValue(forKey: id) { released.append(buffer) }
@@ -121,8 +150,13 @@ final class ContentCache {
     func releaseContents() {
         for p in places.values { free(p) }
         places.removeAll()
+        forgetRecent()
         atlasStorage?.release()
         atlasStorage = nil
+    }
+
+    private func forgetRecent() {
+        if !recent.isEmpty { recent = Array(repeating: nil, count: recent.count) }
     }
 
     // MARK: External buffers

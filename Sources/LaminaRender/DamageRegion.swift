@@ -24,7 +24,7 @@ public struct DamageRegion: Equatable, Sendable, CustomStringConvertible {
 
     /// Adds `r` (merged with the rectangles it overlaps).
     public mutating func add(_ r: TargetPixels) {
-        guard !r.isEmpty else { return }
+        guard !r.isEmpty, !rects.contains(where: { $0.contains(r) }) else { return }
         var merged = r
         var changed = true
         while changed {

@@ -121,6 +121,8 @@ public enum DrawOp {
 /// A layer's contents drawn into `frame` of its bounds space.
 public struct ContentsDraw {
     public var content: ContentRef
+    /// The layer showing them (the executor finds the contents' GPU copy by it first).
+    public var layer: LayerID?
     public var frame: Rect
     /// The contents' size in points (nine-slice caps keep it).
     public var contentSize: Size

@@ -25,6 +25,13 @@ struct DrawBuilder {
     unowned let builder: FrameBuilder
     var draws: [DrawItem] = []
 
+    /// A builder for about `capacity` draws (reserved: a frame's draw list is not grown
+    /// by copying it over and over).
+    init(builder: FrameBuilder, capacity: Int = 0) {
+        self.builder = builder
+        draws.reserveCapacity(capacity)
+    }
+
     var everything: TargetBox { builder.current.everything }
     var scale: Double { builder.current.scale }
     var frameSerial: Int { builder.frameSerial }
@@ -92,7 +99,7 @@ extension FrameBuilder {
         }
         if let target {
             if request.damage == nil {
-                var draws = DrawBuilder(builder: self)
+                var draws = DrawBuilder(builder: self, capacity: target.items.count)
                 target.items.forEach { item in if item.bounds != nil { item.kind.draw(item, into: &draws) } }
                 runs = [DrawRun(scissor: nil, draws: draws.draws)]
             } else if !damage.isEmpty {
@@ -121,7 +128,7 @@ extension FrameBuilder {
         var found: [Item] = []
         target.grid!.query(box, into: &found)
         found.sort { $0.key < $1.key }
-        var draws = DrawBuilder(builder: self)
+        var draws = DrawBuilder(builder: self, capacity: found.count)
         var last: Item?
         for item in found where item !== last {
             last = item

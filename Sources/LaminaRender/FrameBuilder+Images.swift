@@ -70,7 +70,7 @@ extension FrameBuilder {
         }
         surface.shift = nil
         if dirty {
-            var draws = DrawBuilder(builder: self)
+            var draws = DrawBuilder(builder: self, capacity: surface.items.count)
             surface.items.forEach { item in if item.bounds != nil { item.kind.draw(item, into: &draws) } }
             renderSerial += 1
             kept[key] = KeptImage(pixels: pixels, scale: scale, stamp: [], version: renderSerial)

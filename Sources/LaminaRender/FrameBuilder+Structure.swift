@@ -40,21 +40,21 @@ extension FrameBuilder {
         var groupChecks: [RenderNode] = []
         // Moved subtrees leave their old place first (whoever places them again: their own
         // walk, or that of a subtree around their new place).
-        for node in tree.attachedNodes where node.structure.contains(.attached) && node.keys != nil && tree.nodes[node.id] === node {
+        for node in tree.attachedNodes where node.structure.contains(.attached) && node.keys != nil && node.isInTree {
             if let old = node.surface.flatMap({ surfaces[$0] }), old.id != .target, let owner = old.id.owner, let o = tree.nodes[owner] {
                 groupChecks.append(o)
             }
             removeItems(ofSubtree: node, &state)
             forgetSubtree(node)
         }
-        for node in tree.attachedNodes where tree.nodes[node.id] === node {
+        for node in tree.attachedNodes where node.isInTree {
             if node.structure.contains(.maskChanged) || node.structure.contains(.childrenReordered) { placeAgain(node, .inPlace) }
             if node.structure.contains(.attached) {
                 if let p = node.parentNode, node.isMask { placeAgain(p, .inPlace) } else { placeAgain(node, .attach) }
                 if let p = node.parentNode { groupChecks.append(p) }
             }
         }
-        for node in tree.pendingNodes where node.facts != nil && tree.nodes[node.id] === node {
+        for node in tree.pendingNodes where node.facts != nil && node.isInTree {
             let c = node.changes
             guard !c.isEmpty else { continue }
             let inDepth = node.inDepthContext || node.state.preservesDepth
@@ -71,7 +71,7 @@ extension FrameBuilder {
             if now.kinds != old.kinds || now.replicas != old.replicas { ownChanges.append(node) }
             if now.kinds != old.kinds || now.replicas != old.replicas || now.isHidden != old.isHidden || (now.opacity > 0) != (old.opacity > 0) { groupChecks.append(node) }
         }
-        groupChecks += tree.detachedParents.filter { tree.nodes[$0.id] === $0 }
+        groupChecks += tree.detachedParents.filter(\.isInTree)
         // A layer whose sublayers came or went may need a group now, or no longer (a shadow
         // of its subtree's alpha); a layer inside a group-opacity layer changing the number
         // of items drawn may make that layer a group, or no longer one: it is placed again.
@@ -87,7 +87,7 @@ extension FrameBuilder {
         }
         try place(Array(roots.values), &state)
         for node in tree.attachedNodes { node.structure = [] }
-        for node in ownChanges where node.mark != structureMark && tree.nodes[node.id] === node { replaceOwnItems(of: node, &state) }
+        for node in ownChanges where node.mark != structureMark && node.isInTree { replaceOwnItems(of: node, &state) }
     }
 
     /// The outermost transform layer of the 3D context a node is in (itself otherwise):

@@ -15,7 +15,7 @@ extension FrameBuilder {
         let doneMark = pass
         var changed: [RenderNode] = []
         changed.reserveCapacity(tree.pendingNodes.count)
-        for node in tree.pendingNodes where node.mark != changedMark && node.mark != structureMark && tree.nodes[node.id] === node {
+        for node in tree.pendingNodes where node.mark != changedMark && node.mark != structureMark && node.isInTree {
             node.mark = changedMark
             changed.append(node)
         }
@@ -62,9 +62,9 @@ extension FrameBuilder {
                 rigid = d
             }
         }
-        // Each node with whether a layer above it in a group moved whole changed itself.
-        var stack: [(RenderNode, Bool)] = [(root, false)]
-        while let (node, aboveChanged) = stack.popLast() {
+        // Places one node again; returns whether a layer at or above it in a group moved
+        // whole changed itself.
+        func step(_ node: RenderNode, aboveChanged: Bool) -> Bool {
             state.visited += 1
             node.mark = doneMark
             // In a group moved whole, a layer that changed itself (or below one that did)
@@ -85,7 +85,16 @@ extension FrameBuilder {
                 state.note(damage, in: inSurface)
                 if node.isGroup { state.note(TargetBox.none, in: .group(node.id)) }
             }
-            let below = changedItself || (rigid != nil && !shifting && inSurface == rootSurface)
+            return changedItself || (rigid != nil && !shifting && inSurface == rootSurface)
+        }
+        // A layer without sublayers or mask (most moves): no stack.
+        if root.children.isEmpty && root.maskNode == nil {
+            _ = step(root, aboveChanged: false)
+            return
+        }
+        var stack: [(RenderNode, Bool)] = [(root, false)]
+        while let (node, aboveChanged) = stack.popLast() {
+            let below = step(node, aboveChanged: aboveChanged)
             node.forEachInDrawingOrder { stack.append(($0, below)) }
             if let m = node.maskNode { stack.append((m, below)) }
         }

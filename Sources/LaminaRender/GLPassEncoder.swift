@@ -161,7 +161,7 @@ final class GLPassEncoder: PassEncoder {
         case let .shadow(rect, transform, color, radius, sigma):
             try pass.add(Quad.shadow(of: rect, cornerRadius: radius, sigma: sigma, color: color, transform: moved(transform)))
         case .contents(let c):
-            guard let place = try contents.place(for: c.content) else { return }
+            guard let place = try contents.place(for: c.content, of: c.layer) else { return }
             try addContents(place, c, pass: pass)
         case .image(let i):
             guard let texture = images[i.image]?.texture else { return }

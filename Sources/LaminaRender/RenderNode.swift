@@ -58,6 +58,9 @@ final class RenderNode: SlotListElement {
     var structure: StructureChange = []
     /// The frame building pass that last looked at it (dedupes work without a set).
     var mark = 0
+    /// Whether the tree holds it as its layer's node (`RenderTree.nodes[id] === self`,
+    /// without the lookup): false once it left, or a newer node took its id.
+    var isInTree = false
 
     // MARK: Frame data (Placement.swift)
 

@@ -126,7 +126,7 @@ public final class RenderTree {
         }
         // Detached nodes that found no new place leave, with their subtrees (a descendant
         // moved elsewhere in the update stays).
-        for node in detached where node.parentNode == nil && node.id != rootID && nodes[node.id] === node {
+        for node in detached where node.parentNode == nil && node.id != rootID && node.isInTree {
             remove(node, removed: &changes.removed)
         }
         // Changes pile up while no frame is built: past twice the tree, a rebuild is cheaper.
@@ -242,7 +242,8 @@ public final class RenderTree {
         var stack: [RenderNode] = [top]
         while let node = stack.popLast() {
             let state = node.state
-            nodes[state.id] = node
+            if let older = nodes.updateValue(node, forKey: state.id), older !== node { older.isInTree = false }
+            node.isInTree = true
             pendingNodes.append(node)
             if !state.effects.isEmpty { noteAnimations(of: node, model: state) }
             setContent(old: nil, new: state.contents)
@@ -273,12 +274,13 @@ public final class RenderTree {
     private func remove(_ node: RenderNode, removed: inout [LayerID]) {
         var stack = [node]
         while let current = stack.popLast() {
-            guard nodes[current.id] === current else { continue }
+            guard current.isInTree else { continue }
             for c in current.childNodes where c.parentNode === current { stack.append(c) }
             setContent(old: current.state.contents, new: nil)
             for c in current.animationContents { setContent(old: c, new: nil) }
             current.animationContents = []
             nodes[current.id] = nil
+            current.isInTree = false
             animated[current.id] = nil
             removedNodes.append(current)
             removed.append(current.id)

@@ -104,6 +104,8 @@ public struct TargetPixels: Hashable, Sendable, CustomStringConvertible {
     }
 
     func intersects(_ o: TargetPixels) -> Bool { x < o.maxX && o.x < maxX && y < o.maxY && o.y < maxY }
+    /// Whether every pixel of `o` is in it.
+    func contains(_ o: TargetPixels) -> Bool { x <= o.x && y <= o.y && o.maxX <= maxX && o.maxY <= maxY }
     func union(_ o: TargetPixels) -> TargetPixels {
         let x0 = min(x, o.x), y0 = min(y, o.y)
         return TargetPixels(x: x0, y: y0, width: max(maxX, o.maxX) - x0, height: max(maxY, o.maxY) - y0)

@@ -27,7 +27,7 @@ enum ContentsItem: ItemKind {
     static func draw(_ item: Item, into builder: inout DrawBuilder) {
         let n = item.node, s = n.state
         guard let contents = s.contents else { return }
-        builder.add(.contents(ContentsDraw(content: contents, frame: item.frame, contentSize: item.contentSize, contentsRect: s.contentsRect,
+        builder.add(.contents(ContentsDraw(content: contents, layer: n.id, frame: item.frame, contentSize: item.contentSize, contentsRect: s.contentsRect,
                                            contentsCenter: s.contentsCenter, minFilter: s.minificationFilter,
                                            magFilter: s.magnificationFilter, alpha: n.alpha,
                                            isOpaque: n.alpha >= 1 && contents.isOpaque, transform: n.world)), for: item)
