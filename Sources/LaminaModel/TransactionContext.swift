@@ -174,9 +174,8 @@ public final class TransactionContext {
     package func noteChange() { pendingChanges = true }
 
     /// Contexts other than `main` whose frame clock or animation wake-up fired during this
-    /// run-loop turn: `MainLoop.main` commits them at the end of the turn, after `main`
-    /// (their animations advance as the main context's do).
-    /// In the order their clocks fired.
+    /// run-loop turn, in the order they fired: `MainLoop.main` commits them at the end of the
+    /// turn, after `main` (their animations advance as the main context's do).
     private static var dueAtEndOfTurn: [TransactionContext] = []
 
     /// What `MainLoop.main` commits at the end of each turn: the main context, and the

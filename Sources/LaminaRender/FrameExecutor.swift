@@ -52,24 +52,22 @@ struct FrameExecutor {
 
     /// Draws in order, each inside its clips; clips are all closed at the end.
     private mutating func run(_ draws: [DrawItem], clips: [ClipEntry]) throws {
-        // Read in place: a draw is a few hundred bytes, not copied out of the frame.
-        try draws.withUnsafeBufferPointer { draws in
-            for i in draws.indices {
-                if case .backdrop(let b) = draws[i].op {
-                    // What the pass drew so far is read and blurred between two passes.
-                    try setClips(nil, clips)
-                    try encoder.copyBackdrop(b)
-                    try encoder.endPass()
-                    try encoder.blurBackdrop(b)
-                    try encoder.resumePass()
-                    try setClips(draws[i].clip, clips)
-                    try encoder.drawBackdrop(b)
-                } else {
-                    try setClips(draws[i].clip, clips)
-                    try encoder.draw(draws[i].op, cuts: draws[i].cuts)
-                }
-                if draws[i].isLayerQuad { quads += 1 }
+        for d in draws {
+            if case .backdrop(let b) = d.op {
+                // What the pass drew so far is read and blurred between two passes.
+                try setClips(nil, clips)
+                try encoder.copyBackdrop(b)
+                try encoder.endPass()
+                try encoder.blurBackdrop(b)
+                try encoder.resumePass()
+                try setClips(d.clip, clips)
+                try encoder.drawBackdrop(b)
+                if d.isLayerQuad { quads += 1 }
+                continue
             }
+            try setClips(d.clip, clips)
+            try encoder.draw(d.op, cuts: d.cuts)
+            if d.isLayerQuad { quads += 1 }
         }
         try setClips(nil, clips)
     }
