@@ -132,15 +132,10 @@ final class ChurnScene: BenchScene {
         self.size = size
         summary = count >= 100_000 ? "10⁵ layers (S6's grid); per frame one removed and another added in its place"
             : "S6s with \(count) layers: the baseline of S6s's goal"
-        colors = (0..<count).map { (i: Int) -> RGBAPixel in
-            let r = UInt8((i * 67) & 255), g = UInt8((i * 131 + 50) & 255), b = UInt8((i * 29 + 100) & 255)
-            return RGBAPixel(r: r, g: g, b: b, a: 255)
-        }
+        colors = ManyLayersScene.colors(count)
     }
 
-    private func frame(_ i: Int) -> Rect {
-        Rect(x: Double(i % 400) * size.width / 400, y: Double(i / 400) * size.height / 250, width: 4, height: 4)
-    }
+    private func frame(_ i: Int) -> Rect { ManyLayersScene.cell(i, in: size) }
 
     /// The layer replaced at frame `f`, and its new colour.
     private func change(_ f: Int) -> (index: Int, color: RGBAPixel) {

@@ -415,18 +415,28 @@ final class ManyLayersScene: BenchScene {
         self.size = size
         summary = count == 100_000 ? "10⁵ layers (4×4 solid colours, 400×250 grid), one moves per frame"
             : "S6 with \(count) layers (the first of the same grid): the baseline of S6's goal"
-        colors = (0..<count).map { (i: Int) -> RGBAPixel in
+        colors = Self.colors(count)
+    }
+
+    /// The grid's colours (distinct neighbours), shared with S6S.
+    static func colors(_ count: Int) -> [RGBAPixel] {
+        (0..<count).map { (i: Int) -> RGBAPixel in
             let r = UInt8((i * 67) & 255), g = UInt8((i * 131 + 50) & 255), b = UInt8((i * 29 + 100) & 255)
             return RGBAPixel(r: r, g: g, b: b, a: 255)
         }
     }
 
+    /// Cell `i` of the 400×250 grid over `size`: a 4×4-point square (shared with S6S).
+    static func cell(_ i: Int, in size: Size) -> Rect {
+        Rect(x: Double(i % 400) * size.width / 400, y: Double(i / 400) * size.height / 250, width: 4, height: 4)
+    }
+
     var moving: Int { layerCount / 2 }
 
     func frame(_ i: Int, _ f: Int) -> Rect {
-        var x = Double(i % 400) * size.width / 400, y = Double(i / 400) * size.height / 250
-        if i == moving { x += Double((f * 5) % 200); y += Double((f * 3) % 90) }
-        return Rect(x: x, y: y, width: 4, height: 4)
+        var r = Self.cell(i, in: size)
+        if i == moving { r.origin.x += Double((f * 5) % 200); r.origin.y += Double((f * 3) % 90) }
+        return r
     }
 
     func build(root: Layer) throws {
