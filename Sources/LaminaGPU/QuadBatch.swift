@@ -74,11 +74,13 @@ final class QuadBatch {
     /// Quads per flush at most (16-bit indices: 4 vertices a quad).
     static let maxQuads = 16384
 
-    var vertices: [BatchVertex] = []
-    var runs: [BatchRun] = []
-    var quadCount = 0
+    // `@exclusivity(unchecked)`: written four times a quad, never held across a call (see
+    // RenderNode's fields).
+    @exclusivity(unchecked) var vertices: [BatchVertex] = []
+    @exclusivity(unchecked) var runs: [BatchRun] = []
+    @exclusivity(unchecked) var quadCount = 0
     /// The pass whose quads these are (nil: none pending).
-    var owner: ObjectIdentifier?
+    @exclusivity(unchecked) var owner: ObjectIdentifier?
 
     /// The program of each kind, resolved on first use (no string hashing per quad).
     var programs: [Program?] = Array(repeating: nil, count: BatchProgram.allCases.count)

@@ -57,9 +57,10 @@ public final class RenderPass {
     public let target: RenderTarget
     /// Draw calls issued so far (quads still pending are counted when drawn: see `flush()`).
     public private(set) var drawCalls = 0
-    public private(set) var isSubmitted = false
+    // `@exclusivity(unchecked)` on the fields read for every quad (see RenderNode's fields).
+    @exclusivity(unchecked) public private(set) var isSubmitted = false
     /// How many clips are pushed (the stencil value inside the innermost clip).
-    public private(set) var clipDepth = 0
+    @exclusivity(unchecked) public private(set) var clipDepth = 0
     /// Whether the pass is being timed on the GPU (`beginRenderPass(on:clear:timed:)`).
     public var isTimed: Bool { timerQuery != nil }
     let device: GPUDevice
@@ -76,16 +77,16 @@ public final class RenderPass {
     /// Half-planes of the local points of the quads and clip shapes added from now on:
     /// only their part where all of them hold is drawn (a quad crossing one is cut into a
     /// convex polygon, drawn as a fan of quads). Empty (the default): quads are drawn whole.
-    public var cutPlanes: [HalfPlane] = []
+    @exclusivity(unchecked) public var cutPlanes: [HalfPlane] = []
 
     /// Quads added from now on are added to what the target holds (source + destination)
     /// instead of blended over it: into a cleared target, a picture drawn at 1 − f and
     /// another added at f give their exact cross-fade. Off by default.
-    public var blendsAdditively = false
+    @exclusivity(unchecked) public var blendsAdditively = false
 
     /// Texture quads added from now on are multiplied by this colour (straight alpha; a
     /// replicator's instance colour). White (the default) changes nothing.
-    public var tint = Color.white
+    @exclusivity(unchecked) public var tint = Color.white
 
     /// Opens the pass: enters the device's context (held until `submit()`).
     /// The part of the target the pass may change, in GL window coordinates (nil: all of

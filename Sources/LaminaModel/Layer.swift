@@ -1,6 +1,6 @@
 import Foundation
 import LaminaGeometry
-import LaminaValues
+@_spi(LaminaInternal) import LaminaValues
 import LaminaGraphics
 
 /// A Core-Animation-style layer: a rectangle with geometry, appearance and contents,
@@ -11,7 +11,7 @@ import LaminaGraphics
 /// hands the renderers its new state (an unchanged tree costs no GPU work). Layers know
 /// nothing of renderers, devices or textures.
 @MainActor
-open class Layer: @MainActor SlotListElement {
+open class Layer {
     public required init() {}
 
     /// The layer's identity for renderers (never reused).
@@ -29,10 +29,12 @@ open class Layer: @MainActor SlotListElement {
     public var sublayers: [Layer] { sublayerList.elements() }
     public private(set) weak var superlayer: Layer?
 
+    // `@exclusivity(unchecked)` on the fields every setter and commit touch: none is passed
+    // `inout` or held across a call that could reach the layer again (see RenderNode's fields).
     /// The sublayers' storage: removing any sublayer is O(1) (`SlotList`).
-    private var sublayerList = SlotList<Layer>()
+    @exclusivity(unchecked) private var sublayerList = SlotList<Layer>()
     /// This layer's slot in its superlayer's list.
-    package var slotIndex = -1
+    @_spi(LaminaInternal) public var slotIndex = -1
     /// The number of sublayers (without compacting).
     var sublayerCount: Int { sublayerList.count }
 
@@ -128,7 +130,7 @@ open class Layer: @MainActor SlotListElement {
 
     /// The sublayer edits since the layer's state last went to the renderers (nil: they
     /// get the whole list — too many edits, or a state they may not know).
-    private var sublayerEdits: [SublayerEdit]? = []
+    @exclusivity(unchecked) private var sublayerEdits: [SublayerEdit]? = []
     /// At most this many edits are described; more, and the whole list is.
     private static let maximumSublayerEdits = 64
 
@@ -239,16 +241,16 @@ open class Layer: @MainActor SlotListElement {
     }
 
     /// The properties renderers see, stored together (copied in one piece at a commit).
-    var properties = LayerProperties()
+    @exclusivity(unchecked) var properties = LayerProperties()
 
     // MARK: Change tracking
 
     /// The layer is among the current transaction's changes.
     var changeRecorded: Bool { changeSlot >= 0 }
     /// The layer's entries in the transaction's queues (-1: none).
-    var changeSlot = -1, layoutSlot = -1, displaySlot = -1
+    @exclusivity(unchecked) var changeSlot = -1, layoutSlot = -1, displaySlot = -1
     /// What changed since its state was last handed to the renderers.
-    var pendingChanges: LayerChanges = []
+    @exclusivity(unchecked) var pendingChanges: LayerChanges = []
 
     /// The one funnel for change: the layer joins the current transaction's changes (once
     /// per commit), which hands its state — and what changed — to the renderers.
@@ -285,7 +287,7 @@ open class Layer: @MainActor SlotListElement {
     }
     /// The layer and its whole subtree are among the current transaction's changes,
     /// described whole (`subtreeInserted()`), until the next delivery.
-    var subtreeDescribed = false
+    @exclusivity(unchecked) var subtreeDescribed = false
 
     /// Tells the renderers that the pixels of a `.texture` contents changed (Lamina cannot
     /// see GPU writes): the layer is composited again at the next frame.
@@ -294,12 +296,12 @@ open class Layer: @MainActor SlotListElement {
     // MARK: Animations (see Animation/LayerAnimations.swift)
 
     /// The animations added, in order (later ones apply over earlier ones).
-    var addedAnimations: [AddedAnimation] = []
+    @exclusivity(unchecked) var addedAnimations: [AddedAnimation] = []
     /// The model layer of a presentation copy (nil for a model layer).
     var modelLayerReference: Layer?
     /// The layer was handed to the renderers (it is in a rendered tree): its animatable
     /// properties run actions when they change.
-    var wasDelivered = false
+    @exclusivity(unchecked) var wasDelivered = false
     /// Actions by key, looked up after the delegate (`CALayer.actions`); a nil entry
     /// means no action for that key.
     public var actions: [String: (any LayerAction)?]?
@@ -628,3 +630,6 @@ public struct InvalidLayerValue: Sendable, Equatable, CustomStringConvertible {
         "layer '\(layer)' refused \(property) = \(value): geometry must be finite (Core Animation raises CALayerInvalidGeometry), opacity a number, contentsScale positive and finite; the property keeps its value"
     }
 }
+
+// (SPI: `SlotList` is SPI-public so that other modules specialize it; see SlotList.swift.)
+@_spi(LaminaInternal) extension Layer: @MainActor SlotListElement {}

@@ -1,6 +1,6 @@
 import LaminaGeometry
 import LaminaGPU
-import LaminaValues
+@_spi(LaminaInternal) import LaminaValues
 
 /// The paint-order keys of a frame ran out where subtrees kept being inserted: the items
 /// are worked out from scratch (keys spread again).

@@ -1,6 +1,6 @@
 import LaminaGeometry
 import LaminaGPU
-import LaminaValues
+@_spi(LaminaInternal) import LaminaValues
 
 // Changes that keep the structure: a layer whose geometry, visibility or opacity changed
 // takes its subtree along (placed again by the one traversal step); any other change

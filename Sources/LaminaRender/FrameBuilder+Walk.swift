@@ -1,6 +1,6 @@
 import LaminaGeometry
 import LaminaGPU
-import LaminaValues
+@_spi(LaminaInternal) import LaminaValues
 
 // The walk: places a subtree — every node's frame data (Placement), its surface, its clips,
 // its items with their keys and boxes — in paint order, without recursion (trees of any

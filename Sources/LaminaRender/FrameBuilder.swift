@@ -15,6 +15,8 @@ final class FrameBuilder {
     let tree: RenderTree
     /// The surfaces: the target's and one per group, mask and replicator.
     var surfaces: [SurfaceID: Surface] = [:]
+    /// `surfaces[.target]`, without hashing (most nodes' items are in it).
+    private(set) var target: Surface?
     /// The largest image the GPU renders into (a side, in pixels).
     let maximumImageSide: Int
     /// Marks handed out to nodes (`RenderNode.mark`).
@@ -42,9 +44,6 @@ final class FrameBuilder {
         self.tree = tree
         self.maximumImageSide = maximumImageSide
     }
-
-    /// The target's surface.
-    var target: Surface? { surfaces[.target] }
 
     /// What an update found.
     struct Update {
@@ -99,6 +98,7 @@ final class FrameBuilder {
         surfaces = [:]
         let root = Surface(id: .target)
         surfaces[.target] = root
+        target = root
         guard let rootNode = tree.root else { return 0 }
         var visited = 0
         var batches: [SurfaceID: [Item]] = [:]
@@ -176,7 +176,9 @@ final class FrameBuilder {
 
     /// The surface holding a node's own items (a group's are in its own surface).
     func ownSurface(of node: RenderNode) -> Surface? {
-        node.isGroup ? surfaces[.group(node.id)] : node.surface.flatMap { surfaces[$0] }
+        if node.isGroup { return surfaces[.group(node.id)] }
+        if case .target? = node.surface { return target }
+        return node.surface.flatMap { surfaces[$0] }
     }
 
     /// A node's own items (a group's in its own surface).

@@ -1,6 +1,6 @@
 import LaminaGeometry
 import LaminaGPU
-import LaminaValues
+@_spi(LaminaInternal) import LaminaValues
 
 /// What a node receives from above: the transform to target points, the opacity it is
 /// drawn with in its surface, whether what is above it is shown, and the depth cuts of the

@@ -1,6 +1,6 @@
 import LaminaGeometry
 import LaminaGPU
-import LaminaValues
+@_spi(LaminaInternal) import LaminaValues
 
 /// A layer of a `RenderTree`: its latest state, its place in the tree, and what frame
 /// building worked out for it (its frame data, its items, its paint-order keys). A
@@ -8,9 +8,14 @@ import LaminaValues
 final class RenderNode: SlotListElement {
     // MARK: State
 
+    // `@exclusivity(unchecked)`: the fields frame building reads and writes for every
+    // changed node skip the runtime's exclusivity checks. No access to them is ever held
+    // across a call (no `inout` of a field, no closure capturing one); the checks were, with
+    // those of `Layer`, `RenderPass` and `QuadBatch`, about 8 % of S1's main-thread
+    // instructions (callgrind).
     /// What is drawn: the model's state, or — while it animates — the state its animations
     /// present (`RenderTree.advanceAnimations`).
-    var state: LayerState
+    @exclusivity(unchecked) var state: LayerState
     /// The model's latest state, when it differs from `state` (animated layers).
     var model: LayerState?
     /// The properties its animations presented at the last frame.
@@ -31,7 +36,7 @@ final class RenderNode: SlotListElement {
     /// kept by `RenderTree.removedNodes` until the next frame is built).
     unowned(unsafe) var parentNode: RenderNode?
     /// The sublayers' nodes, in sublayer order.
-    var children = SlotList<RenderNode>()
+    @exclusivity(unchecked) var children = SlotList<RenderNode>()
     /// The mask's node (`Layer.mask`): below this node, drawn into a surface of its own.
     var maskNode: RenderNode?
     /// Its slot in its parent's `children`.
@@ -53,57 +58,57 @@ final class RenderNode: SlotListElement {
 
     /// What changed since the last frame worked out its items (the union of the changes of
     /// the states applied since).
-    var changes: LayerChanges = .all
+    @exclusivity(unchecked) var changes: LayerChanges = .all
     /// How its place in the tree changed since the last frame.
     var structure: StructureChange = []
     /// The frame building pass that last looked at it (dedupes work without a set).
-    var mark = 0
+    @exclusivity(unchecked) var mark = 0
     /// Whether the tree holds it as its layer's node (`RenderTree.nodes[id] === self`,
     /// without the lookup): false once it left, or a newer node took its id.
-    var isInTree = false
+    @exclusivity(unchecked) var isInTree = false
 
     // MARK: Frame data (Placement.swift)
 
     /// Bounds space → target points.
-    var world = Transform3D.identity
+    @exclusivity(unchecked) var world = Transform3D.identity
     /// The sublayers' space → target points (`transformForSublayers` · `world`).
-    var sublayerWorld = Transform3D.identity
+    @exclusivity(unchecked) var sublayerWorld = Transform3D.identity
     /// `transformForSublayers` of its state.
-    var toSublayers = Transform3D.identity
+    @exclusivity(unchecked) var toSublayers = Transform3D.identity
     /// The opacity its quads are drawn with (within its surface).
-    var alpha = 1.0
+    @exclusivity(unchecked) var alpha = 1.0
     /// The opacity it inherits (a group composites its image with this × its own).
-    var inheritedAlpha = 1.0
+    @exclusivity(unchecked) var inheritedAlpha = 1.0
     /// Drawn at all: not hidden, not transparent, not facing away, nor under such a layer.
-    var visible = false
+    @exclusivity(unchecked) var visible = false
     /// The homogeneous w of its points at every space they pass through on the way to the
     /// target, as linear functions of (x, y, z, 1) in its bounds space; those constant and
     /// positive are left out (no perspective: none). It is in front of the eye where every
     /// one is positive — the GPU clips only their product.
-    var depthCuts: [DepthCut] = []
+    @exclusivity(unchecked) var depthCuts: [DepthCut] = []
     /// `depthCuts` on its bounds plane (z = 0), for the render pass (the w of `world`
     /// itself left out: the GPU clips that one).
-    var cutPlanes: [HalfPlane] = []
+    @exclusivity(unchecked) var cutPlanes: [HalfPlane] = []
 
     // MARK: Items (FrameBuilder)
 
     /// The surface its items are in (nil: not placed yet). A group's own items are in its
     /// own surface; its composite (and its backdrop) in this one.
-    var surface: SurfaceID?
+    @exclusivity(unchecked) var surface: SurfaceID?
     /// Whether its subtree is drawn offscreen and composited as one image.
-    var isGroup = false
+    @exclusivity(unchecked) var isGroup = false
     /// Inside a transform layer's 3D context (its order depends on depth).
     var inDepthContext = false
     /// Its items in `surface` (for a group: its composite and backdrop), in paint order.
-    var outerItems: [Item] = []
+    @exclusivity(unchecked) var outerItems: [Item] = []
     /// A group's own items, in its own surface.
-    var innerItems: [Item] = []
+    @exclusivity(unchecked) var innerItems: [Item] = []
     /// The clips around its items in `surface` (nil: none).
     var outerClip: ClipChain?
     /// Its own clip (`masksToBounds`), around its contents and sublayers (nil: it does not clip).
     var ownClip: ClipChain?
     /// What the last frame saw of it, for telling which changes alter its items.
-    var facts: PlannedFacts?
+    @exclusivity(unchecked) var facts: PlannedFacts?
 
     // MARK: Paint-order keys (FrameBuilder+Structure.swift, FrameBuilder+Walk.swift)
 

@@ -1,6 +1,6 @@
 import LaminaGeometry
 import LaminaGPU
-import LaminaValues
+@_spi(LaminaInternal) import LaminaValues
 
 /// The renderer's own copy of one layer tree (Core Animation's render tree, Chromium's impl
 /// tree): built from a snapshot, then kept up to date from `RenderUpdate`s — it never reads

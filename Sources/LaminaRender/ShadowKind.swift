@@ -1,4 +1,4 @@
-import LaminaValues
+@_spi(LaminaInternal) import LaminaValues
 import Foundation
 import LaminaGeometry
 import LaminaGPU

@@ -1,6 +1,6 @@
 import LaminaGeometry
 import LaminaGPU
-import LaminaValues
+@_spi(LaminaInternal) import LaminaValues
 
 // Transitions' old pictures: when an update adds a transition to a layer, the compositor
 // takes the layer's picture *before* applying it — its subtree as the render tree held it,

@@ -1,6 +1,7 @@
 import LaminaCore
 import LaminaGeometry
 import LaminaGraphics
+@_spi(LaminaInternal) import LaminaValues
 
 /// Which margins and sizes of a view follow its superview's size (`UIView.AutoresizingMask`).
 public struct AutoresizingMask: OptionSet, Sendable, Hashable {
@@ -21,7 +22,7 @@ public func currentGraphicsContext() -> GraphicsContext? { View.contextStack.las
 /// A rectangle on screen that draws content, lays out subviews and handles touches
 /// (`UIView`). Every view is backed by a layer (`layerClass`) and is its delegate.
 @MainActor
-open class View: Responder, LayerDelegate, @MainActor SlotListElement {
+open class View: Responder, LayerDelegate {
     /// The kind of layer backing views of this class.
     open class var layerClass: Layer.Type { Layer.self }
 
@@ -31,7 +32,7 @@ open class View: Responder, LayerDelegate, @MainActor SlotListElement {
     /// The subviews' storage: removing any subview is O(1) (`SlotList`, as `Layer`'s sublayers).
     private var subviewList = SlotList<View>()
     /// This view's slot in its superview's list.
-    package var slotIndex = -1
+    @_spi(LaminaInternal) public var slotIndex = -1
     public private(set) weak var superview: View?
     public var tag = 0
     public var isUserInteractionEnabled = true
@@ -443,3 +444,6 @@ open class View: Responder, LayerDelegate, @MainActor SlotListElement {
         ObjectIdentifier(TiledScrollView.self), ObjectIdentifier(TiledScrollView.Tile.self),
     ]
 }
+
+// (SPI: `SlotList` is SPI-public so that other modules specialize it; see SlotList.swift.)
+@_spi(LaminaInternal) extension View: @MainActor SlotListElement {}

@@ -160,16 +160,34 @@ public struct LayerProperties: Sendable, Equatable {
     /// A `GradientLayer`'s gradient.
     public var gradient: GradientStyle? = nil
     /// A `ReplicatorLayer`'s instances.
-    public var replicator: ReplicatorStyle? = nil
+    public var replicator: ReplicatorStyle? {
+        get { replicatorBox?.value }
+        set { replicatorBox = newValue.map(OutOfLine.init) }
+    }
+    private var replicatorBox: OutOfLine<ReplicatorStyle>?
     /// Where contents are drawn in the bounds space, instead of per `contentsGravity`
     /// (a `ShapeLayer`'s rasterised path covers the path's box, not its bounds).
     public var contentsPlacement: Rect? = nil
     /// Presented only (never in the model): a `contents` animation's cross-fade.
-    package var contentsFade: ContentsFade?
+    package var contentsFade: ContentsFade? {
+        get { contentsFadeBox?.value }
+        set { contentsFadeBox = newValue.map(OutOfLine.init) }
+    }
+    private var contentsFadeBox: OutOfLine<ContentsFade>?
     /// Presented only: a transition's progress (`TransitionAnimation`).
     package var transition: TransitionProgress?
 
     public init() {}
+}
+
+/// A large value of `LayerProperties` that few layers set, kept out of line (immutable,
+/// shared until set again): every commit copies the properties of each changed layer, and
+/// inline these two made them 1105 bytes — past glibc's per-thread cache of small blocks, so
+/// every `LayerState` took malloc's slow path.
+final class OutOfLine<Value: Sendable & Equatable>: Sendable, Equatable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+    static func == (a: OutOfLine, b: OutOfLine) -> Bool { a === b || a.value == b.value }
 }
 
 /// Everything the renderer needs of one layer: its properties and the identities of its

@@ -1,5 +1,11 @@
+// SPI-public, not `package`: Swift 6.3 does not inline or specialize a `package`
+// `@inlinable` body in another module (checked with -emit-sil), so every use of the list
+// from LaminaModel, LaminaRender and LaminaUI called its unspecialized generic code and
+// looked up generic metadata at each call (about 3 % of S1's main-thread instructions,
+// callgrind). SPI keeps it out of the public API.
+
 /// An element of a `SlotList`: it knows its slot, so that it is removed in O(1).
-package protocol SlotListElement: AnyObject {
+@_spi(LaminaInternal) public protocol SlotListElement: AnyObject {
     /// The element's slot in the list that holds it (maintained by the list).
     var slotIndex: Int { get set }
 }
@@ -9,24 +15,24 @@ package protocol SlotListElement: AnyObject {
 /// compacted only when it is next read in order or inserted into, or when the empty slots
 /// outnumber the elements — so removing N elements one by one costs O(N) in all; appending
 /// is O(1), inserting in the middle O(count).
-package struct SlotList<Element: SlotListElement> {
+@_spi(LaminaInternal) public struct SlotList<Element: SlotListElement> {
     /// The slots: an element, or nil where one was removed.
     @usableFromInline var slots: [Element?] = []
     /// Empty slots in `slots`.
     @usableFromInline var empty = 0
 
     @inlinable
-    package init() {}
+    public init() {}
 
     /// The number of elements (without compacting).
     @inlinable
-    package var count: Int { slots.count - empty }
+    public var count: Int { slots.count - empty }
     @inlinable
-    package var isEmpty: Bool { count == 0 }
+    public var isEmpty: Bool { count == 0 }
 
     /// The elements in order (compacts first).
     @inlinable
-    package mutating func elements() -> [Element] {
+    public mutating func elements() -> [Element] {
         compact()
         // (No empty slot is left: the force unwrap cannot fail.)
         return slots.map { $0! }
@@ -34,13 +40,13 @@ package struct SlotList<Element: SlotListElement> {
 
     /// The elements in order, without compacting (for readers that cannot mutate).
     @inlinable
-    package func forEach(_ body: (Element) throws -> Void) rethrows {
+    public func forEach(_ body: (Element) throws -> Void) rethrows {
         for case let e? in slots { try body(e) }
     }
 
     /// The elements in order, transformed (without compacting).
     @inlinable
-    package func map<T>(_ transform: (Element) throws -> T) rethrows -> [T] {
+    public func map<T>(_ transform: (Element) throws -> T) rethrows -> [T] {
         var out: [T] = []
         out.reserveCapacity(count)
         for case let e? in slots { out.append(try transform(e)) }
@@ -49,18 +55,18 @@ package struct SlotList<Element: SlotListElement> {
 
     /// The last element (never an empty slot: trailing empty slots are dropped).
     @inlinable
-    package var last: Element? { slots.last ?? nil }
+    public var last: Element? { slots.last ?? nil }
 
     /// The element at `index` of the compacted list.
     @inlinable
-    package mutating func element(at index: Int) -> Element {
+    public mutating func element(at index: Int) -> Element {
         compact()
         return slots[index]!
     }
 
     /// The index of `element` in the compacted list (compacts first), when it is one.
     @inlinable
-    package mutating func index(of element: Element) -> Int? {
+    public mutating func index(of element: Element) -> Int? {
         compact()
         let i = element.slotIndex
         return i >= 0 && i < slots.count && slots[i] === element ? i : nil
@@ -68,14 +74,14 @@ package struct SlotList<Element: SlotListElement> {
 
     /// Whether `element` is in the list (O(1)).
     @inlinable
-    package func contains(_ element: Element) -> Bool {
+    public func contains(_ element: Element) -> Bool {
         let i = element.slotIndex
         return i >= 0 && i < slots.count && slots[i] === element
     }
 
     /// The element before `element` in order, skipping empty slots (nil: it is the first).
     @inlinable
-    package func element(before element: Element) -> Element? {
+    public func element(before element: Element) -> Element? {
         var i = element.slotIndex - 1
         while i >= 0 { if let e = slots[i] { return e }; i -= 1 }
         return nil
@@ -83,21 +89,21 @@ package struct SlotList<Element: SlotListElement> {
 
     /// The element after `element` in order, skipping empty slots (nil: it is the last).
     @inlinable
-    package func element(after element: Element) -> Element? {
+    public func element(after element: Element) -> Element? {
         var i = element.slotIndex + 1
         while i < slots.count { if let e = slots[i] { return e }; i += 1 }
         return nil
     }
 
     @inlinable
-    package mutating func append(_ element: Element) {
+    public mutating func append(_ element: Element) {
         element.slotIndex = slots.count
         slots.append(element)
     }
 
     /// Inserts `element` at `index` of the compacted list (clamped). O(count).
     @inlinable
-    package mutating func insert(_ element: Element, at index: Int) {
+    public mutating func insert(_ element: Element, at index: Int) {
         compact()
         let i = max(0, min(index, slots.count))
         guard i < slots.count else { append(element); return }
@@ -108,7 +114,7 @@ package struct SlotList<Element: SlotListElement> {
     /// Removes `element` (O(1) amortized); returns whether it was in the list.
     @discardableResult
     @inlinable
-    package mutating func remove(_ element: Element) -> Bool {
+    public mutating func remove(_ element: Element) -> Bool {
         guard contains(element) else { return false }
         let i = element.slotIndex
         element.slotIndex = -1
@@ -127,7 +133,7 @@ package struct SlotList<Element: SlotListElement> {
     /// Takes every element out, in order, leaving the list empty (for freeing deep trees
     /// without recursion: the caller walks what it took).
     @inlinable
-    package mutating func removeAll() -> [Element] {
+    public mutating func removeAll() -> [Element] {
         let all = slots.compactMap { $0 }
         for e in all { e.slotIndex = -1 }
         slots = []
