@@ -91,7 +91,7 @@ private func pixelSize(_ w: UInt32, _ h: UInt32) throws -> PixelSize {
 }
 
 private func checkedScale(_ s: Double) throws -> Double {
-    guard s.isFinite, s > 0 else { throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "the scale (pixels per point) must be a positive number (got \(s))") }
+    guard PixelScale.isValid(s) else { throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, PixelScale.requirement(got: s)) }
     return s
 }
 

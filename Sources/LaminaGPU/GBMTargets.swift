@@ -47,6 +47,7 @@ public final class GBMTarget: RenderTarget {
     public init(device: GPUDevice, pixelSize: PixelSize, scale: Double = 1, format: DRMFormat = .argb8888,
                 modifiers: [DRMModifier]? = nil, usage: GBMUsage = .rendering) throws {
         guard !device.isClosed else { throw GPUError.deviceClosed(operation: "GBMTarget") }
+        try GPUDevice.validate(scale: scale, what: "GBMTarget")
         guard device.backend == .gbm, device.gbm != nil else {
             throw GPUError.wrongBackend(operation: "a GBM-backed render target", required: .gbm, actual: device.backend)
         }
@@ -160,6 +161,7 @@ public final class GBMSwapchain: RenderTarget {
     public init(device: GPUDevice, pixelSize: PixelSize, scale: Double = 1, bufferCount: Int = 3, format: DRMFormat = .argb8888,
                 modifiers: [DRMModifier]? = nil, usage: GBMUsage = .rendering) throws {
         guard !device.isClosed else { throw GPUError.deviceClosed(operation: "GBMSwapchain") }
+        try GPUDevice.validate(scale: scale, what: "GBMSwapchain")
         guard device.backend == .gbm, device.gbm != nil else {
             throw GPUError.wrongBackend(operation: "a GBM swapchain", required: .gbm, actual: device.backend)
         }
@@ -317,6 +319,7 @@ public final class GBMSurfaceTarget: RenderTarget {
     public init(device: GPUDevice, pixelSize: PixelSize, scale: Double = 1, format: DRMFormat = .xrgb8888,
                 usage: GBMUsage = [.scanout]) throws {
         guard !device.isClosed else { throw GPUError.deviceClosed(operation: "GBMSurfaceTarget") }
+        try GPUDevice.validate(scale: scale, what: "GBMSurfaceTarget")
         guard device.backend == .gbm, let gbm = device.gbm else {
             throw GPUError.wrongBackend(operation: "a gbm_surface target", required: .gbm, actual: device.backend)
         }

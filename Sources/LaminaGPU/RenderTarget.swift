@@ -3,6 +3,7 @@ import CGBM
 import CGLES
 import Glibc
 import LaminaGeometry
+import LaminaValues
 
 /// Where a render pass lands: a framebuffer rectangle of `pixelSize` pixels showing
 /// `size` points at `scale` pixels per point.
@@ -241,9 +242,7 @@ public final class ExternalFramebufferTarget: RenderTarget {
         guard r.width >= 1, r.height >= 1, PixelRect(size: pixelSize).contains(r) else {
             throw GPUError.invalidSize(what: "region \(r) of a \(pixelSize) framebuffer (it must lie inside it)", size: r.size)
         }
-        guard scale.isFinite, scale > 0 else {
-            throw GPUError.invalidSize(what: "caller's framebuffer at scale \(scale)", size: r.size)
-        }
+        try GPUDevice.validate(scale: scale, what: "ExternalFramebufferTarget")
         try device.gl.withCurrentThrowing {
             try ExternalFramebufferTarget.check(device: device, framebuffer: GLuint(name), framebufferSize: pixelSize)
         }
@@ -301,6 +300,7 @@ public final class OffscreenTarget: RenderTarget {
 
     public init(device: GPUDevice, pixelSize: PixelSize, scale: Double = 1) throws {
         guard !device.isClosed else { throw GPUError.deviceClosed(operation: "OffscreenTarget") }
+        try GPUDevice.validate(scale: scale, what: "OffscreenTarget")
         try device.validate(pixelSize, what: "render target", maximum: device.capabilities.maxRenderTargetSize)
         let fb = try OffscreenTarget.makeFramebuffer(device, pixelSize)
         super.init(device: device, pixelSize: pixelSize, scale: scale, framebuffer: fb)
@@ -324,6 +324,7 @@ public final class OffscreenTarget: RenderTarget {
     /// framebuffer (and stencil): `release()` leaves the texture alone.
     public init(device: GPUDevice, texture: Texture, scale: Double = 1) throws {
         guard !device.isClosed else { throw GPUError.deviceClosed(operation: "OffscreenTarget") }
+        try GPUDevice.validate(scale: scale, what: "OffscreenTarget")
         guard texture.belongs(to: device) else { throw GPUError.wrongDevice(what: "the texture of OffscreenTarget(device:texture:)") }
         guard !texture.isReleased else { throw GPUError.released(what: "the texture", operation: "OffscreenTarget(device:texture:)") }
         try device.validate(texture.pixelSize, what: "render target", maximum: device.capabilities.maxRenderTargetSize)
@@ -385,11 +386,17 @@ public final class DMABuf {
 }
 
 extension GPUDevice {
+    /// Throws unless `scale` is one `PixelScale` accepts.
+    public static func validate(scale: Double, what: String) throws {
+        guard PixelScale.isValid(scale) else { throw GPUError.invalidArgument(operation: what, reason: PixelScale.requirement(got: scale)) }
+    }
+
     /// The pixel size of a target of `size` points at `scale`, or a thrown error for sizes
     /// and scales that are not finite and positive, or beyond the device's maximum.
     func targetPixelSize(_ size: Size, scale: Double, what: String) throws -> PixelSize {
         let maximum = capabilities.maxRenderTargetSize
-        guard scale.isFinite, scale > 0, size.width.isFinite, size.height.isFinite, size.width > 0, size.height > 0 else {
+        try GPUDevice.validate(scale: scale, what: what)
+        guard size.width.isFinite, size.height.isFinite, size.width > 0, size.height > 0 else {
             throw GPUError.invalidSize(what: "\(what) of \(size.width)×\(size.height) pt at scale \(scale)", size: PixelSize(width: 0, height: 0))
         }
         let w = size.width * scale, h = size.height * scale

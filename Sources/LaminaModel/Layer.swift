@@ -350,8 +350,8 @@ open class Layer {
     /// `zPosition`, `transform`, `sublayerTransform`, `contentsRect`, `contentsCenter` —
     /// is refused (Core Animation raises `CALayerInvalidGeometry`; a Swift setter cannot
     /// throw, so the property keeps its value), as are a NaN `opacity`, a non-finite
-    /// `borderWidth`/`cornerRadius`/colour and a `contentsScale` that is not a positive
-    /// finite number. The default logs a warning (`LaminaLog.logger`); set it to collect
+    /// `borderWidth`/`cornerRadius`/colour and a `contentsScale` outside `PixelScale`
+    /// (1/4096 to 4096, not subnormal). The default logs a warning (`LaminaLog.logger`); set it to collect
     /// the reports (tests) or to nil to ignore them.
     public static var invalidValueHandler: ((InvalidLayerValue) -> Void)? = { report in
         LaminaLog.logger.warning("\(report)")
@@ -510,10 +510,10 @@ open class Layer {
         get { properties.contentsGravity }
         set { if newValue != properties.contentsGravity { properties.contentsGravity = newValue; changed(.contents) } }
     }
-    /// Pixels of the contents per point (positive and finite; other values are refused).
+    /// Pixels of the contents per point (`PixelScale`: 1/4096 to 4096; other values are refused).
     public var contentsScale: Double {
         get { properties.contentsScale }
-        set { if accepts(newValue.isFinite && newValue > 0, "contentsScale", newValue), newValue != properties.contentsScale {
+        set { if accepts(PixelScale.isValid(newValue), "contentsScale", newValue), newValue != properties.contentsScale {
             properties.contentsScale = newValue
             changed(.contents)
             if properties.shadowMask != nil { rasterizeShadowPath() }   // (at the new scale)

@@ -127,16 +127,21 @@ struct OrderedItems {
 /// A uniform grid over the target: which of the target's items touch each cell, so that the
 /// items meeting a small damage are found without a scan.
 struct Grid {
-    static let cell = 64.0
+    /// A cell's side in target points: 64, or more on a target so large (in points: a small
+    /// pixel scale) that 64-point cells would number more than 1024 a side.
+    let cell: Double
     let columns: Int, rows: Int
     private var cells: [[Item]]
     /// Items too large for cells (covering very many), drawn whenever they meet the damage.
     private var large: [ObjectIdentifier: Item] = [:]
 
     init(size: Size) {
+        let longest = max(size.width.isFinite ? size.width : 0, size.height.isFinite ? size.height : 0)
+        let cell = max(64, longest / 1024)
+        self.cell = cell
         func count(_ v: Double) -> Int {
-            let c = (v / Grid.cell).rounded(.up)
-            return c.isFinite ? max(1, Int(min(c, 65536))) : 1
+            let c = (v / cell).rounded(.up)
+            return c.isFinite ? max(1, Int(min(c, 1024))) : 1
         }
         columns = count(size.width)
         rows = count(size.height)
@@ -147,12 +152,12 @@ struct Grid {
     /// cell numbers are clamped before they become integers.
     private func range(_ b: TargetBox) -> (Int32, Int32, Int32, Int32)? {
         guard b.maxX > 0, b.maxY > 0, b.minX <= b.maxX, b.minY <= b.maxY else { return nil }
-        func cell(_ v: Double, _ count: Int) -> Int32 {
-            let c = (v / Grid.cell).rounded(.down)
+        func index(_ v: Double, _ count: Int) -> Int32 {
+            let c = (v / cell).rounded(.down)
             return c <= 0 ? 0 : c >= Double(count - 1) ? Int32(count - 1) : Int32(c)
         }
-        let x0 = cell(b.minX, columns), y0 = cell(b.minY, rows), x1 = cell(b.maxX, columns), y1 = cell(b.maxY, rows)
-        guard x0 <= x1, y0 <= y1, b.minX < Double(columns) * Grid.cell, b.minY < Double(rows) * Grid.cell else { return nil }
+        let x0 = index(b.minX, columns), y0 = index(b.minY, rows), x1 = index(b.maxX, columns), y1 = index(b.maxY, rows)
+        guard x0 <= x1, y0 <= y1, b.minX < Double(columns) * cell, b.minY < Double(rows) * cell else { return nil }
         return (x0, y0, x1, y1)
     }
 

@@ -91,6 +91,16 @@ int main(void) {
                  "a target of no pixels is refused");
     expect_error(lamina_target_create_offscreen(device, 16, 16, -1, &target), LAMINA_ERROR_INVALID_ARGUMENT, "scale",
                  "a negative scale is refused");
+    /* Scales whose derived sizes are not representable: 200 pixels at 1e-308 would be
+       2e310 points wide (the first composite used to trap); subnormal and huge ones too. */
+    expect_error(lamina_target_create_offscreen(device, 200, 150, 1e-308, &target), LAMINA_ERROR_INVALID_ARGUMENT, "1/4096 to 4096",
+                 "a scale of 1e-308 is refused");
+    expect_error(lamina_target_create_offscreen(device, 200, 150, 4.9e-324, &target), LAMINA_ERROR_INVALID_ARGUMENT, "scale",
+                 "a subnormal scale is refused");
+    expect_error(lamina_target_create_offscreen(device, 200, 150, 1e38, &target), LAMINA_ERROR_INVALID_ARGUMENT, "scale",
+                 "a scale of 1e38 is refused");
+    expect_error(lamina_layer_set_contents_scale(layer, 1e-308), LAMINA_ERROR_INVALID_ARGUMENT, "scale",
+                 "a contents scale of 1e-308 is refused");
     check(target == NULL, "no target handle after the failures");
 
     /* Bad arguments. */

@@ -69,14 +69,16 @@ struct ModelValueTests {
         #expect(PixelSize.checked(covering: Size(width: 3.5, height: 2), scale: 2) == PixelSize(width: 7, height: 4))
     }
 
-    @Test("a backing store too large to represent (contentsScale 1e300, a width of 1e19) is the commit's error naming the layer, not a trap; the rest of the commit runs")
+    @Test("a backing store too large to represent (1e7 pt at contentsScale 4096, a width of 1e19) is the commit's error naming the layer, not a trap; the rest of the commit runs")
     func unrepresentableBackingStore() throws {
         let s = try Scene()
         let fine = s.addCountingLayer(Rect(x: 0, y: 0, width: 10, height: 10))
         let scaled = TallyLayer()
         scaled.name = "scaled"
-        scaled.frame = Rect(x: 0, y: 0, width: 10, height: 10)
-        scaled.contentsScale = 1e300
+        scaled.frame = Rect(x: 0, y: 0, width: 1e7, height: 10)
+        scaled.contentsScale = 4096
+        scaled.contentsScale = 1e300        // beyond PixelScale.range: refused, the value stays
+        #expect(scaled.contentsScale == 4096)
         scaled.setNeedsDisplay()
         s.root.addSublayer(scaled)
         let wide = TallyLayer()
@@ -89,10 +91,10 @@ struct ModelValueTests {
         let failures = try #require(caught).failures
         #expect(failures.map(\.layer) == ["scaled", "wide"])
         #expect(failures.allSatisfy { $0.phase == .display })
-        #expect(failures[0].message.contains("contentsScale 1e+300") && failures[0].message.contains("lower contentsScale"))
+        #expect(failures[0].message.contains("contentsScale 4096") && failures[0].message.contains("lower contentsScale"))
         // Typed causes: the display's own errors, to match on.
         if case .backingStoreSizeNotRepresentable(let layer, _, let scale, _)? = failures[0].cause.error as? DisplayError {
-            #expect(layer == "scaled" && scale == 1e300)
+            #expect(layer == "scaled" && scale == 4096)
         } else { Issue.record("cause: \(failures[0].cause)") }
         #expect(failures[1].cause.error is DisplayError, "\(failures[1].cause)")
         #expect(fine.displayCount == 1, "the other layers still draw")

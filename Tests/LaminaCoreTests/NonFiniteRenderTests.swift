@@ -55,6 +55,11 @@ struct NonFiniteRenderTests {
         found = []
         grid.query(TargetBox(minX: .nan, minY: -1e300, maxX: 1e300, maxY: .infinity), into: &found)
         #expect(found.isEmpty)
+        // A 16384-pixel target at 1/4096 pixel per point is 6.7e7 points wide: 64-point cells
+        // would be 2^40 of them; the cells grow instead (at most 1024 a side).
+        let huge = Grid(size: Size(width: 16384 * 4096, height: 16384 * 4096))
+        #expect(huge.columns == 1024 && huge.rows == 1024 && huge.cell == 65536, "\(huge.columns)×\(huge.rows), \(huge.cell)")
+        #expect(Grid(size: Size(width: 1920, height: 1080)).cell == 64)
     }
 
     @Test("layers with NaN, ∞ or 1e300 geometry, opacity or depth, mixed with normal ones: the normal ones draw exactly, in full and damage-limited frames")
@@ -158,5 +163,43 @@ struct NonFiniteRenderTests {
         try compositor.render(root, to: target, background: .white)
         let image = try target.readPixels()
         #expect(image[64, 100] == black, "a layer given finite geometry again draws: \(image[64, 100])")
+    }
+
+    @Test("targets at the ends of PixelScale.range (a million points wide, or a thousandth of one) render and move a layer exactly")
+    func extremeScales() throws {
+        try Transaction.flush()
+        let device = try GPUDevice()
+        defer { device.close() }
+        for scale in [PixelScale.range.lowerBound, PixelScale.range.upperBound] {
+            let target = try OffscreenTarget(device: device, pixelSize: PixelSize(width: 128, height: 128), scale: scale)
+            defer { target.release() }
+            let side = 128 / scale                      // the target's side in points
+            let root = rootLayer(width: side, height: side)
+            let green = solid(Rect(x: 0, y: 0, width: side / 4, height: side / 4), .green)
+            root.addSublayer(green)
+            root.addSublayer(solid(Rect(x: side / 2, y: side / 2, width: side / 4, height: side / 4), .blue))
+            let compositor = LayerRenderer(device: device)
+            defer { compositor.release() }
+            func check(_ what: String, greenAt x: Int) throws {
+                let image = try target.readPixels()
+                let wrong = image.mismatches { px, py in
+                    if (x..<(x + 32)).contains(px) && (0..<32).contains(py) { return LaminaCoreTests.green }
+                    if (64..<96).contains(px) && (64..<96).contains(py) { return LaminaCoreTests.blue }
+                    return white
+                }
+                #expect(wrong.isEmpty, "scale \(scale), \(what): \(wrong)")
+            }
+            try Transaction.flush()
+            try compositor.render(root, to: target, background: .white)
+            try check("full frame", greenAt: 0)
+            // A move of 8 pixels. A million points wide: a damage-limited frame, the grid over
+            // the target in use (at most 1024 cells a side). A thousandth of a point wide: a
+            // box's point of margin covers the target, so the frame is full.
+            green.position.x += 8 / scale
+            try Transaction.flush()
+            let moved = try compositor.render(root, to: target, background: .white)
+            if scale < 1 { #expect(moved.fullFrameReason == nil && !moved.damageRects.isEmpty, "scale \(scale): \(moved)") }
+            try check("moved", greenAt: 8)
+        }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import LaminaGeometry
+import LaminaValues
 import Testing
 @testable import LaminaGPU
 
@@ -202,6 +203,29 @@ struct RenderTargetTests {
                               (Size(width: 1e300, height: 1), 1e10), (Size(width: 10, height: 10), 0.0),
                               (Size(width: -5, height: 10), 1.0)] {
             #expect(throws: GPUError.self) { _ = try OffscreenTarget(device: d, size: size, scale: scale) }
+        }
+    }
+
+    @Test("scales whose derived sizes are not representable are refused by every target initializer")
+    func scaleLimits() throws {
+        let d = try openDevice()
+        let pixels = PixelSize(width: 200, height: 150)
+        // 200 pixels at 1e-308 would be 2e310 points (infinitely) wide: the first composite trapped.
+        for scale in [1e-308, .leastNonzeroMagnitude, -.leastNormalMagnitude, 0, 1e38, .infinity, .nan, 1.0 / 8192, 8192] {
+            #expect(throws: GPUError.invalidArgument(operation: "OffscreenTarget", reason: PixelScale.requirement(got: scale))) {
+                _ = try OffscreenTarget(device: d, pixelSize: pixels, scale: scale)
+            }
+            let texture = try d.makeTexture(pixelSize: pixels)
+            defer { texture.release() }
+            #expect(throws: GPUError.self) { _ = try OffscreenTarget(device: d, texture: texture, scale: scale) }
+            #expect(throws: GPUError.self) { _ = try ExternalFramebufferTarget(device: d, framebuffer: 0, pixelSize: pixels, scale: scale) }
+            #expect(throws: GPUError.self) { _ = try OffscreenTarget(device: d, size: Size(width: 200, height: 150), scale: scale) }
+        }
+        // The ends of the range are accepted, and a frame renders.
+        for scale in [PixelScale.range.lowerBound, 1, PixelScale.range.upperBound] {
+            let t = try OffscreenTarget(device: d, pixelSize: PixelSize(width: 8, height: 8), scale: scale)
+            #expect(t.size.width.isFinite && t.size.width > 0)
+            t.release()
         }
     }
 
