@@ -64,7 +64,7 @@ let package = Package(
         .target(name: "LaminaCore", dependencies: ["LaminaModel", "LaminaRender", "LaminaGeometry", "LaminaValues", "LaminaGPU"],
                 swiftSettings: strict),
         .target(name: "LaminaUI", dependencies: ["LaminaCore", "LaminaGeometry", "LaminaGPU", "LaminaGraphics", "LaminaValues"], swiftSettings: strict),
-        .target(name: "LaminaScene", dependencies: ["LaminaCore", "LaminaGeometry", "LaminaGPU", "LaminaGraphics"], swiftSettings: strict),
+        .target(name: "LaminaScene", dependencies: ["LaminaCore", "LaminaGeometry", "LaminaGPU", "LaminaGraphics", "LaminaValues"], swiftSettings: strict),
         .target(name: "Lamina", dependencies: ["LaminaGeometry", "LaminaValues", "LaminaGPU", "LaminaGraphics", "LaminaModel", "LaminaRender",
                                               "LaminaCore", "LaminaScene", "LaminaUI"],
                 swiftSettings: strict),

@@ -1,5 +1,6 @@
 import Foundation
 import LaminaGeometry
+import LaminaValues
 
 /// A problem in a scene (or manifest) file: which file, where in it (a JSON path such
 /// as `$.root.sublayers[2].opacity`), the name of the layer concerned when it has one,
@@ -414,6 +415,13 @@ struct JSONNode {
     func positive(atMost limit: Double, _ what: String) throws -> Double {
         let d = try positive()
         guard d <= limit else { throw error("\(d) is beyond the limit for \(what) (\(SceneLimits.format(limit)))") }
+        return d
+    }
+
+    /// A scale (pixels per point): in `PixelScale.range`, at most `limit`.
+    func scale(atMost limit: Double, _ what: String) throws -> Double {
+        let d = try positive(atMost: limit, what)
+        guard PixelScale.isValid(d) else { throw error("\(d) is below the limit for \(what) (1/4096, `PixelScale`)") }
         return d
     }
 

@@ -139,7 +139,7 @@ public struct Scene {
         guard size.width > 0, size.height > 0 else { throw sizeNode.error("the canvas must not be empty") }
         guard let rootNode = fields["root"] else { throw top.error("missing 'root' (the root layer)") }
         _ = try fields["description"]?.string()
-        let scale = try fields["scale"]?.positive(atMost: SceneLimits.maximumScale, "scale") ?? 1
+        let scale = try fields["scale"]?.scale(atMost: SceneLimits.maximumScale, "scale") ?? 1
         let background = try fields["background"]?.color() ?? .clear
         let builder = LayerBuilder(baseDirectory: baseDirectory)
         let specs = try builder.layers(rootNode)
@@ -345,7 +345,7 @@ struct LayerBuilder {
             set { $0.apply(contentMode: mode, contentStretch: stretch) }
         }
         if let v = f["contentsScale"] {
-            let s = try v.positive(atMost: SceneLimits.maximumScale, "contentsScale")
+            let s = try v.scale(atMost: SceneLimits.maximumScale, "contentsScale")
             set { $0.contentsScale = s }
         }
         if let v = f["minificationFilter"] { let m = try v.oneOf(TextureFilter.self); set { $0.minificationFilter = m } }

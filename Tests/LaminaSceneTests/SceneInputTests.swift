@@ -106,6 +106,7 @@ struct SceneLimitTests {
         (#""zPosition": 1e300"#, "$.root.sublayers[0].zPosition", "beyond the limit for coordinates"),
         (#""contentsScale": 1e300"#, "$.root.sublayers[0].contentsScale", "beyond the limit for contentsScale (16)"),
         (#""contentsScale": 0"#, "$.root.sublayers[0].contentsScale", "must be positive"),
+        (#""contentsScale": 1e-300"#, "$.root.sublayers[0].contentsScale", "1e-300 is below the limit for contentsScale (1/4096"),
         (#""borderWidth": 1e7"#, "$.root.sublayers[0].borderWidth", "beyond the limit for sizes"),
         (#""cornerRadius": 1e300"#, "$.root.sublayers[0].cornerRadius", "beyond the limit for sizes"),
         (#""contentsRect": [0, 0, 1e300, 1]"#, "$.root.sublayers[0].contentsRect[2]", "beyond the limit for unit rectangles"),
