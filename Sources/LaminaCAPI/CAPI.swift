@@ -605,6 +605,32 @@ public func c_host_last_frame(_ h: OpaquePointer?, _ calls: UnsafeMutablePointer
 @_cdecl("lamina_run_loop_dispatch") public func c_loop_dispatch() -> lamina_status {
     call("lamina_run_loop_dispatch") { try refuseInsideDraw("lamina_run_loop_dispatch"); try MainLoop.main.dispatch() }
 }
+@_cdecl("lamina_set_frame_request_callback")
+public func c_set_frame_request_callback(_ callback: lamina_frame_request_fn?, _ userData: UnsafeMutableRawPointer?) -> lamina_status {
+    nonisolated(unsafe) let userData = userData
+    return call("lamina_set_frame_request_callback") {
+        try refuseInsideDraw("lamina_set_frame_request_callback")
+        guard let callback else { TransactionContext.main.frameRequestHandler = nil; return }
+        // Called once the outermost Lamina call that asked returns (a property setter, say):
+        // the callback may call Lamina again, even commit.
+        TransactionContext.main.frameRequestHandler = {
+            if callDepth == 0 { callback(userData) } else { pendingCallbacks.append { callback(userData) } }
+        }
+    }
+}
+@_cdecl("lamina_frame_request_count") public func c_frame_request_count(_ out: UnsafeMutablePointer<UInt64>?) -> lamina_status {
+    nonisolated(unsafe) let out = out
+    return call("lamina_frame_request_count") { try required(out).pointee = UInt64(TransactionContext.main.frameRequestCount) }
+}
+@_cdecl("lamina_set_frame_time") public func c_set_frame_time(_ seconds: Double) -> lamina_status {
+    call("lamina_set_frame_time") {
+        guard !seconds.isNaN else { MediaClock.set(nil); return }
+        guard seconds.isFinite, abs(seconds) < 1e12 else {
+            throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "a frame time must be finite seconds of CLOCK_MONOTONIC, or NaN for Lamina's own clock (got \(seconds))")
+        }
+        MediaClock.set(seconds)
+    }
+}
 @_cdecl("lamina_run_loop_timeout") public func c_loop_timeout(_ out: UnsafeMutablePointer<Int32>?) -> lamina_status {
     nonisolated(unsafe) let out = out
     return call("lamina_run_loop_timeout") {

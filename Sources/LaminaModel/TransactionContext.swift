@@ -77,7 +77,9 @@ public final class TransactionContext {
     private var depth = 0
     /// An end of turn already found the explicit transaction open.
     private var openAtEndOfTurn = false
-    private var pendingChanges = false
+    private var pendingChanges = false {
+        didSet { if pendingChanges && !oldValue { requestFrame() } }
+    }
     private var layoutQueue = LayerQueue(.layout)
     private var displayQueue = LayerQueue(.display)
     private var records: [DisplayRecord] = []
@@ -167,8 +169,48 @@ public final class TransactionContext {
             try commitNow()
             return
         }
-        guard needsCommit || animationsInFlight || hosts.contains(where: { $0.host?.needsFrame == true }) else { return }
+        guard wantsFrame else { return }
         try commitNow()
+    }
+
+    // MARK: Frame requests
+
+    /// Called on the main actor when this context wants a frame: something changed that the
+    /// next commit shows (a layer's property, `setNeedsDisplay()` or `setNeedsLayout()`,
+    /// tiles that arrived), an animation runs, or a host must draw again (a damage flash, a
+    /// lost context). A host that owns its frame clock (GTK's `gtk_gl_area_queue_render`,
+    /// Qt's `QWindow::requestUpdate()`, a `wl_surface.frame` callback) schedules a frame here;
+    /// in that frame it may set the frame's presentation time (`MediaClock.set(_:)`, which
+    /// animations are evaluated at) and commits (`flush()` or `commitIfNeeded()`).
+    ///
+    /// Requests coalesce: after one, none comes until a commit runs. A commit that leaves
+    /// something to show (an animation still running, changes made while compositing) asks
+    /// again as it ends; when nothing changes, nothing is asked. Setting a handler while a
+    /// frame is wanted asks at once. The handler runs inside the call that made the change
+    /// (a property setter, say): it schedules, it does not commit or change layers.
+    public var frameRequestHandler: (@MainActor () -> Void)? {
+        didSet { frameRequested = false; if wantsFrame { requestFrame() } }
+    }
+    /// A request was made and no commit has run since.
+    private var frameRequested = false
+    /// The handler is running (a request from inside it is not made again).
+    private var isRequestingFrame = false
+    /// Frame requests made (for tests and hosts that count them).
+    public private(set) var frameRequestCount = 0
+
+    /// Whether the next `commitIfNeeded()` would commit: changes wait, an animation runs, or
+    /// a host must draw again.
+    public var wantsFrame: Bool {
+        needsCommit || animationsInFlight || hosts.contains(where: { $0.host?.needsFrame == true })
+    }
+
+    private func requestFrame() {
+        guard let handler = frameRequestHandler, !frameRequested, !isRequestingFrame else { return }
+        frameRequested = true
+        frameRequestCount += 1
+        isRequestingFrame = true
+        defer { isRequestingFrame = false }
+        handler()
     }
 
     package func noteChange() { pendingChanges = true }
@@ -195,8 +237,8 @@ public final class TransactionContext {
         TransactionContext.dueAtEndOfTurn.append(self)
     }
     func noteChanged(_ layer: Layer) {
-        pendingChanges = true
         changedLayers.insert(layer)
+        pendingChanges = true   // (last: a frame request may commit what is queued)
     }
     func noteNeedsFullUpload(_ store: BackingStore) { fullUploads[store.id] = store }
 
@@ -304,6 +346,7 @@ public final class TransactionContext {
     func noteLayout(_ layer: Layer) { layoutCount += 1 }
 
     private func commitNow() throws {
+        frameRequested = true   // (what the commit itself changes is asked for as it ends)
         pendingChanges = false
         var timings = FrameTimings()
         var clock = PhaseClock()
@@ -370,6 +413,9 @@ public final class TransactionContext {
         if frames.count == 1 { popFrame() }
         animationsDue = false
         updateAnimations()
+        // The next frame, when something is left to show.
+        frameRequested = false
+        if frameRequestHandler != nil && wantsFrame { requestFrame() }
         if !failures.isEmpty { throw CommitError(failures: failures) }
     }
 }

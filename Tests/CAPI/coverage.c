@@ -1,7 +1,7 @@
 /*
  * The rest of the C API, used as a host uses it: the run loop's descriptor and turns,
  * explicit transactions, displayNow and partial invalidation, contents from BGRA pixels,
- * scene files (load, render, root layer), getters. Checks results and pixels.
+ * scene files (load, render, root layer), getters, frame requests. Checks results and pixels.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <lamina.h>
@@ -25,6 +25,14 @@ static void draw(lamina_layer *layer, cairo_t *cr, lamina_rect dirty, void *user
     last_dirty = dirty;
     cairo_set_source_rgb(cr, 0, 0.5, 1);
     cairo_paint(cr);
+}
+
+static int frame_requests = 0, commit_in_request = 0;
+static lamina_status request_status = LAMINA_OK;
+static void frame_requested(void *user_data) {
+    (void)user_data;
+    frame_requests++;
+    if (commit_in_request) request_status = lamina_flush();
 }
 
 int main(int argc, char **argv) {
@@ -110,6 +118,29 @@ int main(int argc, char **argv) {
     check(lamina_layer_set_filters(pixels, (lamina_filter)7, LAMINA_FILTER_NEAREST) == LAMINA_ERROR_INVALID_ARGUMENT, "an unknown filter is refused");
     check(lamina_layer_set_timing(pixels, 0, 0, 0.5) == LAMINA_OK, "lamina_layer_set_timing (paused at 0.5 s)");
     check(lamina_layer_set_timing(pixels, 0, 1.0 / 0.0, 0) == LAMINA_ERROR_INVALID_ARGUMENT, "an infinite speed is refused");
+
+    /* Frame requests (a host owning its frame clock): one per change until a commit, the
+       callback may commit (it runs as the call that asked returns), none while idle. */
+    check(lamina_flush() == LAMINA_OK, "a commit of what is pending");
+    check(lamina_set_frame_request_callback(frame_requested, NULL) == LAMINA_OK, "lamina_set_frame_request_callback");
+    check(frame_requests == 0, "no request while nothing changes");
+    lamina_layer_set_opacity(pixels, 0.5);
+    lamina_layer_set_position(pixels, (lamina_point){70, 70});
+    check(frame_requests == 1, "two changes: one frame request");
+    uint64_t requests = 0;
+    check(lamina_flush() == LAMINA_OK && lamina_run_loop_dispatch() == LAMINA_OK && lamina_run_loop_dispatch() == LAMINA_OK && frame_requests == 1,
+          "after the commit, idle turns ask nothing");
+    commit_in_request = 1;   /* now the callback itself commits */
+    lamina_layer_set_opacity(pixels, 1);
+    commit_in_request = 0;
+    check(frame_requests == 2 && request_status == LAMINA_OK && lamina_frame_request_count(&requests) == LAMINA_OK && requests >= 2,
+          "a callback may commit (lamina_flush inside it succeeds): it runs as the setter returns");
+    check(lamina_set_frame_time(1.0 / 0.0) == LAMINA_ERROR_INVALID_ARGUMENT && lamina_set_frame_time(0.0 / 0.0) == LAMINA_OK,
+          "lamina_set_frame_time: ∞ is refused, NaN is Lamina's own clock again");
+    check(lamina_set_frame_request_callback(NULL, NULL) == LAMINA_OK, "frame requests stopped");
+    lamina_layer_set_opacity(pixels, 0.5);
+    check(frame_requests == 2, "no callback once stopped");
+    lamina_flush();
 
     /* A scene file: loaded, rendered to PNG, its root layer reachable. */
     lamina_scene *scene;

@@ -87,4 +87,62 @@ struct TransactionContextTests {
         #expect(root.animation(forKey: "fade") == nil, "the animation ended (its end was reported by a commit of its context)")
         #expect(host.frameCount - before >= 5, "frames composited while it ran: \(host.frameCount - before)")
     }
+
+    @Test("frame requests: one per change until a commit, none while idle, one per frame while an animation runs, none after it ends")
+    func frameRequests() throws {
+        let device = try GPUDevice()
+        defer { device.close() }
+        let context = TransactionContext.current
+        let root = solid(Rect(x: 0, y: 0, width: 20, height: 20), .red)
+        let child = solid(Rect(x: 0, y: 0, width: 10, height: 10), .blue)
+        root.addSublayer(child)
+        let host = LayerTreeHost(rootLayer: root, target: try OffscreenTarget(device: device, size: Size(width: 20, height: 20)),
+                                 background: .white)
+        defer { host.detach() }
+        var requests = 0
+        // Set while a commit is wanted (the tree is new): asked at once.
+        context.frameRequestHandler = { requests += 1 }
+        defer { context.frameRequestHandler = nil }
+        #expect(requests == 1 && context.wantsFrame)
+        try Transaction.flush()
+        #expect(requests == 1 && !context.wantsFrame, "a commit that leaves nothing to show asks for nothing")
+        // Idle: end-of-turn checks ask nothing.
+        for _ in 0..<5 { try context.commitIfNeeded() }
+        #expect(requests == 1 && host.frameCount == 1)
+        // Changes coalesce into one request until the commit.
+        child.backgroundColor = .green
+        child.position = Point(x: 12, y: 12)
+        root.setNeedsDisplay()
+        #expect(requests == 2 && context.frameRequestCount >= 2)
+        try context.commitIfNeeded()
+        #expect(requests == 2 && host.frameCount == 2)
+        // The request's frame commits; a request made from a handler that commits at once
+        // (a host without a frame clock) shows the change.
+        context.frameRequestHandler = { requests += 1; try? context.flush() }
+        child.backgroundColor = .blue
+        #expect(requests == 3 && host.frameCount == 3 && !context.wantsFrame, "\(requests), \(host.frameCount)")
+        #expect(try host.target.readPixels()[15, 15] == px(0, 0, 255))
+        // An animation: each commit while it runs asks for the next frame; after it ends, none.
+        context.frameRequestHandler = { requests += 1 }
+        let start = MonotonicClock.now()
+        MediaClock.set(start)
+        defer { MediaClock.set(nil) }
+        var fade = BasicAnimation(keyPath: "opacity")
+        fade.fromValue = .number(0)
+        fade.toValue = .number(1)
+        fade.duration = 1
+        child.add(fade, forKey: "fade")
+        let before = requests
+        #expect(before == 4)
+        for i in 1...5 {
+            MediaClock.set(start + 0.1 * Double(i))
+            try context.commitIfNeeded()
+            #expect(requests == before + i, "frame \(i) of the animation asks for the next: \(requests - before)")
+        }
+        MediaClock.set(start + 2)
+        try context.commitIfNeeded()      // the frame that finds it ended
+        let atEnd = requests
+        for _ in 0..<3 { try context.commitIfNeeded() }
+        #expect(requests == atEnd && !context.wantsFrame && child.animation(forKey: "fade") == nil, "\(requests - atEnd) after the end")
+    }
 }

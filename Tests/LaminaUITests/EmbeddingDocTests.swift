@@ -29,7 +29,7 @@ struct EmbeddingDocTests {
         let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
         let normalizedSource = source.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: "\n")
         let blocks = doc.components(separatedBy: "```swift\n").dropFirst().map { $0.components(separatedBy: "```")[0] }
-        #expect(blocks.count == 4)
+        #expect(blocks.count == 5)
         for block in blocks {
             let normalized = block.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: "\n")
             #expect(normalizedSource.contains(normalized), "docs/embedding.md block not found in the tests:\n\(block)")
@@ -76,6 +76,44 @@ struct EmbeddingDocTests {
             #expect(image[30, 30] == RGBAPixel(r: 255, g: 0, b: 0, a: 255), "frame \(frame)")
             #expect(image[100, 100].b == UInt8((Float(frame + 1) / 3 * 255).rounded()))
         }
+        window.host.detach()
+        device.close()
+    }
+
+    @Test("frame requests: a change asks for one frame, the host's frame commits it with its time, idle asks nothing")
+    func frameRequests() throws {
+        try Transaction.flush()
+        let host = try TestHost(surface: EmbeddingDocTests.screenSize)
+        defer { host.destroy() }
+        let hud = makeHUD()
+        host.fill(0, PixelRect(size: EmbeddingDocTests.screenSize), (0, 0, 1, 1), size: EmbeddingDocTests.screenSize)
+        let device = try GPUDevice(adopting: .current)
+        let screen = try ExternalFramebufferTarget(device: device, framebuffer: 0, pixelSize: PixelSize(width: 640, height: 400))
+        let window = Window(target: screen, background: nil)
+        window.addSubview(hud)
+        let context = window.host.context
+        defer { context.frameRequestHandler = nil; MediaClock.set(nil) }
+        var frameWanted = false
+        context.frameRequestHandler = { frameWanted = true }   // gtk_gl_area_queue_render(area), say
+        // … in the toolkit's frame (its render signal, with its frame time):
+        if frameWanted {
+            frameWanted = false
+            MediaClock.set(MonotonicClock.now())   // the toolkit's presentation time
+            try context.flush()
+        }
+        // (The new window was wanted at once: the first frame composited it.)
+        #expect(window.host.frameCount == 1 && !context.wantsFrame && !frameWanted)
+        #expect(host.read(0, size: EmbeddingDocTests.screenSize)[10, 10] == RGBAPixel(r: 255, g: 0, b: 0, a: 255))
+        func toolkitFrame() throws {   // the block's second half, as each later frame runs it
+            if frameWanted { frameWanted = false; MediaClock.set(MonotonicClock.now()); try context.flush() }
+        }
+        try toolkitFrame()                                // idle: no request, no commit
+        #expect(window.host.frameCount == 1 && !frameWanted)
+        hud.backgroundColor = .green                      // a change: one request, shown in the next frame
+        #expect(frameWanted && context.wantsFrame)
+        try toolkitFrame()
+        #expect(window.host.frameCount == 2 && !frameWanted)
+        #expect(host.read(0, size: EmbeddingDocTests.screenSize)[10, 10] == RGBAPixel(r: 0, g: 255, b: 0, a: 255))
         window.host.detach()
         device.close()
     }

@@ -237,6 +237,21 @@ lamina_status lamina_run_loop_dispatch(void);
 /* Milliseconds until Lamina's loop has work (0: now; -1: none scheduled). */
 lamina_status lamina_run_loop_timeout(int *milliseconds);
 
+/* Frame requests, for a host that owns its frame clock (gtk_gl_area_queue_render,
+ * QWindow::requestUpdate, wl_surface.frame): `callback` is called on the main thread when
+ * Lamina wants a frame — a layer changed, a layer needs display or layout, tiles arrived,
+ * an animation runs. Schedule a frame there; in the frame, optionally
+ * lamina_set_frame_time, then lamina_flush. Requests coalesce until the next commit; a
+ * commit that leaves an animation running asks again; nothing changes, nothing is asked.
+ * It is called as the Lamina call that asked returns (it may call Lamina). NULL stops them. */
+typedef void (*lamina_frame_request_fn)(void *user_data);
+lamina_status lamina_set_frame_request_callback(lamina_frame_request_fn callback, void *user_data);
+/* Frame requests made so far. */
+lamina_status lamina_frame_request_count(uint64_t *count);
+/* The time animations are evaluated at from now on: the host's frame (presentation) time,
+ * in seconds of CLOCK_MONOTONIC. NaN goes back to Lamina's own clock. */
+lamina_status lamina_set_frame_time(double seconds);
+
 /* ---- Scene files (docs/scene-format.md) ------------------------------------------- */
 
 lamina_status lamina_scene_load(const char *path, lamina_scene **out);
