@@ -71,7 +71,8 @@ let package = Package(
 
         // The C API: the header (a C target) and its implementation in Swift.
         .target(name: "CLamina", dependencies: ["CCairo"]),
-        .target(name: "LaminaCAPI", dependencies: ["CLamina", "LaminaCore", "LaminaGeometry", "LaminaGPU", "LaminaGraphics", "LaminaScene"],
+        .target(name: "LaminaCAPI", dependencies: ["CLamina", "LaminaCore", "LaminaGeometry", "LaminaGPU", "LaminaGraphics", "LaminaScene",
+                                                  "LaminaValues", .product(name: "Logging", package: "swift-log")],
                 swiftSettings: strict),
 
         // Build-time tool + plugin that embed Shaders/*.vert|*.frag into LaminaGPU.

@@ -262,6 +262,20 @@ public func c_layer_at(_ l: OpaquePointer?, _ index: Int, _ out: UnsafeMutablePo
     }
 }
 
+@_cdecl("lamina_layer_hit_test")
+public func c_layer_hit_test(_ l: OpaquePointer?, _ point: lamina_point, _ out: UnsafeMutablePointer<OpaquePointer?>?) -> lamina_status {
+    nonisolated(unsafe) let l = l, out = out
+    return call("lamina_layer_hit_test") {
+        let layer = try Handles.layer(l)
+        let o = try required(out)
+        guard point.x.isFinite, point.y.isFinite else {
+            throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "the point must be finite (got \(point.x), \(point.y))")
+        }
+        guard let hit = layer.hitTest(Point(x: point.x, y: point.y)) else { o.pointee = nil; return }
+        try give(.layer(hit), to: o)
+    }
+}
+
 @_cdecl("lamina_layer_set_name")
 public func c_layer_name(_ l: OpaquePointer?, _ name: UnsafePointer<CChar>?) -> lamina_status {
     nonisolated(unsafe) let l = l, name = name

@@ -142,6 +142,22 @@ int main(int argc, char **argv) {
     check(frame_requests == 2, "no callback once stopped");
     lamina_flush();
 
+    /* Hit testing (points in the root's superlayer's coordinates: the root has none, so its own). */
+    lamina_layer *hit = NULL;
+    check(lamina_layer_hit_test(root, (lamina_point){10, 10}, &hit) == LAMINA_OK && hit == drawn, "lamina_layer_hit_test finds the sublayer under a point");
+    lamina_release(hit);
+    check(lamina_layer_hit_test(root, (lamina_point){75, 75}, &hit) == LAMINA_OK && hit == pixels, "the top-most sublayer wins");
+    lamina_release(hit);
+    check(lamina_layer_hit_test(root, (lamina_point){95, 5}, &hit) == LAMINA_OK && hit == root, "a point on no sublayer hits the root");
+    lamina_release(hit);
+    lamina_layer_set_hidden(drawn, 1);
+    check(lamina_layer_hit_test(root, (lamina_point){10, 10}, &hit) == LAMINA_OK && hit == root, "a hidden layer is not hit");
+    lamina_release(hit);
+    lamina_layer_set_hidden(drawn, 0);
+    hit = root;
+    check(lamina_layer_hit_test(root, (lamina_point){-5, 500}, &hit) == LAMINA_OK && hit == NULL, "outside everything: NULL");
+    check(lamina_layer_hit_test(root, (lamina_point){0.0 / 0.0, 5}, &hit) == LAMINA_ERROR_INVALID_ARGUMENT, "a NaN point is refused");
+
     /* A scene file: loaded, rendered to PNG, its root layer reachable. */
     lamina_scene *scene;
     check(lamina_scene_load(scene_path, &scene) == LAMINA_OK, "lamina_scene_load");

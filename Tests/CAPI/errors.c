@@ -28,6 +28,16 @@ static void expect_error(lamina_status got, lamina_status status, const char *pa
     check(ok, what);
 }
 
+static int log_count = 0;
+static lamina_log_level log_level;
+static char log_text[512];
+static void logged(lamina_log_level level, const char *message, void *user_data) {
+    (void)user_data;
+    log_count++;
+    log_level = level;
+    snprintf(log_text, sizeof log_text, "%s", message);
+}
+
 static lamina_status thread_status;
 static int thread_error_set;
 static lamina_layer *shared_layer;
@@ -227,6 +237,22 @@ int main(void) {
     check(lamina_live_handles() == baseline, "every handle released: the live count is back to the device's");
     check(lamina_device_close(device) == LAMINA_OK && lamina_release(device) == LAMINA_OK && lamina_live_handles() == 0,
           "the device closes and goes: no handle alive");
+
+    /* The log: to a handler instead of standard error, filtered by level, silenced. */
+    check(lamina_set_log_handler(logged, NULL) == LAMINA_OK, "lamina_set_log_handler");
+    lamina_transaction_commit();   /* without begin: recovered from, with a warning */
+    check(log_count == 1 && log_level == LAMINA_LOG_WARNING && strstr(log_text, "commit") != NULL,
+          "a recovered misuse is a warning given to the handler, with its text");
+    if (log_count) printf("   logged: %s\n", log_text);
+    check(lamina_set_log_level(LAMINA_LOG_ERROR) == LAMINA_OK, "lamina_set_log_level(ERROR)");
+    lamina_transaction_commit();
+    check(log_count == 1, "below the level: not logged");
+    check(lamina_set_log_level(LAMINA_LOG_TRACE) == LAMINA_OK && lamina_set_log_level(LAMINA_LOG_OFF) == LAMINA_OK, "LAMINA_LOG_OFF");
+    lamina_transaction_commit();
+    check(log_count == 1, "off: nothing logged");
+    expect_error(lamina_set_log_level((lamina_log_level)42), LAMINA_ERROR_INVALID_ARGUMENT, "log level", "an unknown log level is refused");
+    check(lamina_set_log_level(LAMINA_LOG_WARNING) == LAMINA_OK && lamina_set_log_handler(NULL, NULL) == LAMINA_OK,
+          "back to standard error at the default level");
 
     printf("capi errors: %d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;

@@ -81,6 +81,21 @@ const char *lamina_version(void);
 const char *lamina_last_error(void);
 /* Handles alive (every kind): for leak checks. */
 size_t lamina_live_handles(void);
+
+/* Lamina's log: what it tried and why it failed (the messages lamina_last_error gives, and
+ * warnings it recovered from). By default warnings and errors go to standard error. */
+typedef enum lamina_log_level {
+    LAMINA_LOG_TRACE = 0, LAMINA_LOG_DEBUG, LAMINA_LOG_INFO, LAMINA_LOG_NOTICE, LAMINA_LOG_WARNING,
+    LAMINA_LOG_ERROR, LAMINA_LOG_CRITICAL,
+    LAMINA_LOG_OFF   /* lamina_set_log_level only: nothing is logged */
+} lamina_log_level;
+/* Called with each message at or above the level, on the thread that logs (a render
+ * thread's too, so it must be thread-safe); `message` lives until it returns. */
+typedef void (*lamina_log_fn)(lamina_log_level level, const char *message, void *user_data);
+/* Sends the log to `handler` instead of standard error (NULL: standard error again). */
+lamina_status lamina_set_log_handler(lamina_log_fn handler, void *user_data);
+/* The least level logged (default LAMINA_LOG_WARNING, or $LAMINA_LOG_LEVEL); LAMINA_LOG_OFF: none. */
+lamina_status lamina_set_log_level(lamina_log_level level);
 /* Adds or drops a reference to any handle (device, target, layer, host, scene). */
 lamina_status lamina_retain(void *handle);
 lamina_status lamina_release(void *handle);
@@ -131,6 +146,11 @@ lamina_status lamina_layer_remove_from_superlayer(lamina_layer *layer);
 /* The number of sublayers, and one of them (a new reference: release it). */
 lamina_status lamina_layer_sublayer_count(const lamina_layer *layer, size_t *count);
 lamina_status lamina_layer_sublayer_at(const lamina_layer *layer, size_t index, lamina_layer **out);
+/* The farthest descendant of `layer` (itself included) that contains `point`, given in the
+ * coordinates of layer's superlayer (CALayer.hitTest): sublayers top-most first, hidden ones
+ * skipped, none outside a masksToBounds layer's bounds. *out is a new reference (release
+ * it), or NULL when nothing is hit. */
+lamina_status lamina_layer_hit_test(lamina_layer *layer, lamina_point point, lamina_layer **out);
 lamina_status lamina_layer_set_name(lamina_layer *layer, const char *name);
 
 lamina_status lamina_layer_set_frame(lamina_layer *layer, lamina_rect frame);
