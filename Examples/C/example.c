@@ -165,6 +165,35 @@ static void adopted(void) {
     CHECK(lamina_release(host));
     CHECK(lamina_release(root));
     CHECK(lamina_release(target));
+
+    /* A panel of the host's framebuffer: Lamina draws only into `region` (top-left origin). */
+    glClear(GL_COLOR_BUFFER_BIT);
+    lamina_layer *panel_root;
+    lamina_target *panel_target;
+    lamina_host *region_host;
+    lamina_color red = {1, 0, 0, 1};
+    CHECK(lamina_layer_create(&panel_root));
+    CHECK(lamina_layer_set_frame(panel_root, (lamina_rect){0, 0, 60, 40}));
+    CHECK(lamina_layer_set_background_color(panel_root, &red));
+    for (int bottom_first = 1; bottom_first >= 0; bottom_first--) {
+        glClear(GL_COLOR_BUFFER_BIT);
+        CHECK(lamina_target_create_framebuffer_region(device, fbo, 160, 120, (lamina_pixel_rect){20, 10, 60, 40}, bottom_first, 1, &panel_target));
+        CHECK(lamina_host_create(panel_root, panel_target, NULL, &region_host));
+        CHECK(lamina_flush());
+        glReadPixels(0, 0, 160, 120, GL_RGBA, GL_UNSIGNED_BYTE, pixels);
+        /* GL rows count from the bottom: a bottom-row-first framebuffer shows the panel's
+           top-left row 10 at GL row 109; a top-row-first one at GL row 10. */
+        int row = bottom_first ? 120 - 1 - 30 : 30;
+        const char *what = bottom_first ? "region (bottom row first)" : "region (top row first)";
+        expect_pixel(what, pixels, 160, 50, row, 255, 0, 0, 255);   /* inside the panel */
+        expect_pixel(what, pixels, 160, 10, row, 0, 255, 0, 255);   /* left of it: the host's */
+        expect_pixel(what, pixels, 160, 50, bottom_first ? 120 - 1 - 60 : 60, 0, 255, 0, 255);   /* below it */
+        CHECK(lamina_release(region_host));
+        CHECK(lamina_release(panel_target));
+    }
+    if (lamina_target_create_framebuffer_region(device, fbo, 160, 120, (lamina_pixel_rect){150, 0, 20, 10}, 1, 1, &panel_target)
+        != LAMINA_ERROR_INVALID_ARGUMENT) { fprintf(stderr, "region: a region past the framebuffer was accepted\n"); failures++; }
+    CHECK(lamina_release(panel_root));
     CHECK(lamina_device_close(device));
     CHECK(lamina_release(device));
 

@@ -121,6 +121,20 @@ public func c_target_framebuffer(_ d: OpaquePointer?, _ fbo: UInt32, _ w: UInt32
     }
 }
 
+@_cdecl("lamina_target_create_framebuffer_region")
+public func c_target_framebuffer_region(_ d: OpaquePointer?, _ fbo: UInt32, _ w: UInt32, _ h: UInt32, _ region: lamina_pixel_rect,
+                                        _ bottomRowFirst: Int32, _ scale: Double, _ out: UnsafeMutablePointer<OpaquePointer?>?) -> lamina_status {
+    nonisolated(unsafe) let d = d, out = out
+    return call("lamina_target_create_framebuffer_region") {
+        let r = PixelRect(x: Int(region.x), y: Int(region.y), width: Int(region.width), height: Int(region.height))
+        guard r.width >= 1, r.height >= 1, r.x + r.width <= Int(w), r.y + r.height <= Int(h) else {
+            throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "the region \(r) must have pixels and lie inside the \(w)×\(h) framebuffer")
+        }
+        try give(.target(try ExternalFramebufferTarget(device: try Handles.device(d), framebuffer: fbo, pixelSize: try pixelSize(w, h), region: r,
+                                                       scale: try checkedScale(scale), bottomRowFirst: bottomRowFirst != 0)), to: out)
+    }
+}
+
 @_cdecl("lamina_target_pixel_size")
 public func c_target_pixel_size(_ t: OpaquePointer?, _ w: UnsafeMutablePointer<UInt32>?, _ h: UnsafeMutablePointer<UInt32>?) -> lamina_status {
     nonisolated(unsafe) let t = t, w = w, h = h

@@ -129,6 +129,15 @@ lamina_status lamina_target_create_gbm(lamina_device *device, uint32_t width, ui
 /* The host's framebuffer object `framebuffer` (0: the default one) of width × height pixels. */
 lamina_status lamina_target_create_framebuffer(lamina_device *device, uint32_t framebuffer, uint32_t width, uint32_t height,
                                                double scale, lamina_target **out);
+/* Pixels of a framebuffer: x and y from its top-left corner. */
+typedef struct lamina_pixel_rect { uint32_t x, y, width, height; } lamina_pixel_rect;
+/* The same, rendering only into `region` (a panel of the host's window: Lamina's viewport
+ * and scissor; the rest is left alone). `bottom_row_first`: the framebuffer's first row in
+ * memory is its bottom one (GL's default framebuffer and textures drawn the GL way: 1, as
+ * lamina_target_create_framebuffer assumes); 0 for one whose first row is its top. */
+lamina_status lamina_target_create_framebuffer_region(lamina_device *device, uint32_t framebuffer, uint32_t width, uint32_t height,
+                                                      lamina_pixel_rect region, int bottom_row_first, double scale,
+                                                      lamina_target **out);
 /* Reads the target's pixels, premultiplied, rows top to bottom, `row_bytes` apart (at
  * least width × 4); `capacity` is the size of `pixels` in bytes. */
 lamina_status lamina_target_read_pixels(lamina_target *target, lamina_pixel_format format, uint8_t *pixels, size_t row_bytes,
