@@ -62,7 +62,7 @@ run c-example cc -std=c99 -Wall -Wextra -Werror -pedantic Examples/C/example.c $
 run c-errors cc -std=c99 -Wall -Wextra -Werror -pedantic Tests/CAPI/errors.c $(pkg-config --cflags --libs lamina) -lpthread -o "$work/c-errors"
 [ -x "$work/c-errors" ] && check_run "C error paths and handle lifetimes (bad scene, missing PNG, too-large target, wrong thread, double release, 10⁴ layers)" "$work/c-errors"
 run c-coverage cc -std=c99 -Wall -Wextra -Werror -pedantic Tests/CAPI/coverage.c $(pkg-config --cflags --libs lamina) -o "$work/c-coverage"
-[ -x "$work/c-coverage" ] && check_run "C API coverage (run loop descriptor and turns, transactions, displayNow, dirty rectangles, BGRA pixels, scenes, getters)" "$work/c-coverage" "$repo/Examples/showcase.json"
+[ -x "$work/c-coverage" ] && check_run "C API coverage (run loop descriptor and turns, transactions, displayNow, dirty rectangles, BGRA pixels, scenes, getters, frame requests, hit testing, effects, presentation, retained mode)" "$work/c-coverage" "$repo/Examples/showcase.json"
 run cpp-example c++ -std=c++17 -Wall -Wextra -Werror -pedantic Examples/CPP/example.cpp $(pkg-config --cflags --libs lamina) -o "$work/cpp-example"
 [ -x "$work/cpp-example" ] && check_run "C++ example (RAII wrapper, pixels checked)" "$work/cpp-example" cpp-example.png
 run rust-example cargo build --offline --quiet --manifest-path Examples/Rust/Cargo.toml --target-dir "$work/rust"

@@ -1,7 +1,8 @@
 /*
  * The rest of the C API, used as a host uses it: the run loop's descriptor and turns,
  * explicit transactions, displayNow and partial invalidation, contents from BGRA pixels,
- * scene files (load, render, root layer), getters, frame requests. Checks results and pixels.
+ * scene files (load, render, root layer), getters, frame requests, hit testing, effects (shadow,
+ * mask, blend mode, backdrop blur), presentation values, retained mode. Checks results and pixels.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <lamina.h>
@@ -157,6 +158,83 @@ int main(int argc, char **argv) {
     hit = root;
     check(lamina_layer_hit_test(root, (lamina_point){-5, 500}, &hit) == LAMINA_OK && hit == NULL, "outside everything: NULL");
     check(lamina_layer_hit_test(root, (lamina_point){0.0 / 0.0, 5}, &hit) == LAMINA_ERROR_INVALID_ARGUMENT, "a NaN point is refused");
+
+    /* Effects, presentation values and retained mode, with pixels. */
+    {
+        lamina_target *fx_target, *screen;
+        lamina_layer *fx, *card, *masked, *mask, *under, *blend, *dark, *glass, *shown;
+        lamina_host *fx_host;
+        lamina_color white = {1, 1, 1, 1}, black = {0, 0, 0, 1}, red = {1, 0, 0, 1}, blue = {0, 0, 1, 1}, green = {0, 1, 0, 1};
+        lamina_target_create_offscreen(device, 100, 100, 1, &fx_target);
+        lamina_layer_create(&fx);
+        lamina_layer_set_frame(fx, (lamina_rect){0, 0, 100, 100});
+        /* A red card with a hard black shadow 10 points right and down. */
+        lamina_layer_create(&card);
+        lamina_layer_set_frame(card, (lamina_rect){5, 5, 30, 30});
+        lamina_layer_set_background_color(card, &red);
+        check(lamina_layer_set_shadow(card, black, 1, (lamina_size){10, 10}, 0) == LAMINA_OK, "lamina_layer_set_shadow");
+        check(lamina_layer_set_shadow(card, black, 1, (lamina_size){10, 10}, -1) == LAMINA_ERROR_INVALID_ARGUMENT, "a negative shadow radius is refused");
+        lamina_layer_add_sublayer(fx, card);
+        /* A blue square masked to its left half. */
+        lamina_layer_create(&masked);
+        lamina_layer_set_frame(masked, (lamina_rect){55, 5, 40, 40});
+        lamina_layer_set_background_color(masked, &blue);
+        lamina_layer_create(&mask);
+        lamina_layer_set_frame(mask, (lamina_rect){0, 0, 20, 40});
+        lamina_layer_set_background_color(mask, &black);
+        check(lamina_layer_set_mask(masked, mask) == LAMINA_OK, "lamina_layer_set_mask");
+        check(lamina_layer_set_mask(masked, masked) == LAMINA_ERROR_INVALID_ARGUMENT, "a layer cannot mask itself");
+        lamina_layer_add_sublayer(fx, masked);
+        /* Green multiplied over red: black. */
+        lamina_layer_create(&under);
+        lamina_layer_set_frame(under, (lamina_rect){5, 55, 40, 40});
+        lamina_layer_set_background_color(under, &red);
+        lamina_layer_add_sublayer(fx, under);
+        lamina_layer_create(&blend);
+        lamina_layer_set_frame(blend, (lamina_rect){5, 55, 40, 40});
+        lamina_layer_set_background_color(blend, &green);
+        check(lamina_layer_set_blend_mode(blend, LAMINA_BLEND_MULTIPLY) == LAMINA_OK, "lamina_layer_set_blend_mode");
+        check(lamina_layer_set_blend_mode(blend, (lamina_blend_mode)99) == LAMINA_ERROR_INVALID_ARGUMENT, "an unknown blend mode is refused");
+        lamina_layer_add_sublayer(fx, blend);
+        /* Glass over a black/white edge: the edge blurred. */
+        lamina_layer_create(&dark);
+        lamina_layer_set_frame(dark, (lamina_rect){55, 55, 20, 40});
+        lamina_layer_set_background_color(dark, &black);
+        lamina_layer_add_sublayer(fx, dark);
+        lamina_layer_create(&glass);
+        lamina_layer_set_frame(glass, (lamina_rect){55, 55, 40, 40});
+        check(lamina_layer_set_backdrop_blur(glass, 6) == LAMINA_OK, "lamina_layer_set_backdrop_blur");
+        lamina_layer_add_sublayer(fx, glass);
+        lamina_host_create(fx, fx_target, &white, &fx_host);
+        check(lamina_flush() == LAMINA_OK, "the effects commit");
+        lamina_target_read_pixels(fx_target, LAMINA_PIXEL_RGBA8, px, 400, sizeof px);
+        #define AT(x, y) (px + ((y) * 100 + (x)) * 4)
+        check(near(AT(10, 10), 255, 0, 0) && near(AT(40, 40), 0, 0, 0) && near(AT(40, 10), 255, 255, 255), "the shadow: under the card, offset right and down");
+        check(near(AT(60, 20), 0, 0, 255) && near(AT(85, 20), 255, 255, 255), "the mask: the left half shows, the right half does not");
+        check(near(AT(20, 70), 0, 0, 0), "multiply: green over red is black");
+        check(AT(73, 75)[0] > 30 && AT(73, 75)[0] < 128 && AT(77, 75)[0] > 128 && AT(77, 75)[0] < 225, "the backdrop blur softens the edge under the glass");
+        /* Presentation values: an implicit fade of the card, half a frame in. */
+        lamina_set_actions_disabled_by_default(0);
+        lamina_layer_set_opacity(card, 0);
+        lamina_flush();
+        double model = 1, presented = 0;
+        check(lamina_layer_presentation(card, &shown) == LAMINA_OK && lamina_layer_get_opacity(shown, &presented) == LAMINA_OK
+              && lamina_layer_get_opacity(card, &model) == LAMINA_OK && model == 0 && presented > 0.5,
+              "lamina_layer_presentation: the card as shown, fading from 1 while its model is 0");
+        lamina_release(shown);
+        lamina_set_actions_disabled_by_default(1);
+        /* Retained mode: the host's texture, and its picture presented into another target. */
+        uint32_t name = 0;
+        check(lamina_host_texture(fx_host, &name) == LAMINA_OK && name != 0, "lamina_host_texture");
+        lamina_target_create_offscreen(device, 100, 100, 1, &screen);
+        check(lamina_host_present(fx_host, screen, &(lamina_rect){0, 0, 50, 50}) == LAMINA_OK, "lamina_host_present");
+        lamina_target_read_pixels(screen, LAMINA_PIXEL_RGBA8, px, 400, sizeof px);
+        check(near(AT(5, 5), 255, 0, 0) && AT(75, 75)[3] == 0, "presented into the top-left quarter, the rest untouched");
+        #undef AT
+        lamina_release(fx_host);
+        lamina_release(card); lamina_release(masked); lamina_release(mask); lamina_release(under); lamina_release(blend);
+        lamina_release(dark); lamina_release(glass); lamina_release(fx); lamina_release(fx_target); lamina_release(screen);
+    }
 
     /* A scene file: loaded, rendered to PNG, its root layer reachable. */
     lamina_scene *scene;

@@ -186,6 +186,24 @@ lamina_status lamina_layer_set_border_color(lamina_layer *layer, lamina_color co
 lamina_status lamina_layer_set_corner_radius(lamina_layer *layer, double radius);
 lamina_status lamina_layer_set_masks_to_bounds(lamina_layer *layer, int masks);
 lamina_status lamina_layer_set_opaque(lamina_layer *layer, int opaque);
+
+/* Effects (docs/effects.md). The shadow: colour, opacity (0 … 1: none at 0), offset in
+ * points (y down) and radius (σ, points); it follows the layer's shape, or its alpha and its
+ * sublayers' when it has no background. */
+lamina_status lamina_layer_set_shadow(lamina_layer *layer, lamina_color color, double opacity, lamina_size offset, double radius);
+/* The layer's mask: `mask`'s alpha (a layer of no tree) shows the layer; NULL: none. */
+lamina_status lamina_layer_set_mask(lamina_layer *layer, lamina_layer *mask);
+/* How the layer is composited over what is under it. */
+typedef enum lamina_blend_mode {
+    LAMINA_BLEND_NORMAL = 0, LAMINA_BLEND_MULTIPLY, LAMINA_BLEND_SCREEN, LAMINA_BLEND_OVERLAY, LAMINA_BLEND_DARKEN,
+    LAMINA_BLEND_LIGHTEN, LAMINA_BLEND_DIFFERENCE, LAMINA_BLEND_PLUS_LIGHTER
+} lamina_blend_mode;
+lamina_status lamina_layer_set_blend_mode(lamina_layer *layer, lamina_blend_mode mode);
+/* What lies under the layer, blurred (σ `radius` points) inside its shape; 0: no blur. */
+lamina_status lamina_layer_set_backdrop_blur(lamina_layer *layer, double radius);
+/* The layer as it is shown now, animations applied (CALayer.presentation): a new layer of no
+ * tree — read it with the getters; changing it changes nothing shown. Release it. */
+lamina_status lamina_layer_presentation(lamina_layer *layer, lamina_layer **out);
 lamina_status lamina_layer_set_contents_rect(lamina_layer *layer, lamina_rect rect);
 lamina_status lamina_layer_set_contents_center(lamina_layer *layer, lamina_rect rect);
 lamina_status lamina_layer_set_contents_gravity(lamina_layer *layer, lamina_contents_gravity gravity);
@@ -243,6 +261,13 @@ lamina_status lamina_host_set_composites_every_frame(lamina_host *host, int ever
 lamina_status lamina_host_last_frame(const lamina_host *host, uint64_t *draw_calls, uint64_t *bytes_uploaded);
 /* Stops compositing (also done when the handle goes). */
 lamina_status lamina_host_detach(lamina_host *host);
+/* Retained mode: a host on an offscreen target composites only when its tree changes; each
+ * frame, draw its last picture into `destination` (the host's framebuffer target) in `rect`
+ * (points; NULL: all of it) — one quad. */
+lamina_status lamina_host_present(lamina_host *host, lamina_target *destination, const lamina_rect *rect);
+/* The GL name of the host's output texture (GL_TEXTURE_2D, RGBA8, premultiplied, top row
+ * first), for a host sampling it itself (in the same or a shared context). */
+lamina_status lamina_host_texture(lamina_host *host, uint32_t *texture);
 
 /* ---- Transactions and the run loop ------------------------------------------------ */
 
