@@ -402,6 +402,25 @@ private func transform(_ t: UnsafePointer<lamina_transform>?) throws -> Transfor
     nonisolated(unsafe) let l = l, out = out
     return set("lamina_layer_get_opacity", l) { try required(out).pointee = $0.opacity }
 }
+@_cdecl("lamina_layer_get_corner_radius") public func c_get_corner_radius(_ l: OpaquePointer?, _ out: UnsafeMutablePointer<Double>?) -> lamina_status {
+    nonisolated(unsafe) let l = l, out = out
+    return set("lamina_layer_get_corner_radius", l) { try required(out).pointee = $0.cornerRadius }
+}
+@_cdecl("lamina_layer_get_border_width") public func c_get_border_width(_ l: OpaquePointer?, _ out: UnsafeMutablePointer<Double>?) -> lamina_status {
+    nonisolated(unsafe) let l = l, out = out
+    return set("lamina_layer_get_border_width", l) { try required(out).pointee = $0.borderWidth }
+}
+@_cdecl("lamina_layer_get_shadow_opacity") public func c_get_shadow_opacity(_ l: OpaquePointer?, _ out: UnsafeMutablePointer<Double>?) -> lamina_status {
+    nonisolated(unsafe) let l = l, out = out
+    return set("lamina_layer_get_shadow_opacity", l) { try required(out).pointee = $0.shadowOpacity }
+}
+@_cdecl("lamina_layer_get_background_color") public func c_get_background(_ l: OpaquePointer?, _ out: UnsafeMutablePointer<lamina_color>?) -> lamina_status {
+    nonisolated(unsafe) let l = l, out = out
+    return set("lamina_layer_get_background_color", l) {
+        let c = $0.backgroundColor ?? Color(red: 0, green: 0, blue: 0, alpha: 0)
+        try required(out).pointee = lamina_color(red: c.red, green: c.green, blue: c.blue, alpha: c.alpha)
+    }
+}
 @_cdecl("lamina_layer_set_hidden") public func c_set_hidden(_ l: OpaquePointer?, _ v: Int32) -> lamina_status {
     nonisolated(unsafe) let l = l
     return set("lamina_layer_set_hidden", l) { $0.isHidden = v != 0 }

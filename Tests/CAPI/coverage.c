@@ -8,6 +8,7 @@
 #include <lamina.h>
 
 #include <poll.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,9 @@ static void draw(lamina_layer *layer, cairo_t *cr, lamina_rect dirty, void *user
     cairo_set_source_rgb(cr, 0, 0.5, 1);
     cairo_paint(cr);
 }
+
+static int done_count = 0, done_finished = -1;
+static void animation_done(int finished, void *user_data) { (void)user_data; done_count++; done_finished = finished; }
 
 static int frame_requests = 0, commit_in_request = 0;
 static lamina_status request_status = LAMINA_OK;
@@ -234,6 +238,101 @@ int main(int argc, char **argv) {
         lamina_release(fx_host);
         lamina_release(card); lamina_release(masked); lamina_release(mask); lamina_release(under); lamina_release(blend);
         lamina_release(dark); lamina_release(glass); lamina_release(fx); lamina_release(fx_target); lamina_release(screen);
+    }
+
+    /* Explicit animations on a fixed frame clock (lamina_set_frame_time): basic, keyframe,
+       spring and group, their values half-way through, a completion, refusals. */
+    {
+        lamina_layer *a, *b;   /* b: hidden, so that its animations do not touch a's pixels */
+        lamina_color red = {1, 0, 0, 1};
+        uint8_t under[4];      /* what lies where the red layer will be half-way */
+        lamina_target_read_pixels(target, LAMINA_PIXEL_RGBA8, px, 400, sizeof px);
+        memcpy(under, px + (60 * 100 + 25) * 4, 4);
+        lamina_layer_create(&b);
+        lamina_layer_set_frame(b, (lamina_rect){0, 0, 20, 20});
+        lamina_layer_set_hidden(b, 1);
+        lamina_layer_add_sublayer(root, b);
+        lamina_layer_create(&a);
+        lamina_layer_set_frame(a, (lamina_rect){0, 60, 20, 20});
+        lamina_layer_set_background_color(a, &red);
+        lamina_layer_add_sublayer(root, a);
+        const double t0 = 1000;
+        lamina_set_frame_time(t0);
+        lamina_flush();
+        lamina_animation fade, path, spring, group, members[2];
+        double zero = 0, one = 1, hundred = 100;
+        lamina_animation_init(&fade, LAMINA_ANIMATION_BASIC, "opacity");
+        fade.from = &zero; fade.to = &one; fade.duration = 10; fade.timing_function = LAMINA_TIMING_LINEAR;
+        fade.done = animation_done;
+        check(lamina_layer_add_animation(a, &fade, "fade") == LAMINA_OK, "lamina_layer_add_animation (basic)");
+        double points[] = {10, 60, 25, 60, 25, 90};   /* a free corner of the 100×100 target */
+        lamina_animation_init(&path, LAMINA_ANIMATION_KEYFRAME, "position");
+        path.components = 2; path.values = points; path.value_count = 3; path.duration = 10; path.timing_function = LAMINA_TIMING_LINEAR;
+        check(lamina_layer_add_animation(a, &path, "path") == LAMINA_OK, "a keyframe animation");
+        lamina_animation_init(&spring, LAMINA_ANIMATION_SPRING, "cornerRadius");
+        spring.from = &zero; spring.to = &hundred; spring.duration = 10;
+        check(lamina_layer_add_animation(b, &spring, "spring") == LAMINA_OK, "a spring animation");
+        lamina_animation_init(&members[0], LAMINA_ANIMATION_BASIC, "borderWidth");
+        members[0].from = &zero; members[0].to = &hundred; members[0].duration = 10; members[0].timing_function = LAMINA_TIMING_LINEAR;
+        lamina_animation_init(&members[1], LAMINA_ANIMATION_BASIC, "shadowOpacity");
+        members[1].from = &zero; members[1].to = &one; members[1].duration = 10;
+        members[1].timing_function = LAMINA_TIMING_BEZIER;
+        members[1].bezier[0] = 0; members[1].bezier[1] = 0; members[1].bezier[2] = 1; members[1].bezier[3] = 1;   /* linear */
+        lamina_animation_init(&group, LAMINA_ANIMATION_GROUP, NULL);
+        group.children = members; group.child_count = 2; group.duration = 10;
+        check(lamina_layer_add_animation(b, &group, "group") == LAMINA_OK, "a group of two");
+        lamina_flush();                                   /* they begin at this commit: t0 */
+        lamina_set_frame_time(t0 + 5);
+        lamina_flush();
+        lamina_layer *shown;
+        double opacity = 0, radius = 0, border = 0, shadow = 0;
+        lamina_point position = {0, 0};
+        lamina_layer_presentation(a, &shown);
+        lamina_layer_get_opacity(shown, &opacity);
+        lamina_layer_get_position(shown, &position);
+        lamina_release(shown);
+        lamina_layer_presentation(b, &shown);
+        lamina_layer_get_corner_radius(shown, &radius);
+        lamina_layer_get_border_width(shown, &border);
+        lamina_layer_get_shadow_opacity(shown, &shadow);
+        lamina_release(shown);
+        printf("   half-way: opacity %.3f, position (%.2f, %.2f), corner radius %.2f, border %.2f, shadow %.3f\n",
+               opacity, position.x, position.y, radius, border, shadow);
+        check(fabs(opacity - 0.5) < 0.01, "basic, linear: half-way at half the duration");
+        check(fabs(position.x - 25) < 0.01 && fabs(position.y - 60) < 0.01, "keyframes: at the middle value at half the duration");
+        check(fabs(radius - 100) < 1, "the spring has settled at its target");
+        check(fabs(border - 50) < 0.01 && fabs(shadow - 0.5) < 0.01, "the group's members, half-way (a Bézier that is linear)");
+        lamina_target_read_pixels(target, LAMINA_PIXEL_RGBA8, px, 400, sizeof px);
+        const uint8_t *q = px + (60 * 100 + 25) * 4;
+        printf("   pixel (25, 60): %d %d %d %d\n", q[0], q[1], q[2], q[3]);
+        check(near(q, (255 + under[0]) / 2, under[1] / 2, under[2] / 2), "the half-faded red layer is drawn where the keyframes put it, over what was there");
+        int has = 0;
+        check(lamina_layer_has_animation(a, "fade", &has) == LAMINA_OK && has, "lamina_layer_has_animation");
+        lamina_set_frame_time(t0 + 20);
+        lamina_flush();
+        check(done_count == 1 && done_finished == 1, "the completion: called once, finished");
+        check(lamina_layer_has_animation(a, "fade", &has) == LAMINA_OK && !has, "removed on completion");
+        fade.from = NULL;
+        check(lamina_layer_add_animation(a, &fade, NULL) == LAMINA_OK, "a key of its own when NULL");
+        lamina_flush();
+        lamina_layer_remove_all_animations(a);
+        lamina_flush();
+        check(done_count == 2 && done_finished == 0, "removed early: finished is 0");
+        lamina_animation bad;
+        lamina_animation_init(&bad, LAMINA_ANIMATION_BASIC, "nope");
+        bad.to = &one;
+        check(lamina_layer_add_animation(a, &bad, "bad") == LAMINA_ERROR_INVALID_ARGUMENT, "a key path that cannot be animated is refused");
+        lamina_animation_init(&bad, LAMINA_ANIMATION_BASIC, "opacity");
+        bad.to = &one; bad.components = 3;
+        check(lamina_layer_add_animation(a, &bad, "bad") == LAMINA_ERROR_INVALID_ARGUMENT, "3 components are refused");
+        bad.components = 1; bad.duration = 0.0 / 0.0;
+        check(lamina_layer_add_animation(a, &bad, "bad") == LAMINA_ERROR_INVALID_ARGUMENT, "a NaN duration is refused");
+        lamina_set_frame_time(0.0 / 0.0);
+        lamina_layer_remove_from_superlayer(a);
+        lamina_layer_remove_from_superlayer(b);
+        lamina_release(a);
+        lamina_release(b);
+        lamina_flush();
     }
 
     /* A scene file: loaded, rendered to PNG, its root layer reachable. */

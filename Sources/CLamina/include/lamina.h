@@ -176,6 +176,12 @@ lamina_status lamina_layer_get_transform(const lamina_layer *layer, lamina_trans
 lamina_status lamina_layer_set_sublayer_transform(lamina_layer *layer, const lamina_transform *transform);
 lamina_status lamina_layer_set_opacity(lamina_layer *layer, double opacity);
 lamina_status lamina_layer_get_opacity(const lamina_layer *layer, double *opacity);
+/* More getters (with lamina_layer_presentation: the values shown now). A layer without a
+ * background colour gives transparent black. */
+lamina_status lamina_layer_get_corner_radius(const lamina_layer *layer, double *radius);
+lamina_status lamina_layer_get_border_width(const lamina_layer *layer, double *width);
+lamina_status lamina_layer_get_shadow_opacity(const lamina_layer *layer, double *opacity);
+lamina_status lamina_layer_get_background_color(const lamina_layer *layer, lamina_color *color);
 lamina_status lamina_layer_set_hidden(lamina_layer *layer, int hidden);
 lamina_status lamina_layer_set_double_sided(lamina_layer *layer, int double_sided);
 lamina_status lamina_layer_set_allows_group_opacity(lamina_layer *layer, int allows);
@@ -201,6 +207,61 @@ typedef enum lamina_blend_mode {
 lamina_status lamina_layer_set_blend_mode(lamina_layer *layer, lamina_blend_mode mode);
 /* What lies under the layer, blurred (σ `radius` points) inside its shape; 0: no blur. */
 lamina_status lamina_layer_set_backdrop_blur(lamina_layer *layer, double radius);
+/* ---- Explicit animations (docs/animations.md) ------------------------------------- */
+
+typedef enum lamina_animation_kind {
+    LAMINA_ANIMATION_BASIC = 0,   /* from → to (or by) over the duration, through the timing function */
+    LAMINA_ANIMATION_KEYFRAME,    /* through `values` at `key_times` */
+    LAMINA_ANIMATION_SPRING,      /* from → to as a damped spring (its duration: set it, e.g. to settle) */
+    LAMINA_ANIMATION_GROUP        /* `children` together, on the group's timing */
+} lamina_animation_kind;
+typedef enum lamina_timing_function {
+    LAMINA_TIMING_DEFAULT = 0, LAMINA_TIMING_LINEAR, LAMINA_TIMING_EASE_IN, LAMINA_TIMING_EASE_OUT,
+    LAMINA_TIMING_EASE_IN_EASE_OUT,
+    LAMINA_TIMING_BEZIER          /* the cubic Bézier of `bezier` (x1, y1, x2, y2) */
+} lamina_timing_function;
+typedef enum lamina_fill_mode {
+    LAMINA_FILL_REMOVED = 0, LAMINA_FILL_FORWARDS, LAMINA_FILL_BACKWARDS, LAMINA_FILL_BOTH
+} lamina_fill_mode;
+/* Called on the main thread when the animation stops: `finished` 0 when it was removed or
+ * replaced before its end. */
+typedef void (*lamina_animation_done_fn)(int finished, void *user_data);
+/* An animation, described (lamina_animation_init fills in the defaults; then set what you
+ * need). Values are doubles, `components` per value: 1 for a number (opacity,
+ * "transform.rotation.z", …), 2 for a point or size, 4 for a rect or colour (r, g, b, a),
+ * 16 for a transform (as lamina_transform). */
+typedef struct lamina_animation {
+    lamina_animation_kind kind;
+    const char *key_path;                 /* the animated property (not for a group) */
+    size_t components;
+    const double *from, *to, *by;         /* basic and spring: NULL = the layer's value */
+    const double *values;                 /* keyframe: value_count values */
+    size_t value_count;
+    const double *key_times;              /* keyframe: value_count times 0 … 1 (NULL: evenly) */
+    double duration;                      /* seconds (default 0.25) */
+    double delay;                         /* seconds after the commit it starts (default 0) */
+    double speed, repeat_count;           /* default 1 and 0 */
+    int autoreverses;
+    lamina_fill_mode fill_mode;
+    int removed_on_completion;            /* default 1 */
+    lamina_timing_function timing_function;
+    double bezier[4];
+    double mass, stiffness, damping, initial_velocity;   /* spring: default 1, 100, 10, 0 */
+    const struct lamina_animation *children;             /* group: child_count animations */
+    size_t child_count;
+    lamina_animation_done_fn done;        /* NULL: none */
+    void *done_user_data;
+} lamina_animation;
+lamina_status lamina_animation_init(lamina_animation *animation, lamina_animation_kind kind, const char *key_path);
+/* Adds a copy of `animation` under `key` (NULL: a key of its own), replacing the one there;
+ * it starts at the next commit (plus its delay). A key path that cannot be animated, values
+ * of the wrong size or unusable timing are LAMINA_ERROR_INVALID_ARGUMENT. */
+lamina_status lamina_layer_add_animation(lamina_layer *layer, const lamina_animation *animation, const char *key);
+lamina_status lamina_layer_remove_animation(lamina_layer *layer, const char *key);
+lamina_status lamina_layer_remove_all_animations(lamina_layer *layer);
+/* Whether an animation runs under `key`. */
+lamina_status lamina_layer_has_animation(const lamina_layer *layer, const char *key, int *has);
+
 /* The layer as it is shown now, animations applied (CALayer.presentation): a new layer of no
  * tree — read it with the getters; changing it changes nothing shown. Release it. */
 lamina_status lamina_layer_presentation(lamina_layer *layer, lamina_layer **out);

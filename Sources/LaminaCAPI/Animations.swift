@@ -1,0 +1,176 @@
+import CLamina
+import LaminaCore
+import LaminaGeometry
+import LaminaValues
+
+// lamina_layer_add_animation: a `lamina_animation` description made into Lamina's
+// BasicAnimation, KeyframeAnimation, SpringAnimation or AnimationGroup.
+
+@_cdecl("lamina_animation_init")
+public func c_animation_init(_ a: UnsafeMutablePointer<lamina_animation>?, _ kind: lamina_animation_kind,
+                             _ keyPath: UnsafePointer<CChar>?) -> lamina_status {
+    nonisolated(unsafe) let a = a, keyPath = keyPath
+    return call("lamina_animation_init") {
+        let p = try required(a)
+        var d = lamina_animation()
+        d.kind = kind
+        d.key_path = keyPath
+        d.components = 1
+        d.duration = 0.25
+        d.speed = 1
+        d.removed_on_completion = 1
+        d.mass = 1
+        d.stiffness = 100
+        d.damping = 10
+        p.pointee = d
+    }
+}
+
+/// The values of a description, read as `components` doubles each.
+private func value(_ p: UnsafePointer<Double>?, _ components: Int, keyPath: String, _ what: String) throws -> AnimationValue? {
+    guard let p else { return nil }
+    let v = (0..<components).map { p[$0] }
+    guard v.allSatisfy(\.isFinite) else { throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "the \(what) value must be finite numbers") }
+    switch components {
+    case 1: return .number(v[0])
+    case 2:
+        let isSize = keyPath.hasSuffix("size") || keyPath.hasSuffix("Size") || keyPath == "shadowOffset"
+        return isSize ? .size(Size(width: v[0], height: v[1])) : .point(Point(x: v[0], y: v[1]))
+    case 4:
+        if keyPath.hasSuffix("Color") { return .color(Color(red: v[0], green: v[1], blue: v[2], alpha: v[3])) }
+        return .rect(Rect(x: v[0], y: v[1], width: v[2], height: v[3]))
+    case 16:
+        return .transform(Transform3D(v))
+    default:
+        throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "components must be 1, 2, 4 or 16 (got \(components))")
+    }
+}
+
+private struct DoneCallback: @unchecked Sendable {
+    let function: lamina_animation_done_fn
+    let userData: UnsafeMutableRawPointer?
+}
+
+/// Lamina's animation for a description (children through an explicit stack of levels: a
+/// group nests to any depth without recursion limits being C's problem).
+@MainActor private func animation(_ d: lamina_animation, depth: Int = 0) throws -> any Animation {
+    guard depth < 64 else { throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "animation groups nest deeper than 64 levels") }
+    let keyPath = d.key_path.map { String(cString: $0) } ?? ""
+    var result: any Animation
+    switch d.kind {
+    case LAMINA_ANIMATION_BASIC:
+        var b = BasicAnimation(keyPath: keyPath)
+        b.fromValue = try value(d.from, d.components, keyPath: keyPath, "from")
+        b.toValue = try value(d.to, d.components, keyPath: keyPath, "to")
+        b.byValue = try value(d.by, d.components, keyPath: keyPath, "by")
+        result = b
+    case LAMINA_ANIMATION_SPRING:
+        try finite(d.mass, d.stiffness, d.damping, d.initial_velocity, what: "the spring's mass, stiffness, damping and velocity")
+        guard d.mass > 0, d.stiffness > 0, d.damping >= 0 else {
+            throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "a spring needs mass > 0, stiffness > 0 and damping ≥ 0")
+        }
+        var s = SpringAnimation(keyPath: keyPath)
+        s.fromValue = try value(d.from, d.components, keyPath: keyPath, "from")
+        s.toValue = try value(d.to, d.components, keyPath: keyPath, "to")
+        s.byValue = try value(d.by, d.components, keyPath: keyPath, "by")
+        (s.mass, s.stiffness, s.damping, s.initialVelocity) = (d.mass, d.stiffness, d.damping, d.initial_velocity)
+        result = s
+    case LAMINA_ANIMATION_KEYFRAME:
+        guard let values = d.values, d.value_count > 0, d.value_count <= 100_000 else {
+            throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "a keyframe animation needs 1 to 100000 values")
+        }
+        var k = KeyframeAnimation(keyPath: keyPath)
+        let n = Int(d.components)
+        k.values = try (0..<Int(d.value_count)).map { i in try value(values + i * n, n, keyPath: keyPath, "keyframe")! }
+        if let times = d.key_times {
+            let t = (0..<Int(d.value_count)).map { times[$0] }
+            guard t.allSatisfy({ $0.isFinite && $0 >= 0 && $0 <= 1 }), zip(t, t.dropFirst()).allSatisfy({ $0 <= $1 }) else {
+                throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "key times must rise from 0 to 1")
+            }
+            k.keyTimes = t
+        }
+        result = k
+    case LAMINA_ANIMATION_GROUP:
+        guard d.child_count == 0 || d.children != nil, d.child_count <= 10_000 else {
+            throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "a group's children are NULL (or more than 10000)")
+        }
+        result = AnimationGroup(try (0..<Int(d.child_count)).map { try animation(d.children[$0], depth: depth + 1) })
+    default:
+        throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "unknown animation kind \(d.kind.rawValue)")
+    }
+    result.duration = d.duration
+    result.speed = d.speed
+    result.repeatCount = d.repeat_count
+    result.autoreverses = d.autoreverses != 0
+    result.isRemovedOnCompletion = d.removed_on_completion != 0
+    switch d.fill_mode {
+    case LAMINA_FILL_REMOVED: result.fillMode = .removed
+    case LAMINA_FILL_FORWARDS: result.fillMode = .forwards
+    case LAMINA_FILL_BACKWARDS: result.fillMode = .backwards
+    case LAMINA_FILL_BOTH: result.fillMode = .both
+    default: throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "unknown fill mode \(d.fill_mode.rawValue)")
+    }
+    switch d.timing_function {
+    case LAMINA_TIMING_DEFAULT: result.timingFunction = nil
+    case LAMINA_TIMING_LINEAR: result.timingFunction = .linear
+    case LAMINA_TIMING_EASE_IN: result.timingFunction = .easeIn
+    case LAMINA_TIMING_EASE_OUT: result.timingFunction = .easeOut
+    case LAMINA_TIMING_EASE_IN_EASE_OUT: result.timingFunction = .easeInEaseOut
+    case LAMINA_TIMING_BEZIER:
+        let b = d.bezier
+        try finite(b.0, b.1, b.2, b.3, what: "the Bézier control points")
+        guard (0...1).contains(b.0), (0...1).contains(b.2) else {
+            throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "a timing curve's x1 and x2 must lie in 0…1")
+        }
+        result.timingFunction = TimingFunction(controlPoints: b.0, b.1, b.2, b.3)
+    default: throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "unknown timing function \(d.timing_function.rawValue)")
+    }
+    if let function = d.done {
+        let done = DoneCallback(function: function, userData: d.done_user_data)
+        result.didStop = { finished in done.function(finished ? 1 : 0, done.userData) }
+    }
+    return result
+}
+
+nonisolated(unsafe) private var generatedKeys = 0
+
+@_cdecl("lamina_layer_add_animation")
+public func c_layer_add_animation(_ l: OpaquePointer?, _ a: UnsafePointer<lamina_animation>?, _ key: UnsafePointer<CChar>?) -> lamina_status {
+    nonisolated(unsafe) let l = l, a = a, key = key
+    return call("lamina_layer_add_animation") {
+        let layer = try Handles.layer(l)
+        guard let a else { throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "the animation is NULL") }
+        var made = try animation(a.pointee)
+        try finite(a.pointee.delay, what: "the delay")
+        if a.pointee.delay > 0 { made.beginTime = layer.convertTime(MediaClock.now(), from: nil) + a.pointee.delay }
+        guard let effect = made.makeEffect() else {
+            throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "'\(a.pointee.key_path.map { String(cString: $0) } ?? "")' cannot be animated with these values (see docs/animations.md for the key paths)")
+        }
+        guard effect.hasValidTiming else {
+            throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "the timing is not usable (duration, speed and repeat count must be finite, duration ≥ 0, repeat count ≥ 0)")
+        }
+        let name: String
+        if let key { name = String(cString: key) } else { generatedKeys += 1; name = "lamina.animation.\(generatedKeys)" }
+        layer.add(made, forKey: name)
+    }
+}
+
+@_cdecl("lamina_layer_remove_animation")
+public func c_layer_remove_animation(_ l: OpaquePointer?, _ key: UnsafePointer<CChar>?) -> lamina_status {
+    nonisolated(unsafe) let l = l, key = key
+    return call("lamina_layer_remove_animation") { try Handles.layer(l).removeAnimation(forKey: try cString(key, "the key")) }
+}
+
+@_cdecl("lamina_layer_remove_all_animations")
+public func c_layer_remove_all_animations(_ l: OpaquePointer?) -> lamina_status {
+    nonisolated(unsafe) let l = l
+    return call("lamina_layer_remove_all_animations") { try Handles.layer(l).removeAllAnimations() }
+}
+
+@_cdecl("lamina_layer_has_animation")
+public func c_layer_has_animation(_ l: OpaquePointer?, _ key: UnsafePointer<CChar>?, _ out: UnsafeMutablePointer<Int32>?) -> lamina_status {
+    nonisolated(unsafe) let l = l, key = key, out = out
+    return call("lamina_layer_has_animation") {
+        try required(out).pointee = try Handles.layer(l).animation(forKey: try cString(key, "the key")) != nil ? 1 : 0
+    }
+}
