@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The C API's tests: installs Lamina's C library into a temporary prefix (Tools/install.sh),
 # then builds and runs — against the installed library, through pkg-config — the C, C++
-# and Rust examples (each checks pixels) and the C error-path test, and compiles the
+# and Rust examples (each checks pixels), the C error-path and coverage tests and the
+# C-API fuzzer (10⁴ sequences; LAMINA_FUZZ_SEQUENCES=N for another count), and compiles the
 # header as strict C99 and as C++17. Prints "✔ capi: …"/"✘ capi: …" per check, the build
 # times, and "capi: N passed, N failed". Extra arguments go to install.sh.
 set -uo pipefail
@@ -67,6 +68,16 @@ run cpp-example c++ -std=c++17 -Wall -Wextra -Werror -pedantic Examples/CPP/exam
 [ -x "$work/cpp-example" ] && check_run "C++ example (RAII wrapper, pixels checked)" "$work/cpp-example" cpp-example.png
 run rust-example cargo build --offline --quiet --manifest-path Examples/Rust/Cargo.toml --target-dir "$work/rust"
 [ -x "$work/rust/debug/lamina-rust-example" ] && check_run "Rust example (extern \"C\", pixels checked)" "$work/rust/debug/lamina-rust-example"
+
+# The fuzzer: seeded random sequences of every kind of call, with valid, released, wrong-kind,
+# NULL and garbage handles, extreme numbers and callbacks that call in again, each sequence
+# in its own process; no sequence may end through a signal or hang (Tools/capi-fuzz.sh).
+run c-fuzz cc -std=c99 -Wall -Wextra -Werror -pedantic -O1 Tests/CAPI/fuzz.c $(pkg-config --cflags --libs lamina) -lm -o "$work/c-fuzz"
+if [ -x "$work/c-fuzz" ]; then
+  if bash Tools/capi-fuzz.sh "$work/c-fuzz" "${LAMINA_FUZZ_SEQUENCES:-10000}" 200 >"$work/c-fuzz.txt" 2>&1; then
+    sed 's/^/   /' "$work/c-fuzz.txt"; ok "the C-API fuzzer: no sequence crashed or hung"
+  else cat "$work/c-fuzz.txt"; ko "the C-API fuzzer"; fi
+fi
 
 # The GBM backend (a GBM target, dma-buf contents made with libgbm) inside the test VM,
 # which has a DRM device (Tools/vm/run-in-vm.sh); the test command always runs it

@@ -77,6 +77,13 @@ public final class GaussianBlur {
     }
 
     /// How many times a blur of σ = `sigma` texels halves its input first.
+    /// The largest σ blurred (texels): past it a blur is already flat over any texture a GPU
+    /// holds, and its 3σ margins would not fit in one (a σ of 1e308, say, from a C caller).
+    public static let maximumSigma = 1024.0
+
+    /// σ as blurred: NaN, ∞ and negatives as 0, at most `maximumSigma`.
+    static func effectiveSigma(_ sigma: Double) -> Double { sigma.isFinite ? min(max(0, sigma), maximumSigma) : 0 }
+
     static func downsampling(sigma s: Double) -> Int {
         var d = 1
         while s / Double(d) > GaussianBlur.maximumDirectSigma && d < 64 { d *= 2 }
@@ -86,7 +93,7 @@ public final class GaussianBlur {
     /// The source texels a blur of `region` by σ = `sigma` covers (`BlurredImage.sourceRect`),
     /// worked out without a GPU: the region grown by 3σ, rounded up to the downsampling.
     public static func sourceRect(ofBlurOf region: PixelRect, sigma: Double) -> PixelRect {
-        let s = max(0, sigma.isFinite ? sigma : 0)
+        let s = effectiveSigma(sigma)
         let d = downsampling(sigma: s)
         let pad = Int((3 * s).rounded(.up))
         var w = region.width + 2 * pad, h = region.height + 2 * pad
@@ -103,7 +110,7 @@ public final class GaussianBlur {
     /// target (`recycle` it, or release it).
     public func blur(_ source: Texture, region: PixelRect, sigma: Double, tint: Color? = nil, clampEdges: Bool = false) throws -> BlurredImage {
         let program = try device.program(vertex: "quad.vert", fragment: "blur.frag")
-        let s = max(0, sigma.isFinite ? sigma : 0)
+        let s = GaussianBlur.effectiveSigma(sigma)
         let d = GaussianBlur.downsampling(sigma: s)
         let pad = Int((3 * s).rounded(.up))
         // Level 0: the region and its padding, in source texels.

@@ -298,10 +298,12 @@ final class GLPassEncoder: PassEncoder {
 }
 
 extension RenderTarget {
-    /// Target points → target pixels: the pixels covering `rect`, rounded out, clamped.
+    /// Target points → target pixels: the pixels covering `rect`, rounded out, clamped (in
+    /// floating point first: any rectangle — 1e308 wide, infinite, NaN — is safe).
     func pixelRect(covering rect: Rect) -> PixelRect {
-        let x0 = max(0, Int((rect.minX * scale).rounded(.down))), y0 = max(0, Int((rect.minY * scale).rounded(.down)))
-        let x1 = min(pixelSize.width, Int((rect.maxX * scale).rounded(.up))), y1 = min(pixelSize.height, Int((rect.maxY * scale).rounded(.up)))
+        func pixel(_ v: Double, _ limit: Int) -> Int { v.isNaN ? 0 : Int(min(max(v, 0), Double(limit))) }
+        let x0 = pixel((rect.minX * scale).rounded(.down), pixelSize.width), y0 = pixel((rect.minY * scale).rounded(.down), pixelSize.height)
+        let x1 = pixel((rect.maxX * scale).rounded(.up), pixelSize.width), y1 = pixel((rect.maxY * scale).rounded(.up), pixelSize.height)
         return PixelRect(x: x0, y: y0, width: max(0, x1 - x0), height: max(0, y1 - y0))
     }
 }

@@ -12,7 +12,8 @@ extension LayerState {
     /// The backdrop blur's radius (the sum of the blurs' variances), 0 for none.
     var backdropBlurRadius: Double {
         var variance = 0.0
-        for f in properties.backgroundFilters { if case .gaussianBlur(let r) = f { variance += r * r } }
+        // (Each radius clamped first: 1e308² would be ∞, and an infinite radius blurs nothing.)
+        for f in properties.backgroundFilters { if case .gaussianBlur(let r) = f { variance += pow(BlurRadius.sigma(forRadius: r), 2) } }
         return variance.squareRoot()
     }
 }

@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import Synchronization
 
 /// Where Lamina logs (swift-log): what backend was chosen and why others were not, EGL and
 /// GL errors, the driver's KHR_debug messages (with `LAMINA_DEBUG_GL=1`), shader compiler
@@ -8,7 +7,7 @@ import Synchronization
 /// `LoggingSystem.bootstrap(…)` once at start — or give Lamina a logger of its own:
 /// `LaminaLog.logger = Logger(label: "…", factory: …)`.
 public enum LaminaLog {
-    private static let storage = Mutex({
+    private static let storage = Locked({
         var logger = Logger(label: "lamina")
         // Quiet unless asked: warnings and errors by default, LAMINA_LOG_LEVEL=info|debug|trace for more.
         let asked = ProcessInfo.processInfo.environment["LAMINA_LOG_LEVEL"].flatMap { Logger.Level(rawValue: $0.lowercased()) }

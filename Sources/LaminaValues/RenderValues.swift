@@ -6,7 +6,10 @@ import LaminaGeometry
 /// design tools' conversions — a Sketch or Figma blur B is `shadowRadius` B/2, and a CSS
 /// blur B is σ = B/2 — agree on σ = `shadowRadius`.) Shadows reach 3σ past their shape.
 public enum BlurRadius {
-    public static func sigma(forRadius r: Double) -> Double { r.isFinite ? max(0, r) : 0 }
+    public static func sigma(forRadius r: Double) -> Double { r.isFinite ? min(max(0, r), maximumRadius) : 0 }
+    /// The largest radius blurred (points): larger ones blur as this one (their reach must
+    /// stay a finite box; the GPU's blur is flat long before, `GaussianBlur.maximumSigma`).
+    public static let maximumRadius = 1_000_000.0
     /// How far past its source a blur of radius `r` reaches (3σ: 99.7 % of its weight).
     public static func reach(ofRadius r: Double) -> Double { 3 * sigma(forRadius: r) }
 }

@@ -1,7 +1,6 @@
 import Foundation
 import LaminaGeometry
 import LaminaGPU
-import Synchronization
 import Testing
 @testable import LaminaCore
 @testable import LaminaModel
@@ -155,7 +154,7 @@ struct GBMSwapchainTests {
         try Transaction.flush()
         let device = try GPUDevice(backend: .only(.gbm))
         let other = try GPUDevice(backend: .only(.gbm))
-        let released = Mutex<[UInt64]>([])
+        let released = Locked<[UInt64]>([])
         let handler: @Sendable (ExternalBuffer) -> Void = { b in released.withLock { $0.append(b.id) } }
         /// Waits (at most 5 s) until `ids` were all handed back; then what was.
         func handedBack(_ ids: [UInt64]) -> [UInt64] {

@@ -202,4 +202,30 @@ struct NonFiniteRenderTests {
             try check("moved", greenAt: 8)
         }
     }
+
+    @Test("a blur σ of 1e308 and rectangles of 1e308 points are clamped, not traps (found by the C-API fuzzer)")
+    func hugeBlurAndRects() throws {
+        try Transaction.flush()
+        let device = try GPUDevice()
+        defer { device.close() }
+        let target = try OffscreenTarget(device: device, pixelSize: PixelSize(width: 32, height: 32))
+        defer { target.release() }
+        #expect(target.pixelRect(covering: Rect(x: -1e308, y: -1e300, width: .infinity, height: 2e300)) == PixelRect(x: 0, y: 0, width: 32, height: 32))
+        #expect(target.pixelRect(covering: Rect(x: .nan, y: 0, width: 4, height: .nan)).height == 0)
+        let region = PixelRect(x: 0, y: 0, width: 4, height: 4)
+        #expect(GaussianBlur.sourceRect(ofBlurOf: region, sigma: 1e308) == GaussianBlur.sourceRect(ofBlurOf: region, sigma: GaussianBlur.maximumSigma))
+        // A backdrop blur of radius 1e308 over a half-black target: drawn (flat grey), no trap.
+        let root = rootLayer(width: 32, height: 32)
+        root.addSublayer(solid(Rect(x: 0, y: 0, width: 16, height: 32), .black))
+        let glass = Layer()
+        glass.frame = Rect(x: 0, y: 0, width: 32, height: 32)
+        glass.backgroundFilters = [.gaussianBlur(radius: 1e308)]
+        root.addSublayer(glass)
+        let renderer = LayerRenderer(device: device)
+        defer { renderer.release() }
+        try Transaction.flush()
+        try renderer.render(root, to: target, background: .white)
+        let image = try target.readPixels()
+        #expect(abs(Int(image[4, 16].r) - Int(image[28, 16].r)) < 40, "blurred flat: \(image[4, 16]) vs \(image[28, 16])")
+    }
 }

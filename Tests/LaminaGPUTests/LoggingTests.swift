@@ -2,13 +2,15 @@ import CGLES
 import Foundation
 import LaminaGeometry
 import Logging
-import Synchronization
+import LaminaValues
 import Testing
 @testable import LaminaGPU
 
-/// A swift-log handler that keeps what it is given.
+/// A swift-log handler that keeps what it is given. Any thread logs into it (a device made
+/// by a test running beside these logs "backend chosen"): its lines are `Locked` (a pthread
+/// mutex ThreadSanitizer sees; with `Mutex`'s futex it reported two threads' appends as a race).
 final class CapturingLogHandler: LogHandler, @unchecked Sendable {
-    let lines = Mutex<[(Logger.Level, String)]>([])
+    let lines = Locked<[(Logger.Level, String)]>([])
     var metadata: Logger.Metadata = [:]
     var logLevel: Logger.Level = .trace
     subscript(metadataKey key: String) -> Logger.Metadata.Value? {

@@ -2,7 +2,7 @@ import Foundation
 import LaminaTestSupport
 import LaminaGeometry
 import LaminaGraphics
-import Synchronization
+import LaminaValues
 import Testing
 
 /// The real host: Examples/SDLHost, an SDL2 program with its own OpenGL ES 3 scene that
@@ -13,8 +13,8 @@ private let hostBinary = repository.appendingPathComponent("Examples/SDLHost/.bu
 
 /// Lines a child process writes, collected by a reader thread.
 private final class LineReader: Sendable {
-    private let lines = Mutex<[String]>([])
-    private let partial = Mutex("")
+    private let lines = Locked<[String]>([])
+    private let partial = Locked("")
 
     init(_ handle: FileHandle) {
         let thread = Thread { [self] in

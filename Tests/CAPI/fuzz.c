@@ -1,0 +1,174 @@
+/*
+ * The C API fuzzer: one seeded random sequence of lamina_* calls per process, with valid,
+ * released, wrong-kind, NULL and garbage handles, extreme numbers (NaN, ±∞, ±1e308, 1e-308,
+ * subnormals, −0, huge sizes), and callbacks that call Lamina again (draw callbacks, frame
+ * requests, completions, the log handler). Whatever the calls, the process must not end
+ * through a signal or hang: Tools/capi-fuzz.sh runs many seeds, each in its own process,
+ * with a time limit, and fails on any signal or time-out. Errors are expected and ignored.
+ *
+ *   fuzz SEED [CALLS]     (CALLS: 300 by default)
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <lamina.h>
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t state;
+static uint64_t next(void) {   /* splitmix64 */
+    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+static int below(int n) { return (int)(next() % (uint64_t)n); }
+
+static double number(void) {
+    static const double odd[] = {NAN, INFINITY, -INFINITY, 1e308, -1e308, 1e-308, 4.9e-324, -0.0, 0, 1, -1, 0.5, 2,
+                                 1e6, -1e6, 1e19, 16, 4096, 1.0 / 4096, 1e-7, 3.0e38, 65536};
+    switch (below(4)) {
+    case 0: return odd[below((int)(sizeof odd / sizeof odd[0]))];
+    case 1: return (double)below(400) - 100;
+    case 2: return (double)(next() % 1000) / 999.0;
+    default: { double d; uint64_t bits = next(); memcpy(&d, &bits, sizeof d); return d; }   /* any bit pattern */
+    }
+}
+static uint32_t size(void) {
+    static const uint32_t odd[] = {0, 1, 2, 7, 64, 100, 16384, 16385, 1u << 20, UINT32_MAX};
+    return below(3) ? (uint32_t)below(120) + 1 : odd[below((int)(sizeof odd / sizeof odd[0]))];
+}
+static lamina_rect rect(void) { return (lamina_rect){number(), number(), number(), number()}; }
+static lamina_point point(void) { return (lamina_point){number(), number()}; }
+static lamina_color color(void) { return (lamina_color){number(), number(), number(), number()}; }
+
+/* Handles: live ones, released ones (kept as dangling values), wrong kinds, garbage, NULL. */
+#define POOL 24
+static void *pool[POOL];
+static int count = 0;
+static lamina_device *device;
+static void keep(void *h) { if (h) { if (count < POOL) pool[count++] = h; else pool[below(POOL)] = h; } }
+static void *any(void) {
+    switch (below(10)) {
+    case 0: return NULL;
+    case 1: return (void *)(uintptr_t)(next() | 1);           /* garbage */
+    case 2: return device;
+    default: return count ? pool[below(count)] : NULL;
+    }
+}
+
+static int depth = 0;   /* callbacks calling in (bounded) */
+static void random_call(void);
+static void draw(lamina_layer *layer, cairo_t *cr, lamina_rect dirty, void *user) {
+    (void)layer; (void)cr; (void)dirty; (void)user;
+    if (depth < 2) { depth++; random_call(); depth--; }
+}
+static void frame_requested(void *user) { (void)user; if (depth < 2) { depth++; random_call(); depth--; } }
+static void done(int finished, void *user) { (void)finished; (void)user; if (depth < 2) { depth++; random_call(); depth--; } }
+static void logged(lamina_log_level level, const char *message, void *user) { (void)level; (void)user; (void)strlen(message); }
+
+static void random_animation(lamina_layer *layer) {
+    static const char *paths[] = {"opacity", "position", "bounds", "transform", "backgroundColor", "transform.rotation.z",
+                                  "cornerRadius", "nope", "", "shadowOffset", "bounds.size"};
+    double values[64];
+    for (int i = 0; i < 64; i++) values[i] = number();
+    lamina_animation a, children[3];
+    lamina_animation_init(&a, (lamina_animation_kind)below(5), below(12) ? paths[below(11)] : NULL);
+    a.components = (size_t)(below(5) ? (int[]){1, 2, 4, 16}[below(4)] : below(40));
+    a.from = below(2) ? values : NULL;
+    a.to = below(2) ? values + 16 : NULL;
+    a.by = below(4) ? NULL : values + 32;
+    a.values = below(3) ? values : NULL;
+    a.value_count = (size_t)below(4);
+    a.key_times = below(3) ? NULL : values + 8;
+    a.duration = below(3) ? number() : 0.01;
+    a.delay = below(3) ? 0 : number();
+    a.speed = below(3) ? 1 : number();
+    a.repeat_count = below(3) ? 0 : number();
+    a.autoreverses = below(2);
+    a.fill_mode = (lamina_fill_mode)below(5);
+    a.timing_function = (lamina_timing_function)below(7);
+    for (int i = 0; i < 4; i++) a.bezier[i] = number();
+    if (below(2)) { a.mass = number(); a.stiffness = number(); a.damping = number(); a.initial_velocity = number(); }
+    for (int i = 0; i < 3; i++) { children[i] = a; children[i].kind = (lamina_animation_kind)below(3); children[i].children = NULL; }
+    a.children = below(4) ? children : NULL;
+    a.child_count = (size_t)below(4);
+    a.done = below(2) ? done : NULL;
+    lamina_layer_add_animation(layer, &a, below(3) ? "k" : NULL);
+}
+
+static uint8_t buffer[256 * 256 * 4];
+
+static void random_call(void) {
+    void *h = any(), *h2 = any();
+    switch (below(48)) {
+    case 0: case 1: { lamina_layer *l = NULL; lamina_layer_create(&l); keep(l); break; }
+    case 2: lamina_release(h); break;
+    case 3: lamina_retain(h); break;
+    case 4: case 5: lamina_layer_add_sublayer(h, h2); break;
+    case 6: lamina_layer_insert_sublayer(h, h2, below(2) ? (size_t)below(4) : (size_t)next()); break;
+    case 7: lamina_layer_remove_from_superlayer(h); break;
+    case 8: lamina_layer_set_frame(h, rect()); break;
+    case 9: lamina_layer_set_position(h, point()); break;
+    case 10: lamina_layer_set_bounds(h, rect()); break;
+    case 11: { lamina_transform t; for (int i = 0; i < 16; i++) t.m[i] = below(3) ? (i % 5 == 0) : number();
+               if (below(2)) lamina_layer_set_transform(h, below(10) ? &t : NULL); else lamina_layer_set_sublayer_transform(h, &t); break; }
+    case 12: lamina_layer_set_opacity(h, number()); break;
+    case 13: { lamina_color c = color(); lamina_layer_set_background_color(h, below(5) ? &c : NULL); break; }
+    case 14: lamina_layer_set_corner_radius(h, number()); lamina_layer_set_masks_to_bounds(h, below(2)); break;
+    case 15: lamina_layer_set_border_width(h, number()); lamina_layer_set_border_color(h, color()); break;
+    case 16: lamina_layer_set_shadow(h, color(), number(), (lamina_size){number(), number()}, number()); break;
+    case 17: lamina_layer_set_mask(h, h2); break;
+    case 18: lamina_layer_set_blend_mode(h, (lamina_blend_mode)(below(3) ? below(8) : (int)next())); break;
+    case 19: lamina_layer_set_backdrop_blur(h, number()); break;
+    case 20: lamina_layer_set_contents_scale(h, number()); lamina_layer_set_contents_rect(h, rect());
+             lamina_layer_set_contents_center(h, rect()); break;
+    case 21: { uint32_t w = size() % 200, ht = size() % 200;   /* (the buffer holds 200 × 802 bytes: honest sizes) */
+               lamina_layer_set_contents_pixels(h, below(8) ? buffer : NULL, w, ht, (size_t)w * 4 + (size_t)below(3),
+                                                (lamina_pixel_format)below(4)); break; }
+    case 22: lamina_layer_set_draw_callback(h, below(6) ? draw : NULL, NULL, NULL); lamina_layer_set_needs_display(h); break;
+    case 23: lamina_layer_set_needs_display_in_rect(h, rect()); lamina_layer_display_if_needed(h); break;
+    case 24: lamina_layer_display_now(h); break;
+    case 25: case 26: { lamina_target *t = NULL; lamina_target_create_offscreen(below(8) ? device : h, size(), size(), number() > 0 && below(3) ? 1 : number(), &t); keep(t); break; }
+    case 27: { lamina_host *ho = NULL; lamina_color c = color(); lamina_host_create(h, h2, below(2) ? &c : NULL, &ho); keep(ho); break; }
+    case 28: case 29: lamina_flush(); break;
+    case 30: if (below(2)) lamina_transaction_begin(); else lamina_transaction_commit(); break;
+    case 31: lamina_run_loop_dispatch(); break;
+    case 32: { uint32_t w = 0, ht = 0; lamina_target_pixel_size(h, &w, &ht);
+               lamina_target_read_pixels(h, (lamina_pixel_format)below(4), below(10) ? buffer : NULL, (size_t)below(2000),
+                                         below(2) ? sizeof buffer : (size_t)below(5000)); break; }
+    case 33: { lamina_layer *hit = NULL; lamina_layer_hit_test(h, point(), &hit); keep(hit); break; }
+    case 34: random_animation(h); break;
+    case 35: lamina_layer_remove_animation(h, below(2) ? "k" : NULL); if (!below(4)) lamina_layer_remove_all_animations(h); break;
+    case 36: { lamina_layer *p = NULL; lamina_layer_presentation(h, &p); double v; lamina_layer_get_opacity(p, &v);
+               lamina_rect r; lamina_layer_get_frame(p, &r); lamina_release(p); break; }
+    case 37: lamina_set_frame_request_callback(below(2) ? frame_requested : NULL, NULL); break;
+    case 38: lamina_set_frame_time(number()); break;
+    case 39: lamina_set_log_handler(below(2) ? logged : NULL, NULL); lamina_set_log_level((lamina_log_level)below(10)); break;
+    case 40: lamina_host_present(h, h2, below(2) ? &(lamina_rect){number(), number(), number(), number()} : NULL); break;
+    case 41: { uint32_t name; lamina_host_texture(h, &name); lamina_host_set_composites_every_frame(h, below(2)); break; }
+    case 42: { lamina_layer *sub = NULL; size_t n = 0; lamina_layer_sublayer_count(h, &n);
+               lamina_layer_sublayer_at(h, below(2) ? (size_t)below(3) : (size_t)next(), &sub); keep(sub); break; }
+    case 43: lamina_host_detach(h); break;
+    case 44: lamina_layer_set_timing(h, number(), number(), number()); lamina_layer_set_anchor_point(h, point());
+             lamina_layer_set_z_position(h, number()); lamina_layer_set_anchor_point_z(h, number()); break;
+    case 45: lamina_layer_set_hidden(h, below(2)); lamina_layer_set_double_sided(h, below(2));
+             lamina_layer_set_filters(h, (lamina_filter)below(4), (lamina_filter)below(4)); break;
+    case 46: lamina_set_actions_disabled_by_default(below(2)); lamina_transaction_set_animation_duration(number()); break;
+    case 47: if (!below(20) && depth == 0) lamina_device_close(device); break;   /* rarely: everything after must fail cleanly */
+    }
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) { fprintf(stderr, "usage: fuzz SEED [CALLS]\n"); return 2; }
+    state = strtoull(argv[1], NULL, 10);
+    int calls = argc > 2 ? atoi(argv[2]) : 300;
+    lamina_set_log_level(LAMINA_LOG_OFF);
+    if (lamina_device_create(NULL, NULL, &device) != LAMINA_OK) { fprintf(stderr, "fuzz: no device: %s\n", lamina_last_error()); return 3; }
+    for (int i = 0; i < 256 * 256 * 4; i++) buffer[i] = (uint8_t)next();
+    for (int i = 0; i < calls; i++) random_call();
+    lamina_flush();
+    return 0;
+}
