@@ -29,6 +29,10 @@ public func c_animation_init(_ a: UnsafeMutablePointer<lamina_animation>?, _ kin
 /// The values of a description, read as `components` doubles each.
 private func value(_ p: UnsafePointer<Double>?, _ components: Int, keyPath: String, _ what: String) throws -> AnimationValue? {
     guard let p else { return nil }
+    // (Checked before reading: `components` says how many doubles the caller's array holds.)
+    guard [1, 2, 4, 16].contains(components) else {
+        throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "components must be 1, 2, 4 or 16 (got \(components))")
+    }
     let v = (0..<components).map { p[$0] }
     guard v.allSatisfy(\.isFinite) else { throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "the \(what) value must be finite numbers") }
     switch components {
@@ -81,6 +85,7 @@ private struct DoneCallback: @unchecked Sendable {
         }
         var k = KeyframeAnimation(keyPath: keyPath)
         let n = Int(d.components)
+        guard [1, 2, 4, 16].contains(n) else { throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "components must be 1, 2, 4 or 16 (got \(n))") }
         k.values = try (0..<Int(d.value_count)).map { i in try value(values + i * n, n, keyPath: keyPath, "keyframe")! }
         if let times = d.key_times {
             let t = (0..<Int(d.value_count)).map { times[$0] }
