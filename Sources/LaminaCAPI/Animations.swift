@@ -55,10 +55,12 @@ private struct DoneCallback: @unchecked Sendable {
     let userData: UnsafeMutableRawPointer?
 }
 
-/// Lamina's animation for a description (children through an explicit stack of levels: a
-/// group nests to any depth without recursion limits being C's problem).
-@MainActor private func animation(_ d: lamina_animation, depth: Int = 0) throws -> any Animation {
+/// Lamina's animation for a description: groups nest at most 64 levels, 10 000 animations
+/// in all (a child array pointing back at its group would otherwise never end).
+@MainActor private func animation(_ d: lamina_animation, depth: Int = 0, total: inout Int) throws -> any Animation {
     guard depth < 64 else { throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "animation groups nest deeper than 64 levels") }
+    total += 1
+    guard total <= 10_000 else { throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "more than 10000 animations in one group") }
     let keyPath = d.key_path.map { String(cString: $0) } ?? ""
     var result: any Animation
     switch d.kind {
@@ -80,7 +82,7 @@ private struct DoneCallback: @unchecked Sendable {
         (s.mass, s.stiffness, s.damping, s.initialVelocity) = (d.mass, d.stiffness, d.damping, d.initial_velocity)
         result = s
     case LAMINA_ANIMATION_KEYFRAME:
-        guard let values = d.values, d.value_count > 0, d.value_count <= 100_000 else {
+        guard let values = d.values, d.value_count > 0, d.value_count <= 100_000 else {   // (a size_t past Int.max is < 0)
             throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "a keyframe animation needs 1 to 100000 values")
         }
         var k = KeyframeAnimation(keyPath: keyPath)
@@ -96,10 +98,13 @@ private struct DoneCallback: @unchecked Sendable {
         }
         result = k
     case LAMINA_ANIMATION_GROUP:
-        guard d.child_count == 0 || d.children != nil, d.child_count <= 10_000 else {
-            throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "a group's children are NULL (or more than 10000)")
+        // (size_t arrives as Int: a count past Int.max is negative.)
+        guard d.child_count >= 0, d.child_count <= 10_000, d.child_count == 0 || d.children != nil else {
+            throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "a group needs 0 to 10000 children, and a child array when it has some")
         }
-        result = AnimationGroup(try (0..<Int(d.child_count)).map { try animation(d.children[$0], depth: depth + 1) })
+        var children: [any Animation] = []
+        for i in 0..<d.child_count { children.append(try animation(d.children[i], depth: depth + 1, total: &total)) }
+        result = AnimationGroup(children)
     default:
         throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "unknown animation kind \(d.kind.rawValue)")
     }
@@ -132,7 +137,12 @@ private struct DoneCallback: @unchecked Sendable {
     }
     if let function = d.done {
         let done = DoneCallback(function: function, userData: d.done_user_data)
-        result.didStop = { finished in done.function(finished ? 1 : 0, done.userData) }
+        // Once the outermost Lamina call returns (the commit that ended it, say), as other
+        // callbacks: one that commits does not re-enter the commit.
+        result.didStop = { finished in
+            let call = { done.function(finished ? 1 : 0, done.userData) }
+            if callDepth == 0 { call() } else { pendingCallbacks.append(call) }
+        }
     }
     return result
 }
@@ -145,7 +155,8 @@ public func c_layer_add_animation(_ l: OpaquePointer?, _ a: UnsafePointer<lamina
     return call("lamina_layer_add_animation") {
         let layer = try Handles.layer(l)
         guard let a else { throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "the animation is NULL") }
-        var made = try animation(a.pointee)
+        var total = 0
+        var made = try animation(a.pointee, total: &total)
         try finite(a.pointee.delay, what: "the delay")
         if a.pointee.delay > 0 { made.beginTime = layer.convertTime(MediaClock.now(), from: nil) + a.pointee.delay }
         guard let effect = made.makeEffect() else {

@@ -728,9 +728,10 @@ public func c_set_frame_request_callback(_ callback: lamina_frame_request_fn?, _
         try refuseInsideDraw("lamina_set_frame_request_callback")
         guard let callback else { TransactionContext.main.frameRequestHandler = nil; return }
         // Called once the outermost Lamina call that asked returns (a property setter, say):
-        // the callback may call Lamina again, even commit.
+        // the callback may call Lamina again, but not commit (refuseInsideDraw).
+        let run = { frameRequestDepth += 1; defer { frameRequestDepth -= 1 }; callback(userData) }
         TransactionContext.main.frameRequestHandler = {
-            if callDepth == 0 { callback(userData) } else { pendingCallbacks.append { callback(userData) } }
+            if callDepth == 0 { run() } else { pendingCallbacks.append(run) }
         }
     }
 }

@@ -217,9 +217,16 @@ nonisolated(unsafe) var callDepth = 0
 /// Draw callbacks running: committing or drawing again from one is refused.
 nonisolated(unsafe) var drawDepth = 0
 
+/// The frame-request callback running (lamina_set_frame_request_callback).
+nonisolated(unsafe) var frameRequestDepth = 0
+
 func refuseInsideDraw(_ what: String) throws {
     guard drawDepth == 0 else {
         throw CAPIError(LAMINA_ERROR_DRAW, "\(what) from inside a draw callback: a draw callback only draws (commit, flush or display after it returns)")
+    }
+    // A commit there would ask for the next frame at once (an animation running): a loop.
+    guard frameRequestDepth == 0 else {
+        throw CAPIError(LAMINA_ERROR_UNSUPPORTED, "\(what) from inside the frame-request callback: it only schedules a frame (commit in that frame, after it returns)")
     }
 }
 

@@ -76,7 +76,6 @@ public final class GaussianBlur {
         return w.map(Float.init)
     }
 
-    /// How many times a blur of σ = `sigma` texels halves its input first.
     /// The largest σ blurred (texels): past it a blur is already flat over any texture a GPU
     /// holds, and its 3σ margins would not fit in one (a σ of 1e308, say, from a C caller).
     public static let maximumSigma = 1024.0
@@ -84,6 +83,7 @@ public final class GaussianBlur {
     /// σ as blurred: NaN, ∞ and negatives as 0, at most `maximumSigma`.
     static func effectiveSigma(_ sigma: Double) -> Double { sigma.isFinite ? min(max(0, sigma), maximumSigma) : 0 }
 
+    /// How many times a blur of σ = `sigma` texels halves its input first.
     static func downsampling(sigma s: Double) -> Int {
         var d = 1
         while s / Double(d) > GaussianBlur.maximumDirectSigma && d < 64 { d *= 2 }

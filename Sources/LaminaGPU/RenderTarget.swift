@@ -392,7 +392,8 @@ extension GPUDevice {
     }
 
     /// The pixel size of a target of `size` points at `scale`, or a thrown error for sizes
-    /// and scales that are not finite and positive, or beyond the device's maximum.
+    /// that are not finite and positive, scales outside `PixelScale`, or pixel sizes beyond
+    /// the device's maximum.
     func targetPixelSize(_ size: Size, scale: Double, what: String) throws -> PixelSize {
         let maximum = capabilities.maxRenderTargetSize
         try GPUDevice.validate(scale: scale, what: what)

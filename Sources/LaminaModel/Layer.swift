@@ -627,7 +627,7 @@ public struct InvalidLayerValue: Sendable, Equatable, CustomStringConvertible {
     public var value: String
 
     public var description: String {
-        "layer '\(layer)' refused \(property) = \(value): geometry must be finite (Core Animation raises CALayerInvalidGeometry), opacity a number, contentsScale positive and finite; the property keeps its value"
+        "layer '\(layer)' refused \(property) = \(value): geometry must be finite (Core Animation raises CALayerInvalidGeometry), opacity a number, contentsScale a number from 1/4096 to 4096 (PixelScale); the property keeps its value"
     }
 }
 

@@ -124,8 +124,8 @@ int main(int argc, char **argv) {
     check(lamina_layer_set_timing(pixels, 0, 0, 0.5) == LAMINA_OK, "lamina_layer_set_timing (paused at 0.5 s)");
     check(lamina_layer_set_timing(pixels, 0, 1.0 / 0.0, 0) == LAMINA_ERROR_INVALID_ARGUMENT, "an infinite speed is refused");
 
-    /* Frame requests (a host owning its frame clock): one per change until a commit, the
-       callback may commit (it runs as the call that asked returns), none while idle. */
+    /* Frame requests (a host owning its frame clock): one per change until a commit, none
+       while idle; the callback runs as the call that asked returns and may not commit. */
     check(lamina_flush() == LAMINA_OK, "a commit of what is pending");
     check(lamina_set_frame_request_callback(frame_requested, NULL) == LAMINA_OK, "lamina_set_frame_request_callback");
     check(frame_requests == 0, "no request while nothing changes");
@@ -135,16 +135,20 @@ int main(int argc, char **argv) {
     uint64_t requests = 0;
     check(lamina_flush() == LAMINA_OK && lamina_run_loop_dispatch() == LAMINA_OK && lamina_run_loop_dispatch() == LAMINA_OK && frame_requests == 1,
           "after the commit, idle turns ask nothing");
-    commit_in_request = 1;   /* now the callback itself commits */
+    commit_in_request = 1;   /* now the callback tries to commit */
     lamina_layer_set_opacity(pixels, 1);
     commit_in_request = 0;
-    check(frame_requests == 2 && request_status == LAMINA_OK && lamina_frame_request_count(&requests) == LAMINA_OK && requests >= 2,
-          "a callback may commit (lamina_flush inside it succeeds): it runs as the setter returns");
+    check(frame_requests == 2 && request_status == LAMINA_ERROR_UNSUPPORTED && lamina_frame_request_count(&requests) == LAMINA_OK && requests >= 2,
+          "a commit from the callback is refused (it schedules; with an animation running it would ask again at once)");
+    check(lamina_flush() == LAMINA_OK, "the scheduled frame commits the change");
+    lamina_layer_set_opacity(pixels, 0.75);
+    check(frame_requests == 3, "after that commit, the next change asks again");
+    lamina_flush();
     check(lamina_set_frame_time(1.0 / 0.0) == LAMINA_ERROR_INVALID_ARGUMENT && lamina_set_frame_time(0.0 / 0.0) == LAMINA_OK,
           "lamina_set_frame_time: ∞ is refused, NaN is Lamina's own clock again");
     check(lamina_set_frame_request_callback(NULL, NULL) == LAMINA_OK, "frame requests stopped");
     lamina_layer_set_opacity(pixels, 0.5);
-    check(frame_requests == 2, "no callback once stopped");
+    check(frame_requests == 3, "no callback once stopped");
     lamina_flush();
 
     /* Hit testing (points in the root's superlayer's coordinates: the root has none, so its own). */
@@ -219,6 +223,7 @@ int main(int argc, char **argv) {
         check(AT(73, 75)[0] > 30 && AT(73, 75)[0] < 128 && AT(77, 75)[0] > 128 && AT(77, 75)[0] < 225, "the backdrop blur softens the edge under the glass");
         /* Presentation values: an implicit fade of the card, half a frame in. */
         lamina_set_actions_disabled_by_default(0);
+        lamina_set_frame_time(500);   /* a fixed clock: no time passes between the commit and the look */
         lamina_layer_set_opacity(card, 0);
         lamina_flush();
         double model = 1, presented = 0;
@@ -227,6 +232,7 @@ int main(int argc, char **argv) {
               "lamina_layer_presentation: the card as shown, fading from 1 while its model is 0");
         lamina_release(shown);
         lamina_set_actions_disabled_by_default(1);
+        lamina_set_frame_time(0.0 / 0.0);
         /* Retained mode: the host's texture, and its picture presented into another target. */
         uint32_t name = 0;
         check(lamina_host_texture(fx_host, &name) == LAMINA_OK && name != 0, "lamina_host_texture");

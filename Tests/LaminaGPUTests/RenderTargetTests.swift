@@ -217,9 +217,16 @@ struct RenderTargetTests {
             }
             let texture = try d.makeTexture(pixelSize: pixels)
             defer { texture.release() }
-            #expect(throws: GPUError.self) { _ = try OffscreenTarget(device: d, texture: texture, scale: scale) }
-            #expect(throws: GPUError.self) { _ = try ExternalFramebufferTarget(device: d, framebuffer: 0, pixelSize: pixels, scale: scale) }
-            #expect(throws: GPUError.self) { _ = try OffscreenTarget(device: d, size: Size(width: 200, height: 150), scale: scale) }
+            let reason = PixelScale.requirement(got: scale)
+            #expect(throws: GPUError.invalidArgument(operation: "OffscreenTarget", reason: reason)) {
+                _ = try OffscreenTarget(device: d, texture: texture, scale: scale)
+            }
+            #expect(throws: GPUError.invalidArgument(operation: "ExternalFramebufferTarget", reason: reason)) {
+                _ = try ExternalFramebufferTarget(device: d, framebuffer: 0, pixelSize: pixels, scale: scale)
+            }
+            #expect(throws: GPUError.invalidArgument(operation: "render target", reason: reason)) {
+                _ = try OffscreenTarget(device: d, size: Size(width: 200, height: 150), scale: scale)
+            }
         }
         // The ends of the range are accepted, and a frame renders.
         for scale in [PixelScale.range.lowerBound, 1, PixelScale.range.upperBound] {

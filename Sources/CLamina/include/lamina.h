@@ -82,15 +82,18 @@ const char *lamina_last_error(void);
 /* Handles alive (every kind): for leak checks. */
 size_t lamina_live_handles(void);
 
-/* Lamina's log: what it tried and why it failed (the messages lamina_last_error gives, and
- * warnings it recovered from). By default warnings and errors go to standard error. */
+/* Lamina's log: warnings it recovered from, EGL and GL failures, shader compiler logs, and
+ * (at info and below) what it chose and why. Each failing call's own message is
+ * lamina_last_error, not logged. By default warnings and errors go to standard error. */
 typedef enum lamina_log_level {
     LAMINA_LOG_TRACE = 0, LAMINA_LOG_DEBUG, LAMINA_LOG_INFO, LAMINA_LOG_NOTICE, LAMINA_LOG_WARNING,
     LAMINA_LOG_ERROR, LAMINA_LOG_CRITICAL,
     LAMINA_LOG_OFF   /* lamina_set_log_level only: nothing is logged */
 } lamina_log_level;
 /* Called with each message at or above the level, on the thread that logs (a render
- * thread's too, so it must be thread-safe); `message` lives until it returns. */
+ * thread's too, so it must be thread-safe), maybe inside a Lamina call (do not call Lamina
+ * from it); `message` lives until it returns. A message being logged on another thread
+ * when the handler is replaced may still reach the old one: keep its user_data alive. */
 typedef void (*lamina_log_fn)(lamina_log_level level, const char *message, void *user_data);
 /* Sends the log to `handler` instead of standard error (NULL: standard error again). */
 lamina_status lamina_set_log_handler(lamina_log_fn handler, void *user_data);
@@ -120,7 +123,8 @@ lamina_status lamina_device_close(lamina_device *device);
 
 /* ---- Targets ---------------------------------------------------------------------- */
 
-/* A texture-backed target of width × height pixels (`scale` pixels per point). */
+/* A texture-backed target of width × height pixels (`scale` pixels per point: for every
+ * target a normal number from 1/4096 to 4096, else LAMINA_ERROR_INVALID_ARGUMENT). */
 lamina_status lamina_target_create_offscreen(lamina_device *device, uint32_t width, uint32_t height, double scale,
                                              lamina_target **out);
 /* A target backed by a GBM buffer object (GBM backend only): a dma-buf. */
@@ -239,7 +243,7 @@ typedef struct lamina_animation {
     size_t value_count;
     const double *key_times;              /* keyframe: value_count times 0 … 1 (NULL: evenly) */
     double duration;                      /* seconds (default 0.25) */
-    double delay;                         /* seconds after the commit it starts (default 0) */
+    double delay;                         /* seconds from when it is added (≤ 0: it starts at the commit) */
     double speed, repeat_count;           /* default 1 and 0 */
     int autoreverses;
     lamina_fill_mode fill_mode;
@@ -358,7 +362,10 @@ lamina_status lamina_run_loop_timeout(int *milliseconds);
  * an animation runs. Schedule a frame there; in the frame, optionally
  * lamina_set_frame_time, then lamina_flush. Requests coalesce until the next commit; a
  * commit that leaves an animation running asks again; nothing changes, nothing is asked.
- * It is called as the Lamina call that asked returns (it may call Lamina). NULL stops them. */
+ * It is called as the Lamina call that asked returns; it may call Lamina but not commit:
+ * lamina_flush, lamina_transaction_commit and lamina_run_loop_dispatch from it are
+ * LAMINA_ERROR_UNSUPPORTED (a commit there would ask again at once while an animation runs).
+ * NULL stops them. */
 typedef void (*lamina_frame_request_fn)(void *user_data);
 lamina_status lamina_set_frame_request_callback(lamina_frame_request_fn callback, void *user_data);
 /* Frame requests made so far. */
