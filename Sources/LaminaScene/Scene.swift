@@ -3,6 +3,7 @@ import LaminaCore
 import LaminaGeometry
 import LaminaGPU
 import LaminaGraphics
+import LaminaValues
 
 /// The limits a scene file's values must keep (documented in docs/scene-format.md):
 /// values beyond them, and non-finite values, are errors naming the file, the JSON path
@@ -497,8 +498,8 @@ extension Scene {
         let scale = scale ?? self.scale
         let size = size ?? self.size
         let maximumTarget = device.capabilities.maxRenderTargetSize
-        guard scale.isFinite, scale > 0, scale <= SceneLimits.maximumScale else {
-            throw SceneError(file: file, path: "$.scale", problem: "cannot render at scale \(scale): the scale must be above 0 and at most \(SceneLimits.format(SceneLimits.maximumScale))")
+        guard PixelScale.isValid(scale), scale <= SceneLimits.maximumScale else {
+            throw SceneError(file: file, path: "$.scale", problem: "cannot render at scale \(scale): the scale must be at least 1/4096 and at most \(SceneLimits.format(SceneLimits.maximumScale))")
         }
         guard size.width.isFinite, size.height.isFinite, size.width > 0, size.height > 0,
               size.width * scale <= Double(maximumTarget), size.height * scale <= Double(maximumTarget) else {

@@ -210,6 +210,10 @@ struct SceneRenderLimitTests {
                 && e.problem.contains("at most \(device.capabilities.maxRenderTargetSize) px a side")
         }
         #expect(throws: SceneError.self) { _ = try scene.render(device: device, scale: .infinity) }
+        // Below PixelScale (a --scale of 1e-5): the scene's error, not the target's.
+        #expect { _ = try scene.render(device: device, scale: 1e-5) } throws: { error in
+            (error as? SceneError)?.path == "$.scale" && (error as? SceneError)?.problem.contains("at least 1/4096") == true
+        }
     }
 
     @Test("a tree deeper than a scene may be is an error naming the file and the layer; one at the limit renders")
