@@ -273,7 +273,9 @@ open class TiledLayer: Layer, CommitHookLayer {
             let tile = Layer()
             tile.frame = result.job.rect
             tile.contents = .image(contents)
-            tile.contentsScale = result.job.density
+            // (Clamped into PixelScale: a level zoomed out past 1/4096 px/pt stretches its
+            // tiles to their frames all the same.)
+            tile.contentsScale = min(max(result.job.density, PixelScale.range.lowerBound), PixelScale.range.upperBound)
             tile.actions = ["contents": nil, "position": nil, "bounds": nil, "opacity": nil]
             if fadeDuration > 0 {
                 var fade = BasicAnimation(keyPath: "opacity")
