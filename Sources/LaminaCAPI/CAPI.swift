@@ -135,30 +135,6 @@ public func c_target_framebuffer_region(_ d: OpaquePointer?, _ fbo: UInt32, _ w:
     }
 }
 
-@_cdecl("lamina_host_present")
-public func c_host_present(_ h: OpaquePointer?, _ t: OpaquePointer?, _ rect: UnsafePointer<lamina_rect>?) -> lamina_status {
-    nonisolated(unsafe) let h = h, t = t, rect = rect
-    return call("lamina_host_present") {
-        let host = try Handles.host(h), destination = try Handles.target(t)
-        var r: Rect?
-        if let p = rect?.pointee {
-            try finite(p.x, p.y, p.width, p.height, what: "the rectangle")
-            r = Rect(x: p.x, y: p.y, width: p.width, height: p.height)
-        }
-        try host.present(into: destination, in: r)
-    }
-}
-@_cdecl("lamina_host_texture") public func c_host_texture(_ h: OpaquePointer?, _ out: UnsafeMutablePointer<UInt32>?) -> lamina_status {
-    nonisolated(unsafe) let h = h, out = out
-    return call("lamina_host_texture") {
-        let o = try required(out)
-        guard let texture = try Handles.host(h).target.texture else {
-            throw CAPIError(LAMINA_ERROR_UNSUPPORTED, "this host renders into a caller's framebuffer: it has no output texture (give it an offscreen target)")
-        }
-        o.pointee = texture.glName
-    }
-}
-
 @_cdecl("lamina_target_pixel_size")
 public func c_target_pixel_size(_ t: OpaquePointer?, _ w: UnsafeMutablePointer<UInt32>?, _ h: UnsafeMutablePointer<UInt32>?) -> lamina_status {
     nonisolated(unsafe) let t = t, w = w, h = h
@@ -321,7 +297,7 @@ public func c_layer_name(_ l: OpaquePointer?, _ name: UnsafePointer<CChar>?) -> 
 }
 
 /// Sets one property of a layer (the layer's own checks report refused values).
-private func set(_ name: String, _ l: OpaquePointer?, _ body: @MainActor (Layer) throws -> Void) -> lamina_status {
+func set(_ name: String, _ l: OpaquePointer?, _ body: @MainActor (Layer) throws -> Void) -> lamina_status {
     nonisolated(unsafe) let l = l
     return call(name) { try body(try Handles.layer(l)) }
 }
@@ -331,7 +307,7 @@ private func rect(_ r: lamina_rect) throws -> Rect {
     return Rect(x: r.x, y: r.y, width: r.width, height: r.height)
 }
 private func crect(_ r: Rect) -> lamina_rect { lamina_rect(x: r.origin.x, y: r.origin.y, width: r.size.width, height: r.size.height) }
-private func color(_ c: lamina_color) throws -> Color {
+func color(_ c: lamina_color) throws -> Color {
     try finite(c.red, c.green, c.blue, c.alpha, what: "a colour's components")
     return Color(red: c.red, green: c.green, blue: c.blue, alpha: c.alpha)
 }
@@ -453,51 +429,6 @@ private func transform(_ t: UnsafePointer<lamina_transform>?) throws -> Transfor
     nonisolated(unsafe) let l = l
     return set("lamina_layer_set_masks_to_bounds", l) { $0.masksToBounds = v != 0 }
 }
-@_cdecl("lamina_layer_set_shadow")
-public func c_set_shadow(_ l: OpaquePointer?, _ c: lamina_color, _ opacity: Double, _ offset: lamina_size, _ radius: Double) -> lamina_status {
-    nonisolated(unsafe) let l = l
-    return set("lamina_layer_set_shadow", l) {
-        try finite(opacity, offset.width, offset.height, radius, what: "the shadow's opacity, offset and radius")
-        guard radius >= 0 else { throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "a shadow radius must be ≥ 0 (got \(radius))") }
-        $0.shadowColor = try color(c)
-        $0.shadowOpacity = opacity
-        $0.shadowOffset = Size(width: offset.width, height: offset.height)
-        $0.shadowRadius = radius
-    }
-}
-@_cdecl("lamina_layer_set_mask") public func c_set_mask(_ l: OpaquePointer?, _ m: OpaquePointer?) -> lamina_status {
-    nonisolated(unsafe) let l = l, m = m
-    return set("lamina_layer_set_mask", l) { layer in
-        guard let m else { layer.mask = nil; return }
-        let mask = try Handles.layer(m)
-        guard mask !== layer, mask.superlayer == nil else {
-            throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "a mask must be another layer, of no tree (remove it from its superlayer first)")
-        }
-        layer.mask = mask
-        guard layer.mask === mask else { throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "this mask would make a cycle (it is the layer or one of its ancestors)") }
-    }
-}
-@_cdecl("lamina_layer_set_blend_mode") public func c_set_blend_mode(_ l: OpaquePointer?, _ mode: lamina_blend_mode) -> lamina_status {
-    nonisolated(unsafe) let l = l
-    return set("lamina_layer_set_blend_mode", l) {
-        let modes: [BlendMode?] = [nil, .multiply, .screen, .overlay, .darken, .lighten, .difference, .plusLighter]
-        guard Int(mode.rawValue) < modes.count else { throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "unknown blend mode \(mode.rawValue)") }
-        $0.compositingFilter = modes[Int(mode.rawValue)]
-    }
-}
-@_cdecl("lamina_layer_set_backdrop_blur") public func c_set_backdrop_blur(_ l: OpaquePointer?, _ radius: Double) -> lamina_status {
-    nonisolated(unsafe) let l = l
-    return set("lamina_layer_set_backdrop_blur", l) {
-        try finite(radius, what: "a blur radius")
-        guard radius >= 0 else { throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "a blur radius must be ≥ 0 (got \(radius))") }
-        $0.backgroundFilters = radius > 0 ? [.gaussianBlur(radius: radius)] : []
-    }
-}
-@_cdecl("lamina_layer_presentation") public func c_presentation(_ l: OpaquePointer?, _ out: UnsafeMutablePointer<OpaquePointer?>?) -> lamina_status {
-    nonisolated(unsafe) let l = l, out = out
-    return call("lamina_layer_presentation") { try give(.layer(try Handles.layer(l).presentation()), to: out) }
-}
-
 @_cdecl("lamina_layer_set_opaque") public func c_set_opaque(_ l: OpaquePointer?, _ v: Int32) -> lamina_status {
     nonisolated(unsafe) let l = l
     return set("lamina_layer_set_opaque", l) { $0.isOpaque = v != 0 }
@@ -720,33 +651,6 @@ public func c_host_last_frame(_ h: OpaquePointer?, _ calls: UnsafeMutablePointer
 }
 @_cdecl("lamina_run_loop_dispatch") public func c_loop_dispatch() -> lamina_status {
     call("lamina_run_loop_dispatch") { try refuseInsideDraw("lamina_run_loop_dispatch"); try MainLoop.main.dispatch() }
-}
-@_cdecl("lamina_set_frame_request_callback")
-public func c_set_frame_request_callback(_ callback: lamina_frame_request_fn?, _ userData: UnsafeMutableRawPointer?) -> lamina_status {
-    nonisolated(unsafe) let userData = userData
-    return call("lamina_set_frame_request_callback") {
-        try refuseInsideDraw("lamina_set_frame_request_callback")
-        guard let callback else { TransactionContext.main.frameRequestHandler = nil; return }
-        // Called once the outermost Lamina call that asked returns (a property setter, say):
-        // the callback may call Lamina again, but not commit (refuseInsideDraw).
-        let run = { frameRequestDepth += 1; defer { frameRequestDepth -= 1 }; callback(userData) }
-        TransactionContext.main.frameRequestHandler = {
-            if callDepth == 0 { run() } else { pendingCallbacks.append(run) }
-        }
-    }
-}
-@_cdecl("lamina_frame_request_count") public func c_frame_request_count(_ out: UnsafeMutablePointer<UInt64>?) -> lamina_status {
-    nonisolated(unsafe) let out = out
-    return call("lamina_frame_request_count") { try required(out).pointee = UInt64(TransactionContext.main.frameRequestCount) }
-}
-@_cdecl("lamina_set_frame_time") public func c_set_frame_time(_ seconds: Double) -> lamina_status {
-    call("lamina_set_frame_time") {
-        guard !seconds.isNaN else { MediaClock.set(nil); return }
-        guard seconds.isFinite, abs(seconds) < 1e12 else {
-            throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "a frame time must be finite seconds of CLOCK_MONOTONIC, or NaN for Lamina's own clock (got \(seconds))")
-        }
-        MediaClock.set(seconds)
-    }
 }
 @_cdecl("lamina_run_loop_timeout") public func c_loop_timeout(_ out: UnsafeMutablePointer<Int32>?) -> lamina_status {
     nonisolated(unsafe) let out = out
