@@ -310,6 +310,9 @@ open class Layer {
     /// commit begin now (in the layer's time).
     package var state: LayerState { makeState(whole: false) }
 
+    /// The contents a GL layer's drawing makes (`GLLayer`), shown in place of `contents`.
+    var glContentReference: GLContentRef? { nil }
+
     /// The state described whole, for a renderer that knows nothing of the tree (a snapshot):
     /// the whole sublayer list; the edits pending for the next delivery are kept.
     package var wholeState: LayerState { makeState(whole: true) }
@@ -323,6 +326,7 @@ open class Layer {
         }
         var ref = contents?.reference
         if case .external(let b)? = contents { ref = .external(ExternalRef(buffer: b, lend: contentsLend)) }
+        if let g = glContentReference { ref = .gl(g) }
         // Sublayer changes as edits when the renderers know the list they apply to; the list
         // whole only when it changed otherwise (or for a snapshot): renderers read it only then.
         let edits = !whole && pendingChanges.contains(.sublayers) && pendingChanges != .all ? sublayerEdits : nil

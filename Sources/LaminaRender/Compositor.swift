@@ -86,6 +86,7 @@ public final class Compositor: @unchecked Sendable {
         let gone = old.filter { contents.externalsHeld[$0.key] !== $0.value }
         if !gone.isEmpty { contents.handBack(Array(gone.values)) }
         for u in uploads { receive(u) }
+        drawGL(tree.takeGLDraws(), always: false, at: MediaClock.now())
         transitionPictures = [:]
         transitionsSeen = []
         forceFull = true
@@ -98,6 +99,7 @@ public final class Compositor: @unchecked Sendable {
         captureTransitions(in: update)   // (before the update: the layers as they were)
         tree.apply(update)
         contents.hold(tree.takeNewExternals())
+        drawGL(tree.takeGLDraws(), always: false, at: MediaClock.now())
         if !transitionsSeen.isEmpty { releaseEndedTransitions() }
         statesApplied += update.layers.count
         for upload in update.uploads where tree.contentUsers[.store(upload.store.id)] != nil {
@@ -106,6 +108,18 @@ public final class Compositor: @unchecked Sendable {
         }
         contents.free(tree.takeUnusedContents())
         applyTime += clock.lap()
+    }
+
+    /// Runs GL layers' drawing (GLContents.swift); an error is thrown by the next frame.
+    private func drawGL(_ refs: [GLContentRef], always: Bool, at time: Double) {
+        guard !refs.isEmpty else { return }
+        do {
+            try device.withContext {
+                for g in refs { try contents.drawGL(g, mediaTime: time, always: always) }
+            }
+        } catch {
+            deferredError = deferredError ?? error
+        }
     }
 
     private func receive(_ upload: ContentUpload) {
@@ -208,10 +222,16 @@ public final class Compositor: @unchecked Sendable {
     /// What the tree shows at this frame: each animating layer at the media clock's time;
     /// transitions that ended let go; imports of buffers their producers freed.
     private func advance(_ tree: RenderTree) {
-        if !tree.animated.isEmpty || hasRunningAnimations {
+        if !tree.animated.isEmpty || hasRunningAnimations || !tree.glAsynchronous.isEmpty {
             let now = MediaClock.now()
             hasRunningAnimations = tree.advanceAnimations(to: now)
             lastFrameMediaTime = now
+        }
+        if !tree.glAsynchronous.isEmpty {
+            // GL layers drawn at every frame (`isAsynchronous`): the host keeps compositing.
+            let now = lastFrameMediaTime ?? MediaClock.now()
+            drawGL(tree.redrawAsynchronousGL(), always: true, at: now)
+            hasRunningAnimations = hasRunningAnimations || !tree.glAsynchronous.isEmpty
         }
         if !transitionsSeen.isEmpty { releaseEndedTransitions() }
         if !contents.externalsHeld.isEmpty { device.sweepExternalImports() }

@@ -11,6 +11,8 @@ enum ContentPlace {
     /// A place in the atlas (small contents), with its page coordinates and clamp rectangle
     /// worked out once.
     case atlas(AtlasEntry, uv: Rect, clamp: Rect)
+    /// A GL layer's drawable: row 0 is the picture's bottom (sampled flipped).
+    case drawable(Texture)
 }
 
 /// A compositor's GPU copies of the contents its tree shows: a texture per image or backing
@@ -30,6 +32,8 @@ final class ContentCache {
     var atlasEntrySide: Int
     /// Bytes uploaded since the count was last taken.
     var uploadedBytes = 0
+    /// GL layers' drawables, by `GLContentSource` id (GLContents.swift).
+    var glDrawables: [UInt64: GLDrawableState] = [:]
 
     init(device: GPUDevice, atlasEntrySide: Int) {
         self.device = device
@@ -57,7 +61,7 @@ final class ContentCache {
 
     private func free(_ place: ContentPlace) {
         switch place {
-        case .texture(let t): t.release()
+        case .texture(let t), .drawable(let t): t.release()
         case .atlas(let e, _, _): atlasStorage?.free(e)
         }
     }
@@ -74,7 +78,7 @@ final class ContentCache {
         defer { uploadedBytes += device.uploadedBytes - before }
         try upload.bytes.withUnsafeBytes { bytes in
             switch places[key]! {
-            case .texture(let t): _ = try t.upload(bytes, bytesPerRow: upload.rowBytes, region: upload.region)
+            case .texture(let t), .drawable(let t): _ = try t.upload(bytes, bytesPerRow: upload.rowBytes, region: upload.region)
             case .atlas(let e, _, _): _ = try atlas().upload(e, bytes: bytes, bytesPerRow: upload.rowBytes, region: upload.region)
             }
         }
@@ -87,7 +91,7 @@ final class ContentCache {
         switch contents {
         case .image(let i): key = .image(i.id)
         case .store(let s): key = .store(s.id)
-        case .texture, .external: return try place(for: contents)   // (checked at each use)
+        case .texture, .external, .gl: return try place(for: contents)   // (checked at each use)
         }
         guard let layer else { return try place(for: contents) }
         if !recent.isEmpty, let r = recent[Int(truncatingIfNeeded: layer.rawValue) & (recent.count - 1)], r.key == key {
@@ -112,6 +116,8 @@ final class ContentCache {
             return texture.belongs(to: device) && !texture.isReleased ? .texture(texture) : nil
         case .store(let s):
             return places[.store(s.id)]
+        case .gl(let g):
+            return glDrawables[g.source.id].map { .drawable($0.target.texture) }
         case .external(let e):
             guard let buffer = e.buffer as? ExternalBuffer else { return nil }   // (only LaminaGPU's buffers are imported)
             return .texture(try device.texture(for: buffer, frame: buffer.generation))
@@ -123,7 +129,7 @@ final class ContentCache {
             let place = try makePlace(image.pixelSize, byteOrder: .rgba)
             do {
                 switch place {
-                case .texture(let t): try t.upload(image.pixels)
+                case .texture(let t), .drawable(let t): try t.upload(image.pixels)
                 case .atlas(let e, _, _): try atlas().upload(e, image: image.pixels)
                 }
             } catch {
@@ -141,6 +147,7 @@ final class ContentCache {
         if !unused.isEmpty { forgetRecent() }
         for key in unused {
             if let place = places.removeValue(forKey: key) { free(place) }
+            if case .gl(let id) = key { glDrawables.removeValue(forKey: id)?.target.release() }
             if case .external(let id) = key, let buffer = externalsHeld.removeValue(forKey: id) { released.append(buffer) }
         }
         if !released.isEmpty { handBack(released) }
@@ -150,6 +157,8 @@ final class ContentCache {
     func releaseContents() {
         for p in places.values { free(p) }
         places.removeAll()
+        for d in glDrawables.values { d.target.release() }
+        glDrawables.removeAll()
         forgetRecent()
         atlasStorage?.release()
         atlasStorage = nil

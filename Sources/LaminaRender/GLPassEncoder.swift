@@ -193,6 +193,11 @@ final class GLPassEncoder: PassEncoder {
         switch place {
         case .texture(let own):
             (texture, source, clamp, channels) = (own, c.contentsRect, nil, nil)
+        case .drawable(let own):
+            // Row 0 is the bottom of a GL layer's picture: sampled upside down.
+            let r = c.contentsRect
+            let flipped = Rect(x: r.origin.x, y: 1 - r.origin.y, width: r.size.width, height: -r.size.height)
+            (texture, source, clamp, channels) = (own, flipped, nil, nil)
         case .atlas(let entry, let uv, let entryClamp):
             // Clamped to the whole entry (as CLAMP_TO_EDGE on a texture of its own).
             let r = c.contentsRect

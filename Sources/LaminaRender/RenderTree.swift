@@ -16,6 +16,10 @@ public final class RenderTree {
 
     /// Nodes whose state changed or that were created (possibly repeated).
     var pendingNodes: [RenderNode] = []
+    /// GL contents of new generations, to draw before the next frame (GLContents.swift).
+    var glToDraw: [GLContentRef] = []
+    /// GL contents drawn at every frame, by source id.
+    var glAsynchronous: [UInt64: GLContentRef] = [:]
     /// Nodes attached somewhere since (new subtrees' roots, moved and reordered nodes).
     var attachedNodes: [RenderNode] = []
     /// Nodes that left the tree since (every node of each subtree that left), kept until
@@ -291,6 +295,7 @@ public final class RenderTree {
 
     private func setContent(old: ContentRef?, new: ContentRef?) {
         guard old != new else { return }
+        noteGL(old: old, new: new)
         if let old {
             let key = ContentKey(old)
             let n = (contentUsers[key] ?? 1) - 1

@@ -24,6 +24,8 @@ public enum ContentRef: Sendable, Hashable {
     /// An external buffer, each lend of it (each time a layer's contents are set to it)
     /// told apart: a new lend is a new frame in the buffer.
     case external(ExternalRef)
+    /// Pixels a GL layer's drawing renders, on the renderer's GPU (`GLLayer`).
+    case gl(GLContentRef)
 
     public var pixelSize: PixelSize {
         switch self {
@@ -31,6 +33,7 @@ public enum ContentRef: Sendable, Hashable {
         case .store(let s): return s.pixelSize
         case .texture(let t): return t.texture.pixelSize
         case .external(let e): return e.buffer.pixelSize
+        case .gl(let g): return g.pixelSize
         }
     }
 
@@ -40,6 +43,8 @@ public enum ContentRef: Sendable, Hashable {
         case let (.store(x), .store(y)): return x == y
         case let (.texture(x), .texture(y)): return x.texture === y.texture
         case let (.external(x), .external(y)): return x.buffer === y.buffer && x.lend == y.lend
+        case let (.gl(x), .gl(y)):
+            return x.source === y.source && x.generation == y.generation && x.isAsynchronous == y.isAsynchronous
         default: return false
         }
     }
@@ -54,6 +59,8 @@ public enum ContentKey: Hashable, Sendable {
     case texture(ObjectIdentifier)
     /// An external buffer (any lend of it).
     case external(UInt64)
+    /// A GL layer's drawable (by its `GLContentSource`).
+    case gl(UInt64)
 
     public init(_ ref: ContentRef) {
         switch ref {
@@ -61,6 +68,7 @@ public enum ContentKey: Hashable, Sendable {
         case .store(let s): self = .store(s.id)
         case .texture(let t): self = .texture(ObjectIdentifier(t.texture))
         case .external(let e): self = .external(e.buffer.id)
+        case .gl(let g): self = .gl(g.source.id)
         }
     }
 }

@@ -40,7 +40,7 @@ extension ContentRef {
         switch self {
         case .image(let i): return i.isOpaque
         case .store(let s): return s.isOpaque
-        case .texture: return false
+        case .texture, .gl: return false
         case .external(let e): return e.buffer.isOpaque
         }
     }
