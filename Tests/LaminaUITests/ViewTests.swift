@@ -4,6 +4,8 @@ import LaminaCore
 import LaminaGeometry
 import LaminaGPU
 import LaminaGraphics
+import LaminaTestSupport
+@_spi(LaminaInternal) import LaminaValues
 import Testing
 @testable import LaminaUI
 
@@ -494,5 +496,39 @@ struct TilingTests {
         let shown = try pixels(window)
         let d = shown.difference(from: reference, tolerance: 2)
         #expect(d.differing == 0, "\(d.differing) pixels differ (max \(d.maxDifference))")
+    }
+}
+
+@MainActor
+@Suite("GLView", .isolatedTransactions)
+struct GLViewTests {
+    /// Clears the drawable to a colour that changes with each draw.
+    final class Counter: GLView {
+        let draws = Locked(0)
+        nonisolated override func draw(in drawable: GLDrawable) {
+            let n = draws.withLock { $0 += 1; return $0 }
+            glClearColor(n % 2 == 1 ? 1 : 0, n % 2 == 0 ? 1 : 0, 0, 1)
+            glClear(GLbitfield(GL_COLOR_BUFFER_BIT))
+        }
+    }
+
+    @Test("GLKView's display: displayNow() runs the GL code and composites before it returns; setNeedsDisplay() draws once at the end of the turn")
+    func displayNow() throws {
+        let device = try GPUDevice()
+        let target = try OffscreenTarget(device: device, pixelSize: PixelSize(width: 80, height: 60))
+        let window = Window(target: target, background: .white)
+        let view = Counter(frame: Rect(x: 10, y: 10, width: 40, height: 30))
+        window.addSubview(view)
+        try Transaction.flush()
+        #expect(view.draws.withLock { $0 } == 1)
+        #expect(try target.readPixels()[20, 20] == RGBAPixel(r: 255, g: 0, b: 0, a: 255))
+        try view.displayNow()
+        #expect(view.draws.withLock { $0 } == 2)
+        #expect(try target.readPixels()[20, 20] == RGBAPixel(r: 0, g: 255, b: 0, a: 255), "on the target when displayNow() returns")
+        view.setNeedsDisplay()
+        view.setNeedsDisplay()
+        try Transaction.flush()
+        #expect(view.draws.withLock { $0 } == 3)
+        #expect(view.drawableSize == PixelSize(width: 40, height: 30))
     }
 }

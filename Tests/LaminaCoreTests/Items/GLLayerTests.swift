@@ -200,6 +200,20 @@ struct GLLayerTests {
             root.addSublayer(quads)
             let translucent = solid(Rect(x: 90, y: 90, width: 80, height: 60), Color(red: 0, green: 0.5, blue: 1, alpha: 0.5))
             root.addSublayer(translucent)
+            // A mask and a group (offscreen passes, a second texture unit) and a shadow.
+            let masked = Layer()
+            masked.frame = Rect(x: 120, y: 10, width: 70, height: 70)
+            masked.contents = .image(ContentImage(quadrantImage(size: 16)))
+            let mask = Layer()
+            mask.frame = Rect(x: 5, y: 5, width: 60, height: 60)
+            mask.backgroundColor = .black
+            mask.cornerRadius = 30
+            masked.mask = mask
+            masked.opacity = 0.7
+            masked.addSublayer(solid(Rect(x: 30, y: 30, width: 30, height: 30), .green))
+            masked.shadowOpacity = 0.8
+            masked.shadowRadius = 4
+            root.addSublayer(masked)
             if let hostile {
                 hostile.frame = Rect(x: 150, y: 150, width: 40, height: 40)
                 root.addSublayer(hostile)
@@ -325,5 +339,28 @@ struct GLLayerTests {
         #expect(b.depth >= 24 && b.stencil == 8 && b.samples == 4, "\(b)")
         let image = try target.readPixels()
         #expect(image[50, 20] == blue && image[50, 80] == red)
+    }
+    @Test("with a render thread the GL code runs there, its context current; flush() returns with the drawing on the target")
+    func renderThread() throws {
+        let device = try GPUDevice()
+        let target = try OffscreenTarget(device: device, size: Size(width: 120, height: 100))
+        let root = rootLayer(width: 120, height: 100)
+        let gl = GLLayer()
+        gl.frame = Rect(x: 10, y: 10, width: 100, height: 80)
+        let onMain = Locked<[Bool]>([])
+        let program = TopBandProgram(lower: 0, color: (0, 1, 0, 1))
+        gl.drawHandler = { d in onMain.withLock { $0.append(Thread.isMainThread) }; program.draw(d) }
+        root.addSublayer(gl)
+        let host = LayerTreeHost(rootLayer: root, target: target, background: .white, rendersOnThread: true)
+        defer { host.detach() }
+        let thread = try #require(host.renderThread)
+        try Transaction.flush()
+        var image = try thread.perform { try target.readPixels() }
+        #expect(image[60, 30] == green && image[60, 70] == red)
+        gl.setNeedsDisplay()
+        try Transaction.flush()
+        image = try thread.perform { try target.readPixels() }
+        #expect(image[60, 30] == green)
+        #expect(onMain.withLock { $0 } == [false, false], "drawn twice, on the render thread")
     }
 }
