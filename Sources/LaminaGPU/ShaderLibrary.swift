@@ -96,7 +96,7 @@ extension GPUDevice {
             let log = infoLog(shader, isProgram: false)
             glDeleteShader(shader)
             LaminaLog.logger.error("shader \(name) failed to compile: \(log)")
-            throw GPUError.shaderCompile(name: name, log: log)
+            throw GPUError.shaderCompile(name: name, log: GPUError.annotate(log: log, source: source))
         }
         // The compiler's warnings, if any.
         if LaminaLog.logger.logLevel <= .debug {

@@ -310,6 +310,9 @@ open class Layer {
     /// commit begin now (in the layer's time).
     package var state: LayerState { makeState(whole: false) }
 
+    /// Brings what the renderers are told up to date before they are (a kind's labels).
+    func willDescribe() {}
+
     /// The contents a GL layer's drawing makes (`GLLayer`), shown in place of `contents`.
     var glContentReference: GLContentRef? { nil }
 
@@ -318,6 +321,7 @@ open class Layer {
     package var wholeState: LayerState { makeState(whole: true) }
 
     private func makeState(whole: Bool) -> LayerState {
+        willDescribe()
         wasDelivered = true
         if addedAnimations.contains(where: \.beginsAtCommit) {
             let now = localTime(at: MediaClock.now())

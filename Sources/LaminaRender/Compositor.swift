@@ -222,10 +222,14 @@ public final class Compositor: @unchecked Sendable {
     /// What the tree shows at this frame: each animating layer at the media clock's time;
     /// transitions that ended let go; imports of buffers their producers freed.
     private func advance(_ tree: RenderTree) {
-        if !tree.animated.isEmpty || hasRunningAnimations || !tree.glAsynchronous.isEmpty {
+        if !tree.animated.isEmpty || hasRunningAnimations || !tree.glAsynchronous.isEmpty || !tree.animatingShaders.isEmpty {
             let now = MediaClock.now()
             hasRunningAnimations = tree.advanceAnimations(to: now)
             lastFrameMediaTime = now
+        }
+        if !tree.animatingShaders.isEmpty {
+            // Shader layers that read `lamina_time`: drawn at every frame.
+            hasRunningAnimations = tree.advanceAnimatingShaders() || hasRunningAnimations
         }
         if !tree.glAsynchronous.isEmpty {
             // GL layers drawn at every frame (`isAsynchronous`): the host keeps compositing.
@@ -247,6 +251,7 @@ public final class Compositor: @unchecked Sendable {
         let flash = showsDamage ? own : nil
         let stats: FrameStatistics
         do {
+            encoder.mediaTime = lastFrameMediaTime ?? MediaClock.now()
             stats = try device.withContext { try execute(frame, on: target, overlays: overlays, flash: flash) }
         } catch {
             // Nothing was presented: its damage leaves the ring, the next frame draws whole,

@@ -116,6 +116,8 @@ public enum DrawOp {
     case backdrop(BackdropDraw)
     /// Multiplies what the pass holds inside `rect` by the alpha of a mask image.
     case multiplyByMask(image: ImageKey, rect: Rect, maskSource: Rect)
+    /// A shader layer's fragment shader over its bounds.
+    case shader(ShaderDraw)
 }
 
 /// A layer's contents drawn into `frame` of its bounds space.

@@ -16,6 +16,10 @@ final class GLPassEncoder: PassEncoder {
     var target: RenderTarget?
     /// Time the target's pass on the GPU.
     var timesGPU = false
+    /// The frame's media time (`lamina_time` of shader layers).
+    var mediaTime = 0.0
+    /// Shader layers' programs.
+    let shaderPrograms = ShaderPrograms()
 
     // Counters of the frame being run (`resetCounters()`).
     private(set) var offscreenPasses = 0
@@ -120,6 +124,7 @@ final class GLPassEncoder: PassEncoder {
         for t in images.values { t.release() }
         images.removeAll()
         blurrer.releaseAll()
+        shaderPrograms.releaseAll()
     }
 
     /// Frees pooled scratch unused since the last frame.
@@ -184,7 +189,31 @@ final class GLPassEncoder: PassEncoder {
             try pass.multiplyByAlpha(of: mask, in: rect, maskSource: source, transform: offset)
         case .backdrop:
             return   // (the executor's copyBackdrop/blurBackdrop/drawBackdrop)
+        case .shader(let d):
+            try drawShader(d, pass: pass)
         }
+    }
+
+    /// A shader layer's program over its bounds (one draw call), its output multiplied by
+    /// the layer's opacity.
+    private func drawShader(_ d: ShaderDraw, pass: RenderPass) throws {
+        let program: ShaderProgram
+        do {
+            program = try shaderPrograms.program(for: d.style.fragmentSource, device: device)
+        } catch {
+            throw ShaderLayerError(layer: d.style.label, layerID: d.layer, underlying: error)
+        }
+        var failure: Error?
+        pass.draw(with: program.program, in: d.rect, transform: moved(d.transform)) { _ in
+            do {
+                try program.applyUniforms([("lamina_size", .vec2(d.pixelSize.width, d.pixelSize.height)),
+                                           ("lamina_time", .float(mediaTime)), ("lamina_alpha", .float(d.alpha))])
+                try program.applyUniforms(d.style.uniforms.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+            } catch {
+                failure = error
+            }
+        }
+        if let failure { throw ShaderLayerError(layer: d.style.label, layerID: d.layer, underlying: failure) }
     }
 
     /// Adds the quads of contents kept at `place` — one quad, or nine slices.

@@ -72,7 +72,7 @@ struct BoundsContext {
 enum ItemKinds {
     static let layerKinds: [any ItemKind.Type] = [
         AnalyticShadowItem.self, PathShadowItem.self, BackdropItem.self, SolidItem.self, RoundedRectItem.self,
-        GradientItem.self, ContentsItem.self, ContentsCrossFadeItem.self, ReplicasItem.self, BorderItem.self,
+        GradientItem.self, ShaderItem.self, ContentsItem.self, ContentsCrossFadeItem.self, ReplicasItem.self, BorderItem.self,
     ]
     /// Key slots before a layer's sublayers: one per kind, the group composite's after them.
     static let slotsBefore = layerKinds.count + 2

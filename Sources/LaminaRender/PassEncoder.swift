@@ -124,6 +124,7 @@ public final class RecordingPassEncoder: PassEncoder {
         case .blended(let i, let mode): return "blended \(mode) \(i.image)"
         case .backdrop: return "backdrop"
         case .multiplyByMask(let k, _, _): return "mask \(k)"
+        case .shader: return "shader"
         }
     }
 

@@ -20,6 +20,8 @@ public final class RenderTree {
     var glToDraw: [GLContentRef] = []
     /// GL contents drawn at every frame, by source id.
     var glAsynchronous: [UInt64: GLContentRef] = [:]
+    /// Shader layers drawn at every frame (`ShaderLayer.isAnimating`).
+    var animatingShaders: [LayerID: RenderNode] = [:]
     /// Nodes attached somewhere since (new subtrees' roots, moved and reordered nodes).
     var attachedNodes: [RenderNode] = []
     /// Nodes that left the tree since (every node of each subtree that left), kept until
@@ -111,6 +113,7 @@ public final class RenderTree {
             let c = s.changes
             let old = node.state
             node.state = s
+            if c.contains(.contents) { noteShader(of: node) }
             if c.contains(.sublayers) {
                 if let edits = s.sublayerEdits {
                     applyEdits(edits, to: node, states: states, detached: &detached, created: &changes.updated)
@@ -251,6 +254,7 @@ public final class RenderTree {
             pendingNodes.append(node)
             if !state.effects.isEmpty { noteAnimations(of: node, model: state) }
             setContent(old: nil, new: state.contents)
+            noteShader(of: node)
             created.append(state.id)
             for (i, id) in state.children.enumerated() {
                 let child: RenderNode

@@ -80,7 +80,8 @@ extension RenderTree {
         if a.backgroundColor != b.backgroundColor { c.insert(.background) }
         if a.borderColor != b.borderColor || a.borderWidth != b.borderWidth { c.insert(.border) }
         if a.cornerRadius != b.cornerRadius { c.insert(.cornerRadius) }
-        if a.contentsRect != b.contentsRect || a.contentsCenter != b.contentsCenter || a.contentsFade != b.contentsFade {
+        if a.contentsRect != b.contentsRect || a.contentsCenter != b.contentsCenter || a.contentsFade != b.contentsFade
+            || a.shader != b.shader {
             c.insert(.contents)
         }
         if a.shadowOpacity != b.shadowOpacity || a.shadowRadius != b.shadowRadius || a.shadowOffset != b.shadowOffset

@@ -16,6 +16,9 @@ public enum AnimationValue: Sendable, Hashable, CustomStringConvertible {
     /// Contents (a `contents` animation's values: `.image(_:)` makes one); nil is no
     /// contents. Not interpolated: a layer cross-fades between them.
     case contents(ContentRef?)
+    /// A shader uniform's value (`uniforms.NAME` of a `ShaderLayer`), interpolated per
+    /// component.
+    case shader(ShaderValue)
 
     public var description: String {
         switch self {
@@ -26,6 +29,7 @@ public enum AnimationValue: Sendable, Hashable, CustomStringConvertible {
         case .color(let c): return c.map { "\($0)" } ?? "nil"
         case .transform(let t): return "\(t.values)"
         case .contents(let c): return c.map { "contents(\($0.pixelSize))" } ?? "no contents"
+        case .shader(let v): return "\(v)"
         }
     }
 
@@ -43,6 +47,7 @@ public enum AnimationValue: Sendable, Hashable, CustomStringConvertible {
             return [c.red * c.alpha, c.green * c.alpha, c.blue * c.alpha, c.alpha]
         case .transform(let t): return t.values
         case .contents: return []
+        case .shader(let v): return v.components
         }
     }
 
@@ -60,6 +65,7 @@ public enum AnimationValue: Sendable, Hashable, CustomStringConvertible {
             return .color(Color(red: un(v[0]), green: un(v[1]), blue: un(v[2]), alpha: a))
         case .transform: return .transform(Transform3D(v))
         case .contents: return kind
+        case .shader(let s): return .shader(s.with(v) ?? s)
         }
     }
 
@@ -73,6 +79,7 @@ public enum AnimationValue: Sendable, Hashable, CustomStringConvertible {
         case .color(let c): return c?.isFinite ?? true
         case .transform(let t): return t.isFinite
         case .contents: return true
+        case .shader(let v): return v.isValid
         }
     }
 
@@ -82,6 +89,7 @@ public enum AnimationValue: Sendable, Hashable, CustomStringConvertible {
         case (.number, .number), (.point, .point), (.size, .size), (.rect, .rect), (.color, .color), (.transform, .transform),
              (.contents, .contents):
             return true
+        case let (.shader(a), .shader(b)): return a.typeName == b.typeName && a.components.count == b.components.count
         default: return false
         }
     }
@@ -91,6 +99,16 @@ public enum AnimationValue: Sendable, Hashable, CustomStringConvertible {
     /// otherwise.
     package func converted(like kind: AnimationValue) -> AnimationValue? {
         if isSameKind(as: kind) { return self }
+        if case .shader(let s) = kind {
+            // A number for every component, a point for a vec2, a colour for a vec4 (straight).
+            switch self {
+            case .number(let v): return s.with(Array(repeating: v, count: s.components.count)).map { .shader($0) }
+            case .point(let p): return s.with([p.x, p.y]).map { .shader($0) }
+            case .size(let z): return s.with([z.width, z.height]).map { .shader($0) }
+            case .color(let c): let c = c ?? .clear; return s.with([c.red, c.green, c.blue, c.alpha]).map { .shader($0) }
+            default: return nil
+            }
+        }
         if case .number(let v) = self {
             switch kind {
             case .point: return .point(Point(x: v, y: v))
@@ -182,6 +200,8 @@ public struct AnimatableProperty: Hashable, Sendable, CustomStringConvertible {
         case shadowOpacity, shadowRadius, shadowOffset, shadowColor
         /// Cross-faded (`AnimationEffect.Kind.contents`), not set.
         case contents
+        /// A `ShaderLayer` uniform (`uniforms.NAME`).
+        case uniform(String)
     }
     package let base: Base
     /// The key path it was made from.
@@ -217,6 +237,11 @@ public struct AnimatableProperty: Hashable, Sendable, CustomStringConvertible {
         case "shadowOffset": b = .shadowOffset
         case "shadowColor": b = .shadowColor
         default:
+            if keyPath.hasPrefix("uniforms."), keyPath.count > 9 {
+                self.base = .uniform(String(keyPath.dropFirst(9)))
+                self.keyPath = keyPath
+                return
+            }
             for (prefix, sub) in [("transform.", false), ("sublayerTransform.", true)] where keyPath.hasPrefix(prefix) {
                 let rest = String(keyPath.dropFirst(prefix.count))
                 guard Transform3D.identity.value(forKeyPath: rest) != nil else { return nil }
@@ -242,7 +267,7 @@ public struct AnimatableProperty: Hashable, Sendable, CustomStringConvertible {
         case .backgroundColor: return .background
         case .borderColor, .borderWidth: return .border
         case .cornerRadius: return .cornerRadius
-        case .contentsRect, .contentsCenter, .contents: return .contents
+        case .contentsRect, .contentsCenter, .contents, .uniform: return .contents
         case .shadowOpacity, .shadowRadius, .shadowOffset, .shadowColor: return .shadow
         }
     }
@@ -277,6 +302,7 @@ public struct AnimatableProperty: Hashable, Sendable, CustomStringConvertible {
         case .shadowRadius: return .number(p.shadowRadius)
         case .shadowOffset: return .size(p.shadowOffset)
         case .shadowColor: return .color(p.shadowColor)
+        case .uniform(let name): return p.shader?.uniforms[name].map { .shader($0) } ?? .number(0)
         }
     }
 
@@ -291,12 +317,21 @@ public struct AnimatableProperty: Hashable, Sendable, CustomStringConvertible {
         case .transform, .sublayerTransform: return .transform(.identity)
         case .backgroundColor, .borderColor, .shadowColor: return .color(nil)
         case .contents: return .contents(nil)
+        case .uniform: return .number(0)   // (the uniform's own type: `set` converts to it)
         }
     }
 
     /// Sets the property in `p` to `v` (converted to the property's kind; a value that
     /// cannot be, or is not finite, is ignored: the property keeps what it had).
     func set(_ v: AnimationValue, in p: inout LayerProperties) {
+        if case .uniform(let name) = base {
+            // Converted to the uniform's type; a uniform the layer lacks is not set.
+            guard var style = p.shader, let current = style.uniforms[name],
+                  case .shader(let value)? = v.converted(like: .shader(current)), value.isValid else { return }
+            style.uniforms[name] = value
+            p.shader = style
+            return
+        }
         guard let v = v.converted(like: kind), v.isFinite else { return }
         switch (base, v) {
         case (.position, .point(let x)): p.position = x

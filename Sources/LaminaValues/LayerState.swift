@@ -173,6 +173,12 @@ public struct LayerProperties: Sendable, Equatable {
         set { replicatorBox = newValue.map(OutOfLine.init) }
     }
     private var replicatorBox: OutOfLine<ReplicatorStyle>?
+    /// A `ShaderLayer`'s program and uniforms.
+    public var shader: ShaderStyle? {
+        get { shaderBox?.value }
+        set { shaderBox = newValue.map(OutOfLine.init) }
+    }
+    private var shaderBox: OutOfLine<ShaderStyle>?
     /// Where contents are drawn in the bounds space, instead of per `contentsGravity`
     /// (a `ShapeLayer`'s rasterised path covers the path's box, not its bounds).
     public var contentsPlacement: Rect? = nil

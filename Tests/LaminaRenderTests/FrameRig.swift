@@ -120,6 +120,8 @@ final class FrameRig: RenderUpdateReceiver {
             return (name.hasPrefix("blended") ? "blended " : "") + describe(i.image)
         case .backdrop, .multiplyByMask:
             return named(name)
+        case .shader(let d):
+            return "\(layer(at: d.transform, d.rect)) \(name)"
         }
     }
 
