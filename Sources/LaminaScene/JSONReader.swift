@@ -360,6 +360,12 @@ struct JSONNode {
     var isObject: Bool { if case .object = value { return true } else { return false } }
     var stringValue: String? { if case .string(let s) = value { return s } else { return nil } }
 
+    /// The members of an object whose keys are names the file chooses (a shader's uniforms), in order.
+    func members() throws -> [(key: String, node: JSONNode)] {
+        guard case .object(let members) = value else { throw error("expected an object, found \(typeName)") }
+        return members.map { ($0.key, node($0.index)) }
+    }
+
     /// The members of an object; any key outside `allowed` is an error naming the allowed ones.
     func object(allowed: [String]) throws -> [String: JSONNode] {
         guard case .object(let members) = value else { throw error("expected an object, found \(typeName)") }

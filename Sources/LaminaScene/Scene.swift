@@ -175,7 +175,7 @@ struct LayerBuilder {
         "animations", "beginTime", "speed", "timeOffset",
     ] + effectKeys + LayerBuilder.typeKeys.values.flatMap { $0 }
 
-    enum LayerType: String, CaseIterable { case layer, transformLayer, shapeLayer, gradientLayer, replicatorLayer }
+    enum LayerType: String, CaseIterable { case layer, transformLayer, shapeLayer, gradientLayer, replicatorLayer, shaderLayer }
 
     /// One layer read from the file: how to make it, the settings to apply in order, and
     /// its superlayer (an earlier spec; -1 for the root).
@@ -276,6 +276,7 @@ struct LayerBuilder {
                 case .shapeLayer: return ShapeLayer()
                 case .gradientLayer: return GradientLayer()
                 case .replicatorLayer: return ReplicatorLayer()
+                case .shaderLayer: return ShaderLayer()
                 }
             })
         }

@@ -42,8 +42,11 @@ extension LayerBuilder {
         case point, unitPoint, size, rect, unitRect, color, transform
         /// Contents: an image file, or {"pixels": …} (cross-faded, or a flip-book).
         case contents
+        /// A shader layer's uniform (`uniforms.NAME`).
+        case uniform
 
         init(keyPath: String) {
+            if keyPath.hasPrefix("uniforms.") { self = .uniform; return }
             switch keyPath {
             case "contents": self = .contents
             case "position", "bounds.origin": self = .point
@@ -68,6 +71,7 @@ extension LayerBuilder {
             case .color: return "a colour"
             case .transform: return "a transform"
             case .contents: return "contents (an image file name, {\"image\": …} or {\"pixels\": …})"
+            case .uniform: return "a number, 2 to 4 numbers, a 3×3 or 4×4 matrix (9 or 16 numbers) or a colour"
             }
         }
     }
@@ -134,7 +138,7 @@ extension LayerBuilder {
         let keyPath = try keyPathNode.string()
         guard AnimatableProperty(keyPath: keyPath) != nil else {
             let shown = keyPath.count > 60 ? String(keyPath.prefix(60)) + "…" : keyPath
-            throw keyPathNode.error("'\(shown)' is not an animatable key path; animatable: position(.x/.y), zPosition, bounds(.origin/.size/.size.width/.size.height), anchorPoint, anchorPointZ, transform, sublayerTransform (and their .rotation(.x/.y/.z), .scale(.x/.y/.z), .translation.x/y/z), opacity, backgroundColor, borderColor, borderWidth, cornerRadius, contentsRect, contentsCenter, contents")
+            throw keyPathNode.error("'\(shown)' is not an animatable key path; animatable: position(.x/.y), zPosition, bounds(.origin/.size/.size.width/.size.height), anchorPoint, anchorPointZ, transform, sublayerTransform (and their .rotation(.x/.y/.z), .scale(.x/.y/.z), .translation.x/y/z), opacity, backgroundColor, borderColor, borderWidth, cornerRadius, contentsRect, contentsCenter, contents, uniforms.NAME (a shader layer's uniform)")
         }
         let valueKind = ValueKind(keyPath: keyPath)
         let additive = try f["additive"]?.bool() ?? false
@@ -332,6 +336,11 @@ extension LayerBuilder {
             return .color(try node.color())
         case .transform:
             return .transform(try transform(node))
+        case .uniform:
+            let u = try uniformValue(node)
+            if case .float(let x) = u { return .number(x) }
+            if !difference, case .vec4 = u, (try? node.string()) != nil, let c = try? node.color() { return .color(c) }
+            return .shader(u)
         case .contents:
             guard !difference else { throw node.error("contents cannot be added ('by' and additive animations take amounts)") }
             guard case .image(let image) = try contents(node) else { throw node.error("expected an image") }

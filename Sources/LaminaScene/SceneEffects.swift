@@ -1,3 +1,4 @@
+import Foundation
 import LaminaCore
 import LaminaGeometry
 import LaminaGPU
@@ -16,6 +17,7 @@ extension LayerBuilder {
         .gradientLayer: ["gradientType", "colors", "locations", "startPoint", "endPoint", "dithers"],
         .replicatorLayer: ["instanceCount", "instanceTransform", "instanceColor", "instanceRedOffset", "instanceGreenOffset",
                            "instanceBlueOffset", "instanceAlphaOffset", "instanceDelay"],
+        .shaderLayer: ["fragmentShader", "uniforms", "animating"],
     ]
 
     /// Most instances of a replicator, and most gradient stops.
@@ -54,6 +56,7 @@ extension LayerBuilder {
         case .shapeLayer: try shapeLayer(f, set: set)
         case .gradientLayer: try gradientLayer(f, set: set)
         case .replicatorLayer: try replicatorLayer(f, set: set)
+        case .shaderLayer: try shaderLayer(f, set: set)
         case .layer, .transformLayer: break
         }
     }
@@ -106,6 +109,49 @@ extension LayerBuilder {
         if let v = f["lineDashPhase"] { let p = try v.number(magnitude: SceneLimits.maximumCoordinate, "coordinates"); shape { $0.lineDashPhase = p } }
         if let v = f["strokeStart"] { let s = try v.number(in: 0...1); shape { $0.strokeStart = s } }
         if let v = f["strokeEnd"] { let e = try v.number(in: 0...1); shape { $0.strokeEnd = e } }
+    }
+
+    private func shaderLayer(_ f: [String: JSONNode], set: (@escaping @MainActor (Layer) -> Void) -> Void) throws {
+        func shader(_ body: @escaping @MainActor (ShaderLayer) -> Void) { set { body($0 as! ShaderLayer) } }
+        if let v = f["fragmentShader"] {
+            let text = try v.string()
+            let source: String
+            if !text.contains("\n"), [".frag", ".glsl", ".fs"].contains(where: { text.hasSuffix($0) }) {
+                let path = text.hasPrefix("/") ? text : baseDirectory + "/" + text
+                guard let data = FileManager.default.contents(atPath: path), let s = String(data: data, encoding: .utf8) else {
+                    throw v.error("shader file '\(text)' could not be read (looked at \(path)): give GLSL ES source text, or a .frag/.glsl/.fs file relative to the scene file")
+                }
+                source = s
+            } else {
+                source = text
+            }
+            guard source.count <= 1 << 20 else { throw v.error("a fragment shader of more than 1 MiB") }
+            shader { $0.fragmentShader = source }
+        }
+        if let v = f["uniforms"] {
+            for (name, node) in try v.members() {
+                guard !name.isEmpty, name.count <= 256 else { throw node.error("a uniform's name is 1 to 256 characters") }
+                let value = try uniformValue(node)
+                shader { $0.setUniform(name, value) }
+            }
+        }
+        if let v = f["animating"] { let b = try v.bool(); shader { $0.isAnimating = b } }
+    }
+
+    /// A uniform's value: a number (float), 2–4 numbers (vec2–vec4), 9 or 16 (mat3, mat4,
+    /// column-major), or a colour (vec4, straight).
+    func uniformValue(_ v: JSONNode) throws -> ShaderValue {
+        if let n = try? v.number(magnitude: SceneLimits.maximumCoordinate, "uniform values") { return .float(n) }
+        if (try? v.string()) != nil { return .color(try v.color()) }
+        let a = try v.numbers(count: 2...16, magnitude: SceneLimits.maximumCoordinate, "uniform values")
+        switch a.count {
+        case 2: return .vec2(a[0], a[1])
+        case 3: return .vec3(a[0], a[1], a[2])
+        case 4: return .vec4(a[0], a[1], a[2], a[3])
+        case 9: return .mat3(a)
+        case 16: return .mat4(a)
+        default: throw v.error("a uniform is a number, 2 to 4 numbers, 9 or 16 numbers (a matrix) or a colour (got \(a.count) numbers)")
+        }
     }
 
     private func gradientLayer(_ f: [String: JSONNode], set: (@escaping @MainActor (Layer) -> Void) -> Void) throws {
