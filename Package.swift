@@ -19,6 +19,10 @@ let package = Package(
         .library(name: "LaminaCore", targets: ["LaminaCore"]),
         .library(name: "LaminaScene", targets: ["LaminaScene"]),
         .library(name: "LaminaUI", targets: ["LaminaUI"]),
+        // The raw GLES 3 and EGL C APIs, for a dependent package's own GL code (GLLayer,
+        // ShaderProgram users): `.product(name: "CGLES", package: "Lamina")`.
+        .library(name: "CGLES", targets: ["CGLES"]),
+        .library(name: "CEGL", targets: ["CEGL"]),
         .executable(name: "lamina", targets: ["lamina"]),
         // The C API (Sources/CLamina/include/lamina.h) as a shared library: liblamina.so
         // once installed (Tools/install.sh; SwiftPM names it libLaminaC.so).
@@ -81,7 +85,7 @@ let package = Package(
         // The Swift code of README.md and docs/*.md, compiled as functions (the docs cannot drift).
         .executableTarget(name: "ExtractSnippets", path: "Tools/ExtractSnippets", swiftSettings: strict),
         .plugin(name: "SnippetExtractor", capability: .buildTool(), dependencies: ["ExtractSnippets"]),
-        .target(name: "DocSnippets", dependencies: ["Lamina"], path: "Tests/DocSnippets", swiftSettings: strict,
+        .target(name: "DocSnippets", dependencies: ["Lamina", "CGLES"], path: "Tests/DocSnippets", swiftSettings: strict,
                 plugins: ["SnippetExtractor"]),
 
         .executableTarget(
