@@ -12,7 +12,7 @@ struct Lamina: ParsableCommand {
         commandName: "lamina",
         abstract: "Lamina: a GPU layer compositor. Device info, test renders, scenes, reftests, the demo and benchmarks.",
         version: LaminaVersion.string,
-        subcommands: [Info.self, Render.self, RefTest.self, Demo.self, SelfTest.self, Bench.self, Soak.self]
+        subcommands: [Info.self, Render.self, RefTest.self, ShaderTest.self, Demo.self, SelfTest.self, Bench.self, Soak.self]
     )
 }
 
