@@ -41,7 +41,7 @@ public final class ShaderProgram {
         uniform vec4 u_texRect;
         out vec2 lamina_uv;
         void main() {
-            lamina_uv = a_position;
+            lamina_uv = u_texRect.xy + a_position * u_texRect.zw;
             gl_Position = u_transform * vec4(a_position, 0.0, 1.0);
         }
         """

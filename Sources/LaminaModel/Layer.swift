@@ -310,8 +310,14 @@ open class Layer {
     /// commit begin now (in the layer's time).
     package var state: LayerState { makeState(whole: false) }
 
-    /// Brings what the renderers are told up to date before they are (a kind's labels).
-    func willDescribe() {}
+    /// Brings what the renderers are told up to date before they are (labels for messages).
+    func willDescribe() {
+        let label = name.map { "'\($0)'" } ?? String(describing: type(of: self))
+        if var effect = properties.shaderEffect, effect.label != label {
+            effect.label = label
+            properties.shaderEffect = effect
+        }
+    }
 
     /// The contents a GL layer's drawing makes (`GLLayer`), shown in place of `contents`.
     var glContentReference: GLContentRef? { nil }

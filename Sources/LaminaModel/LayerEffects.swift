@@ -58,6 +58,30 @@ extension Layer {
         get { properties.compositingFilter }
         set { if newValue != properties.compositingFilter { properties.compositingFilter = newValue; changed(.effects) } }
     }
+    /// A fragment shader applied to the layer's rendered image — the layer and its
+    /// sublayers as one (SwiftUI's `layerEffect`). The layer is drawn as a group; the
+    /// shader reads it through `lamina_sample(uv)` (docs/gpu-content.md#shader-effects).
+    /// A new value with the same shader and changed uniforms animates each changed uniform
+    /// (`shaderEffect.uniforms.NAME`), as any animatable property. Uniforms that are not
+    /// finite are refused (reported to `Layer.invalidValueHandler`).
+    public var shaderEffect: ShaderEffect? {
+        get { properties.shaderEffect }
+        set {
+            guard newValue != properties.shaderEffect else { return }
+            if let new = newValue, !accepts(new.uniforms.values.allSatisfy(\.isValid), "shaderEffect.uniforms", new.uniforms) { return }
+            if let old = properties.shaderEffect, let new = newValue, old.fragmentShader == new.fragmentShader {
+                for (name, value) in new.uniforms.sorted(by: { $0.key < $1.key }) {
+                    guard let was = old.uniforms[name], was != value, was.typeName == value.typeName else { continue }
+                    actionWillChange("shaderEffect.uniforms.\(name)", from: .shader(was))
+                }
+            }
+            var effect = newValue
+            effect?.label = name.map { "'\($0)'" } ?? String(describing: type(of: self))
+            properties.shaderEffect = effect.flatMap { $0.fragmentShader.isEmpty ? nil : $0 }
+            changed(.effects)
+        }
+    }
+
     /// Filters applied to what lies behind the layer, shown under its own content
     /// (`CALayer.backgroundFilters`), inside its (rounded) bounds. Each frame that redraws
     /// the layer's area blurs the backdrop again; damage that reaches within the blur's

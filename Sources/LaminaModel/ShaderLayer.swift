@@ -69,6 +69,7 @@ open class ShaderLayer: Layer {
     private var storedAnimating = false
 
     override func willDescribe() {
+        super.willDescribe()
         let label = name.map { "'\($0)'" } ?? "a ShaderLayer"
         if var style = properties.shader, style.label != label {
             style.label = label

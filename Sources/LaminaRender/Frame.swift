@@ -118,6 +118,8 @@ public enum DrawOp {
     case multiplyByMask(image: ImageKey, rect: Rect, maskSource: Rect)
     /// A shader layer's fragment shader over its bounds.
     case shader(ShaderDraw)
+    /// A group's image through a shader effect.
+    case effect(ShaderEffectDraw)
 }
 
 /// A layer's contents drawn into `frame` of its bounds space.
@@ -227,6 +229,7 @@ public struct PictureTask {
         for d in draws {
             switch d.op {
             case .image(let i), .blended(let i, _): out.append(i.image)
+            case .effect(let e): out.append(e.image.image)
             case .multiplyByMask(let k, _, _): out.append(k)
             default: break
             }

@@ -191,6 +191,8 @@ final class GLPassEncoder: PassEncoder {
             return   // (the executor's copyBackdrop/blurBackdrop/drawBackdrop)
         case .shader(let d):
             try drawShader(d, pass: pass)
+        case .effect(let e):
+            try drawEffect(e, pass: pass)
         }
     }
 
@@ -214,6 +216,48 @@ final class GLPassEncoder: PassEncoder {
             }
         }
         if let failure { throw ShaderLayerError(layer: d.style.label, layerID: d.layer, underlying: failure) }
+    }
+
+    /// A group's image through its shader effect: the image's rectangle grown by the
+    /// margin, `lamina_uv` 0…1 over the image (beyond it in the margin), the image bound to
+    /// `lamina_layer` on unit 1.
+    private func drawEffect(_ e: ShaderEffectDraw, pass: RenderPass) throws {
+        guard let texture = images[e.image.image]?.texture else { return }
+        let program: ShaderProgram
+        do {
+            program = try shaderPrograms.program(for: e.effect.fragmentShader, device: device, effect: true)
+        } catch {
+            throw ShaderLayerError(layer: e.effect.label, layerID: e.layer, underlying: error, isEffect: true)
+        }
+        // The quad: the image and the layer's box, grown by the margin; lamina_uv spans the
+        // layer's box; lamina_sample maps it into the image.
+        let i = e.image.rect, l = e.layerRect, m = e.effect.margin
+        guard i.size.width > 0, i.size.height > 0, l.size.width > 0, l.size.height > 0 else { return }
+        let x0 = min(i.minX, l.minX) - m.width, y0 = min(i.minY, l.minY) - m.height
+        let x1 = max(i.maxX, l.maxX) + m.width, y1 = max(i.maxY, l.maxY) + m.height
+        let grown = Rect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+        let uv = ((x0 - l.minX) / l.size.width, (y0 - l.minY) / l.size.height, grown.size.width / l.size.width, grown.size.height / l.size.height)
+        let map = ((l.minX - i.minX) / i.size.width, (l.minY - i.minY) / i.size.height, l.size.width / i.size.width, l.size.height / i.size.height)
+        let r = l
+        let scale = pass.target.scale
+        var failure: Error?
+        do {
+            try program.set("lamina_layer", texture: texture, filter: .linear)
+        } catch {
+            throw ShaderLayerError(layer: e.effect.label, layerID: e.layer, underlying: error, isEffect: true)
+        }
+        pass.draw(with: program.program, in: grown, transform: offset) { _ in
+            do {
+                try program.applyUniforms([("u_texRect", .vec4(uv.0, uv.1, uv.2, uv.3)),
+                                           ("lamina_image_map", .vec4(map.0, map.1, map.2, map.3)),
+                                           ("lamina_size", .vec2(r.size.width * scale, r.size.height * scale)),
+                                           ("lamina_time", .float(mediaTime)), ("lamina_alpha", .float(e.image.alpha))])
+                try program.applyUniforms(e.effect.uniforms.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+            } catch {
+                failure = error
+            }
+        }
+        if let failure { throw ShaderLayerError(layer: e.effect.label, layerID: e.layer, underlying: failure, isEffect: true) }
     }
 
     /// Adds the quads of contents kept at `place` — one quad, or nine slices.

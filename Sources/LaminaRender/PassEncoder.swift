@@ -125,6 +125,7 @@ public final class RecordingPassEncoder: PassEncoder {
         case .backdrop: return "backdrop"
         case .multiplyByMask(let k, _, _): return "mask \(k)"
         case .shader: return "shader"
+        case .effect(let e): return "effect \(e.image.image)"
         }
     }
 

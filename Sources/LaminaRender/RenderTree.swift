@@ -113,7 +113,7 @@ public final class RenderTree {
             let c = s.changes
             let old = node.state
             node.state = s
-            if c.contains(.contents) { noteShader(of: node) }
+            if c.contains(.contents) || c.contains(.effects) { noteShader(of: node) }
             if c.contains(.sublayers) {
                 if let edits = s.sublayerEdits {
                     applyEdits(edits, to: node, states: states, detached: &detached, created: &changes.updated)

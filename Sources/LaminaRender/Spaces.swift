@@ -34,6 +34,7 @@ public struct TargetBox: Equatable, Sendable, CustomStringConvertible {
     public func intersects(_ b: TargetBox) -> Bool { minX < b.maxX && b.minX < maxX && minY < b.maxY && b.minY < maxY }
     /// The box grown by `d` on every side.
     func grown(by d: Double) -> TargetBox { TargetBox(minX: minX - d, minY: minY - d, maxX: maxX + d, maxY: maxY + d) }
+    func grown(byX dx: Double, y dy: Double) -> TargetBox { TargetBox(minX: minX - dx, minY: minY - dy, maxX: maxX + dx, maxY: maxY + dy) }
     /// The box moved by (`dx`, `dy`).
     func offset(by dx: Double, _ dy: Double) -> TargetBox { TargetBox(minX: minX + dx, minY: minY + dy, maxX: maxX + dx, maxY: maxY + dy) }
 

@@ -46,7 +46,7 @@ extension LayerBuilder {
         case uniform
 
         init(keyPath: String) {
-            if keyPath.hasPrefix("uniforms.") { self = .uniform; return }
+            if keyPath.hasPrefix("uniforms.") || keyPath.hasPrefix("shaderEffect.uniforms.") { self = .uniform; return }
             switch keyPath {
             case "contents": self = .contents
             case "position", "bounds.origin": self = .point
@@ -138,7 +138,7 @@ extension LayerBuilder {
         let keyPath = try keyPathNode.string()
         guard AnimatableProperty(keyPath: keyPath) != nil else {
             let shown = keyPath.count > 60 ? String(keyPath.prefix(60)) + "…" : keyPath
-            throw keyPathNode.error("'\(shown)' is not an animatable key path; animatable: position(.x/.y), zPosition, bounds(.origin/.size/.size.width/.size.height), anchorPoint, anchorPointZ, transform, sublayerTransform (and their .rotation(.x/.y/.z), .scale(.x/.y/.z), .translation.x/y/z), opacity, backgroundColor, borderColor, borderWidth, cornerRadius, contentsRect, contentsCenter, contents, uniforms.NAME (a shader layer's uniform)")
+            throw keyPathNode.error("'\(shown)' is not an animatable key path; animatable: position(.x/.y), zPosition, bounds(.origin/.size/.size.width/.size.height), anchorPoint, anchorPointZ, transform, sublayerTransform (and their .rotation(.x/.y/.z), .scale(.x/.y/.z), .translation.x/y/z), opacity, backgroundColor, borderColor, borderWidth, cornerRadius, contentsRect, contentsCenter, contents, uniforms.NAME (a shader layer's uniform), shaderEffect.uniforms.NAME")
         }
         let valueKind = ValueKind(keyPath: keyPath)
         let additive = try f["additive"]?.bool() ?? false

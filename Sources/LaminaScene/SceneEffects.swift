@@ -9,6 +9,7 @@ import LaminaGraphics
 extension LayerBuilder {
     static let effectKeys = [
         "shadowColor", "shadowOpacity", "shadowOffset", "shadowRadius", "shadowPath", "mask", "compositingFilter", "backgroundFilters",
+        "shaderEffect",
     ]
     /// Keys that belong to one layer type.
     static let typeKeys: [LayerBuilder.LayerType: [String]] = [
@@ -51,6 +52,26 @@ extension LayerBuilder {
                 return .gaussianBlur(radius: r)
             }
             set { $0.backgroundFilters = filters }
+        }
+        if let v = f["shaderEffect"] {
+            guard type != .transformLayer else { throw v.error("a transform layer draws nothing, so it has no shader effect") }
+            let o = try v.object(allowed: ["fragmentShader", "uniforms", "maxSampleOffset", "animating"])
+            guard let source = o["fragmentShader"] else { throw v.error("a shader effect needs 'fragmentShader'") }
+            var effect = ShaderEffect(fragmentShader: try shaderSource(source))
+            if let u = o["uniforms"] {
+                for (name, node) in try u.members() {
+                    guard !name.isEmpty, name.count <= 256 else { throw node.error("a uniform's name is 1 to 256 characters") }
+                    effect.uniforms[name] = try uniformValue(node)
+                }
+            }
+            if let m = o["maxSampleOffset"] {
+                let a = try m.numbers(count: 2...2, magnitude: 4096, "sample offsets")
+                guard a[0] >= 0, a[1] >= 0 else { throw m.error("maxSampleOffset is [dx, dy], each 0 or more") }
+                effect.maxSampleOffset = Size(width: a[0], height: a[1])
+            }
+            if let a = o["animating"] { effect.isAnimating = try a.bool() }
+            let e = effect
+            set { $0.shaderEffect = e }
         }
         switch type {
         case .shapeLayer: try shapeLayer(f, set: set)
@@ -114,18 +135,7 @@ extension LayerBuilder {
     private func shaderLayer(_ f: [String: JSONNode], set: (@escaping @MainActor (Layer) -> Void) -> Void) throws {
         func shader(_ body: @escaping @MainActor (ShaderLayer) -> Void) { set { body($0 as! ShaderLayer) } }
         if let v = f["fragmentShader"] {
-            let text = try v.string()
-            let source: String
-            if !text.contains("\n"), [".frag", ".glsl", ".fs"].contains(where: { text.hasSuffix($0) }) {
-                let path = text.hasPrefix("/") ? text : baseDirectory + "/" + text
-                guard let data = FileManager.default.contents(atPath: path), let s = String(data: data, encoding: .utf8) else {
-                    throw v.error("shader file '\(text)' could not be read (looked at \(path)): give GLSL ES source text, or a .frag/.glsl/.fs file relative to the scene file")
-                }
-                source = s
-            } else {
-                source = text
-            }
-            guard source.count <= 1 << 20 else { throw v.error("a fragment shader of more than 1 MiB") }
+            let source = try shaderSource(v)
             shader { $0.fragmentShader = source }
         }
         if let v = f["uniforms"] {
@@ -136,6 +146,23 @@ extension LayerBuilder {
             }
         }
         if let v = f["animating"] { let b = try v.bool(); shader { $0.isAnimating = b } }
+    }
+
+    /// A fragment shader: GLSL ES source text, or a .frag/.glsl/.fs file relative to the scene.
+    func shaderSource(_ v: JSONNode) throws -> String {
+        let text = try v.string()
+        let source: String
+        if !text.contains("\n"), [".frag", ".glsl", ".fs"].contains(where: { text.hasSuffix($0) }) {
+            let path = text.hasPrefix("/") ? text : baseDirectory + "/" + text
+            guard let data = FileManager.default.contents(atPath: path), let s = String(data: data, encoding: .utf8) else {
+                throw v.error("shader file '\(text)' could not be read (looked at \(path)): give GLSL ES source text, or a .frag/.glsl/.fs file relative to the scene file")
+            }
+            source = s
+        } else {
+            source = text
+        }
+        guard !source.isEmpty, source.count <= 1 << 20 else { throw v.error("a fragment shader of 1 byte to 1 MiB") }
+        return source
     }
 
     /// A uniform's value: a number (float), 2–4 numbers (vec2–vec4), 9 or 16 (mat3, mat4,

@@ -214,7 +214,7 @@ public final class AnimationEffect: Sendable {
             // The value below is read only when it is needed (a transform component's
             // costs a decomposition).
             let needsBelow = additive || from == nil || (to == nil && by == nil) || (from == nil && to == nil)
-            let below = needsBelow ? property.value(in: p) : property.kind
+            let below = needsBelow || property.isUniform ? property.value(in: p) : property.kind   // (a uniform's type is its value's)
             guard let (a, b) = Self.endPoints(from: from, to: to, by: by, below: below) else { return }
             let f: Double
             if let spring {

@@ -202,6 +202,8 @@ public struct AnimatableProperty: Hashable, Sendable, CustomStringConvertible {
         case contents
         /// A `ShaderLayer` uniform (`uniforms.NAME`).
         case uniform(String)
+        /// A uniform of the layer's shader effect (`shaderEffect.uniforms.NAME`).
+        case effectUniform(String)
     }
     package let base: Base
     /// The key path it was made from.
@@ -237,6 +239,11 @@ public struct AnimatableProperty: Hashable, Sendable, CustomStringConvertible {
         case "shadowOffset": b = .shadowOffset
         case "shadowColor": b = .shadowColor
         default:
+            if keyPath.hasPrefix("shaderEffect.uniforms."), keyPath.count > 22 {
+                self.base = .effectUniform(String(keyPath.dropFirst(22)))
+                self.keyPath = keyPath
+                return
+            }
             if keyPath.hasPrefix("uniforms."), keyPath.count > 9 {
                 self.base = .uniform(String(keyPath.dropFirst(9)))
                 self.keyPath = keyPath
@@ -257,6 +264,14 @@ public struct AnimatableProperty: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String { keyPath }
 
+    /// A shader uniform (its kind is the type of its current value).
+    package var isUniform: Bool {
+        switch base {
+        case .uniform, .effectUniform: return true
+        default: return false
+        }
+    }
+
     /// What a change of this property changes for a renderer.
     var changes: LayerChanges {
         switch base {
@@ -268,6 +283,7 @@ public struct AnimatableProperty: Hashable, Sendable, CustomStringConvertible {
         case .borderColor, .borderWidth: return .border
         case .cornerRadius: return .cornerRadius
         case .contentsRect, .contentsCenter, .contents, .uniform: return .contents
+        case .effectUniform: return .effects
         case .shadowOpacity, .shadowRadius, .shadowOffset, .shadowColor: return .shadow
         }
     }
@@ -303,6 +319,7 @@ public struct AnimatableProperty: Hashable, Sendable, CustomStringConvertible {
         case .shadowOffset: return .size(p.shadowOffset)
         case .shadowColor: return .color(p.shadowColor)
         case .uniform(let name): return p.shader?.uniforms[name].map { .shader($0) } ?? .number(0)
+        case .effectUniform(let name): return p.shaderEffect?.uniforms[name].map { .shader($0) } ?? .number(0)
         }
     }
 
@@ -317,7 +334,7 @@ public struct AnimatableProperty: Hashable, Sendable, CustomStringConvertible {
         case .transform, .sublayerTransform: return .transform(.identity)
         case .backgroundColor, .borderColor, .shadowColor: return .color(nil)
         case .contents: return .contents(nil)
-        case .uniform: return .number(0)   // (the uniform's own type: `set` converts to it)
+        case .uniform, .effectUniform: return .number(0)   // (the uniform's own type: `set` converts to it)
         }
     }
 
@@ -330,6 +347,13 @@ public struct AnimatableProperty: Hashable, Sendable, CustomStringConvertible {
                   case .shader(let value)? = v.converted(like: .shader(current)), value.isValid else { return }
             style.uniforms[name] = value
             p.shader = style
+            return
+        }
+        if case .effectUniform(let name) = base {
+            guard var effect = p.shaderEffect, let current = effect.uniforms[name],
+                  case .shader(let value)? = v.converted(like: .shader(current)), value.isValid else { return }
+            effect.uniforms[name] = value
+            p.shaderEffect = effect
             return
         }
         guard let v = v.converted(like: kind), v.isFinite else { return }

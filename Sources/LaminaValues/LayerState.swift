@@ -179,6 +179,12 @@ public struct LayerProperties: Sendable, Equatable {
         set { shaderBox = newValue.map(OutOfLine.init) }
     }
     private var shaderBox: OutOfLine<ShaderStyle>?
+    /// A fragment shader over the layer's rendered image (`Layer.shaderEffect`).
+    public var shaderEffect: ShaderEffect? {
+        get { shaderEffectBox?.value }
+        set { shaderEffectBox = newValue.map(OutOfLine.init) }
+    }
+    private var shaderEffectBox: OutOfLine<ShaderEffect>?
     /// Where contents are drawn in the bounds space, instead of per `contentsGravity`
     /// (a `ShapeLayer`'s rasterised path covers the path's box, not its bounds).
     public var contentsPlacement: Rect? = nil

@@ -83,3 +83,32 @@ public struct ShaderStyle: Sendable, Hashable {
         self.fragmentSource = fragmentSource; self.uniforms = uniforms; self.isAnimating = isAnimating; self.label = label
     }
 }
+
+/// A fragment shader applied to a layer's rendered image — the layer and its sublayers as
+/// one, as composited (SwiftUI's `layerEffect`, Skia's runtime image filters). Set it as
+/// `Layer.shaderEffect`; docs/gpu-content.md#shader-effects lists the inputs.
+public struct ShaderEffect: Sendable, Hashable {
+    /// GLSL ES 3.00 fragment shader source.
+    public var fragmentShader: String
+    /// The user's uniforms by name (animatable: `shaderEffect.uniforms.NAME`).
+    public var uniforms: [String: ShaderValue]
+    /// How far, in target points, the shader may sample from where it draws: the image is
+    /// drawn that much larger on each side (the margin reads transparent), and damage grows
+    /// by as much.
+    public var maxSampleOffset: Size
+    /// Drawn again at every frame, for a shader reading `lamina_time`.
+    public var isAnimating: Bool
+    /// The layer's name or type, for messages (set by the layer).
+    public var label: String
+
+    public init(fragmentShader: String, uniforms: [String: ShaderValue] = [:], maxSampleOffset: Size = .zero, isAnimating: Bool = false) {
+        self.fragmentShader = fragmentShader; self.uniforms = uniforms; self.maxSampleOffset = maxSampleOffset
+        self.isAnimating = isAnimating; self.label = "a layer"
+    }
+
+    /// The margin on each side, finite and at least 0.
+    public var margin: Size {
+        func m(_ v: Double) -> Double { v.isFinite ? min(max(v, 0), 4096) : 0 }
+        return Size(width: m(maxSampleOffset.width), height: m(maxSampleOffset.height))
+    }
+}

@@ -122,6 +122,8 @@ final class FrameRig: RenderUpdateReceiver {
             return named(name)
         case .shader(let d):
             return "\(layer(at: d.transform, d.rect)) \(name)"
+        case .effect(let e):
+            return "effect " + describe(e.image.image)
         }
     }
 

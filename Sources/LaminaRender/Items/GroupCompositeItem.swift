@@ -39,7 +39,11 @@ enum GroupCompositeItem: ItemKind {
         }
         guard let (key, rect) = composite.image else { return }
         let draw = ImageDraw(image: key, rect: rect, alpha: alpha, filter: .nearest)
-        if let mode = composite.blend {
+        if let effect = composite.shaderEffect {
+            let box = ShaderEffectComposite.layerRect(of: n)
+            builder.add(.effect(ShaderEffectDraw(image: draw, effect: effect, layer: n.id, layerRect: box ?? rect)),
+                        for: item, cuts: [], isLayerQuad: false)
+        } else if let mode = composite.blend {
             builder.add(.blended(draw, mode: mode), for: item, cuts: [], isLayerQuad: false)
         } else {
             builder.add(.image(draw), for: item, cuts: [], isLayerQuad: false)
@@ -53,6 +57,8 @@ struct Composite {
     var image: (key: ImageKey, rect: Rect)?
     var shadow: (key: ImageKey, rect: Rect)?
     var blend: BlendMode?
+    /// A shader over the image (`ShaderEffectComposite`), which draws it instead of a plain quad.
+    var shaderEffect: ShaderEffect?
     var version: Int
 
     init(image: (key: ImageKey, rect: Rect)?, version: Int) {
@@ -80,5 +86,6 @@ extension CompositeEffect {
 }
 
 enum CompositeEffects {
-    static let all: [any CompositeEffect.Type] = [TransitionCrossFade.self, AlphaShadow.self, MaskEffect.self, BlendEffect.self]
+    static let all: [any CompositeEffect.Type] = [TransitionCrossFade.self, AlphaShadow.self, MaskEffect.self, BlendEffect.self,
+                                                  ShaderEffectComposite.self]
 }

@@ -41,8 +41,12 @@ public struct ShaderLayerError: Error, CustomStringConvertible {
     public let layer: String
     public let layerID: LayerID
     public let underlying: Error
+    /// A shader effect's shader (`Layer.shaderEffect`), not a shader layer's.
+    public var isEffect = false
     public var description: String {
-        "shader layer \(layer) (\(layerID)): its fragment shader was refused. \(underlying)\nThe shader must be GLSL ES 3.00 (`#version 300 es`, a precision, one `out vec4`); it may declare `in vec2 lamina_uv`, `uniform vec2 lamina_size`, `uniform float lamina_time`."
+        (isEffect ? "shader effect of layer \(layer) (\(layerID))" : "shader layer \(layer) (\(layerID))")
+            + ": its fragment shader was refused. \(underlying)\nThe shader must be GLSL ES 3.00 (`#version 300 es`, a precision, one `out vec4`); it may declare `in vec2 lamina_uv`, `uniform vec2 lamina_size`, `uniform float lamina_time`"
+            + (isEffect ? " and call `lamina_sample(uv)` (docs/gpu-content.md#shader-effects)." : ".")
     }
 }
 
@@ -53,15 +57,18 @@ final class ShaderPrograms {
 
     /// The program for `source` with `lamina_alpha` applied to its output, or the error
     /// it failed with (remembered: a failing source is compiled once).
-    func program(for source: String, device: GPUDevice) throws -> ShaderProgram {
-        if let p = programs[source], !p.program.isReleased { return p }
-        if let e = failures[source] { throw e }
+    func program(for source: String, device: GPUDevice, effect: Bool = false) throws -> ShaderProgram {
+        let key = (effect ? "effect\u{0}" : "") + source
+        if let p = programs[key], !p.program.isReleased { return p }
+        if let e = failures[key] { throw e }
         do {
-            let p = try ShaderProgram(device: device, fragmentSource: ShaderPrograms.withAlpha(source), label: "shader layer")
-            programs[source] = p
+            var text = ShaderPrograms.withAlpha(source)
+            if effect { text = ShaderPrograms.withEffectPrelude(text) }
+            let p = try ShaderProgram(device: device, fragmentSource: text, label: effect ? "shader effect" : "shader layer")
+            programs[key] = p
             return p
         } catch {
-            failures[source] = error
+            failures[key] = error
             throw error
         }
     }
@@ -98,7 +105,7 @@ final class ShaderPrograms {
 extension RenderTree {
     /// Follows whether `node` is a shader layer drawn at every frame.
     func noteShader(of node: RenderNode) {
-        if node.state.properties.shader?.isAnimating == true {
+        if node.state.properties.shader?.isAnimating == true || node.state.properties.shaderEffect?.isAnimating == true {
             animatingShaders[node.id] = node
         } else if animatingShaders[node.id] != nil {
             animatingShaders[node.id] = nil
@@ -109,11 +116,12 @@ extension RenderTree {
     /// time); forgets those that left the tree or stopped. Whether any is left.
     func advanceAnimatingShaders() -> Bool {
         for (id, node) in animatingShaders {
-            guard node.isInTree, nodes[id] === node, node.state.properties.shader?.isAnimating == true else {
+            let p = node.state.properties
+            guard node.isInTree, nodes[id] === node, p.shader?.isAnimating == true || p.shaderEffect?.isAnimating == true else {
                 animatingShaders[id] = nil
                 continue
             }
-            node.changes.insert(.contents)
+            node.changes.insert(p.shader?.isAnimating == true ? .contents : .effects)
             pendingNodes.append(node)
         }
         return !animatingShaders.isEmpty
