@@ -19,6 +19,8 @@ let package = Package(
         .library(name: "LaminaCore", targets: ["LaminaCore"]),
         .library(name: "LaminaScene", targets: ["LaminaScene"]),
         .library(name: "LaminaUI", targets: ["LaminaUI"]),
+        // Snapshot tests of layers, views, scenes and targets for users' test suites.
+        .library(name: "LaminaTesting", targets: ["LaminaTesting"]),
         // The raw GLES 3 and EGL C APIs, for a dependent package's own GL code (GLLayer,
         // ShaderProgram users): `.product(name: "CGLES", package: "Lamina")`.
         .library(name: "CGLES", targets: ["CGLES"]),
@@ -69,6 +71,8 @@ let package = Package(
                 swiftSettings: strict),
         .target(name: "LaminaUI", dependencies: ["LaminaCore", "LaminaGeometry", "LaminaGPU", "LaminaGraphics", "LaminaValues"], swiftSettings: strict),
         .target(name: "LaminaScene", dependencies: ["LaminaCore", "LaminaGeometry", "LaminaGPU", "LaminaGraphics", "LaminaValues"], swiftSettings: strict),
+        .target(name: "LaminaTesting", dependencies: ["LaminaCore", "LaminaModel", "LaminaScene", "LaminaUI", "LaminaGeometry", "LaminaGPU",
+                                                     "LaminaGraphics", "LaminaValues"], swiftSettings: strict),
         .target(name: "Lamina", dependencies: ["LaminaGeometry", "LaminaValues", "LaminaGPU", "LaminaGraphics", "LaminaModel", "LaminaRender",
                                               "LaminaCore", "LaminaScene", "LaminaUI"],
                 swiftSettings: strict),
@@ -85,7 +89,7 @@ let package = Package(
         // The Swift code of README.md and docs/*.md, compiled as functions (the docs cannot drift).
         .executableTarget(name: "ExtractSnippets", path: "Tools/ExtractSnippets", swiftSettings: strict),
         .plugin(name: "SnippetExtractor", capability: .buildTool(), dependencies: ["ExtractSnippets"]),
-        .target(name: "DocSnippets", dependencies: ["Lamina", "CGLES"], path: "Tests/DocSnippets", swiftSettings: strict,
+        .target(name: "DocSnippets", dependencies: ["Lamina", "CGLES", "LaminaTesting"], path: "Tests/DocSnippets", swiftSettings: strict,
                 plugins: ["SnippetExtractor"]),
 
         .executableTarget(
@@ -140,6 +144,11 @@ let package = Package(
             name: "LaminaUITests",
             dependencies: ["LaminaUI", "LaminaCore", "LaminaModel", "LaminaRender", "LaminaValues", "LaminaGPU", "LaminaGraphics", "LaminaGeometry", "CGLES", "CEGL", "LaminaTestSupport",
                            "DocSnippets"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "LaminaTestingTests",
+            dependencies: ["LaminaTesting", "LaminaCore", "LaminaModel", "LaminaScene", "LaminaUI", "LaminaGeometry", "LaminaGPU", "LaminaGraphics"],
             swiftSettings: strict
         ),
         .testTarget(

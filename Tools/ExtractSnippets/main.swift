@@ -40,7 +40,7 @@ for path in arguments.dropFirst(3) {
         let start = i + 1
         var body: [String] = []
         i += 1
-        // (Imports are the generated file's: `import Lamina`, `import CGLES`.)
+        // (Imports are the generated file's: `import Lamina`, `import CGLES`, `import LaminaTesting`.)
         while i < lines.count, !lines[i].hasPrefix("```") { if !lines[i].hasPrefix("import ") { body.append(lines[i]) }; i += 1 }
         i += 1
         if annotation == "continues", let last = lastOfFile {
@@ -59,6 +59,7 @@ var out = """
 import CGLES
 import Foundation
 import Lamina
+import LaminaTesting
 
 """
 for s in snippets {

@@ -33,7 +33,8 @@ enum ShaderEffectComposite: CompositeEffect {
     }
 
     static func apply(_ composite: inout Composite, of node: RenderNode, into builder: inout DrawBuilder) {
-        composite.shaderEffect = node.state.properties.shaderEffect
+        guard let effect = node.state.properties.shaderEffect else { return }
+        composite.shaderEffect = effect
         composite.blend = nil   // (the shader decides how the image looks; a blend mode is not applied with it)
     }
 }
