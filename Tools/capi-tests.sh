@@ -64,6 +64,8 @@ run c-errors cc -std=c99 -Wall -Wextra -Werror -pedantic Tests/CAPI/errors.c $(p
 [ -x "$work/c-errors" ] && check_run "C error paths and handle lifetimes (bad scene, missing PNG, too-large target, wrong thread, double release, 10⁴ layers)" "$work/c-errors"
 run c-coverage cc -std=c99 -Wall -Wextra -Werror -pedantic Tests/CAPI/coverage.c $(pkg-config --cflags --libs lamina) -o "$work/c-coverage"
 [ -x "$work/c-coverage" ] && check_run "C API coverage (run loop descriptor and turns, transactions, displayNow, dirty rectangles, BGRA pixels, scenes, getters, frame requests, hit testing, effects, presentation, retained mode)" "$work/c-coverage" "$repo/Examples/showcase.json"
+run c-gpu cc -std=c99 -Wall -Wextra -Werror -pedantic Tests/CAPI/gpu.c $(pkg-config --cflags --libs lamina glesv2) -o "$work/c-gpu"
+[ -x "$work/c-gpu" ] && check_run "C API: GL layers (own GL, on demand, asynchronous, drawable options), shader layers and effects with uniforms, their errors (pixels and draw counts checked)" "$work/c-gpu"
 run cpp-example c++ -std=c++17 -Wall -Wextra -Werror -pedantic Examples/CPP/example.cpp $(pkg-config --cflags --libs lamina) -o "$work/cpp-example"
 [ -x "$work/cpp-example" ] && check_run "C++ example (RAII wrapper, pixels checked)" "$work/cpp-example" cpp-example.png
 run rust-example cargo build --offline --quiet --manifest-path Examples/Rust/Cargo.toml --target-dir "$work/rust"

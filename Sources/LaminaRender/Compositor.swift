@@ -252,7 +252,12 @@ public final class Compositor: @unchecked Sendable {
         let stats: FrameStatistics
         do {
             encoder.mediaTime = lastFrameMediaTime ?? MediaClock.now()
-            stats = try device.withContext { try execute(frame, on: target, overlays: overlays, flash: flash) }
+            stats = try device.withContext {
+                do { return try execute(frame, on: target, overlays: overlays, flash: flash) } catch {
+                    encoder.abandonOpenPass()
+                    throw error
+                }
+            }
         } catch {
             // Nothing was presented: its damage leaves the ring, the next frame draws whole,
             // and every image is made again.

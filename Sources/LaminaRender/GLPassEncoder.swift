@@ -89,6 +89,16 @@ final class GLPassEncoder: PassEncoder {
         cutting = false
     }
 
+    /// Ends whatever pass a failed frame left open (an error thrown while drawing: a shader
+    /// that does not compile, a clip too deep), so that the next frame begins cleanly.
+    func abandonOpenPass() {
+        pass?.submit()
+        pass = nil
+        cutting = false
+        backdropCopy = nil
+        backdropBlur = nil
+    }
+
     func resumePass() throws {
         guard let destination else { return }
         let renderTarget: RenderTarget

@@ -67,6 +67,17 @@ static void draw(lamina_layer *layer, cairo_t *cr, lamina_rect dirty, void *user
 }
 static void frame_requested(void *user) { (void)user; if (depth < 2) { depth++; random_call(); depth--; } }
 static void done(int finished, void *user) { (void)finished; (void)user; if (depth < 2) { depth++; random_call(); depth--; } }
+/* A GL layer's callback: runs on the compositor's thread with its context current; it
+ * must not call Lamina (documented), so it only issues GL-free work here. */
+static void gl_draw(uint32_t framebuffer, int32_t width, int32_t height, lamina_pixel_rect dirty, void *user) {
+    (void)framebuffer; (void)width; (void)height; (void)dirty; (void)user;
+}
+static const char *shaders[] = {
+    "#version 300 es\nprecision mediump float;\nuniform vec4 tint;\nout vec4 o;\nvoid main() { o = tint; }\n",
+    "#version 300 es\nprecision mediump float;\nin vec2 lamina_uv;\nout vec4 o;\nvoid main() { o = lamina_sample(lamina_uv); }\n",
+    "#version 300 es\nnot glsl at all\n",
+    "",
+};
 static void logged(lamina_log_level level, const char *message, void *user) { (void)level; (void)user; (void)strlen(message); }
 
 static void random_animation(lamina_layer *layer) {
@@ -103,7 +114,7 @@ static uint8_t buffer[256 * 256 * 4];
 
 static void random_call(void) {
     void *h = any(), *h2 = any();
-    switch (below(48)) {
+    switch (below(52)) {
     case 0: case 1: { lamina_layer *l = NULL; lamina_layer_create(&l); keep(l); break; }
     case 2: lamina_release(h); break;
     case 3: lamina_retain(h); break;
@@ -158,6 +169,18 @@ static void random_call(void) {
              lamina_layer_set_filters(h, (lamina_filter)below(4), (lamina_filter)below(4)); break;
     case 46: lamina_set_actions_disabled_by_default(below(2)); lamina_transaction_set_animation_duration(number()); break;
     case 47: if (!below(20) && depth == 0) lamina_device_close(device); break;   /* rarely: everything after must fail cleanly */
+    case 48: { lamina_layer *l = NULL; lamina_gl_layer_create(&l); keep(l);
+               lamina_layer_set_gl_draw_callback(below(3) ? l : h, below(4) ? gl_draw : NULL, NULL, NULL);
+               lamina_gl_layer_set_asynchronous(below(3) ? l : h, below(2));
+               lamina_gl_layer_set_drawable_options(h, below(4) - 1, below(6)); break; }
+    case 49: { lamina_layer *l = NULL; lamina_shader_layer_create(below(6) ? shaders[below(4)] : NULL, &l); keep(l);
+               float v[16]; for (int i = 0; i < 16; i++) v[i] = (float)number();
+               lamina_shader_layer_set_uniform(below(3) ? l : h, below(6) ? "tint" : NULL, below(8) ? v : NULL, (size_t)below(18));
+               lamina_shader_layer_set_animating(h, below(2)); break; }
+    case 50: lamina_layer_set_shader_effect(h, below(4) ? shaders[below(4)] : NULL, number(), number()); break;
+    case 51: { float v[16]; for (int i = 0; i < 16; i++) v[i] = (float)number(); uint64_t c;
+               lamina_layer_set_shader_effect_uniform(h, below(6) ? "amount" : NULL, v, (size_t)below(18));
+               lamina_gl_layer_draw_count(h, below(4) ? &c : NULL); break; }
     }
 }
 

@@ -314,6 +314,41 @@ lamina_status lamina_layer_display_now(lamina_layer *layer);
 /* How many times the layer's content was drawn. */
 lamina_status lamina_layer_display_count(const lamina_layer *layer, uint64_t *count);
 
+/* ---- Your own GPU code: GL layers, shader layers and effects (docs/gpu-content.md) -- */
+
+/* A layer drawn with your own OpenGL ES calls (CAOpenGLLayer, GLKView). `draw` runs where
+ * the compositor's GL context lives — the main thread, or the host's render thread — with
+ * that context current and `framebuffer` bound (draw and read), the viewport the whole
+ * width×height drawable (the layer's bounds × contentsScale) and GL's default state
+ * otherwise; pixels premultiplied, row 0 at the bottom. `dirty` is what to draw (GL window
+ * coordinates). It runs on demand (first display, lamina_layer_set_needs_display, a resize)
+ * or at every frame while asynchronous. It must not call Lamina, and must return normally.
+ * `destroy` as for lamina_layer_set_draw_callback. */
+typedef void (*lamina_gl_draw_fn)(uint32_t framebuffer, int32_t width, int32_t height, lamina_pixel_rect dirty, void *user_data);
+lamina_status lamina_gl_layer_create(lamina_layer **out);
+lamina_status lamina_layer_set_gl_draw_callback(lamina_layer *layer, lamina_gl_draw_fn draw, void *user_data, lamina_destroy_fn destroy);
+/* Draw at every frame the host composites (CAOpenGLLayer.isAsynchronous). */
+lamina_status lamina_gl_layer_set_asynchronous(lamina_layer *layer, int on);
+/* depth_stencil: 0 none, 1 a 24-bit depth buffer, 2 depth 24 + stencil 8; samples 1 or 4. */
+lamina_status lamina_gl_layer_set_drawable_options(lamina_layer *layer, int depth_stencil, int samples);
+/* How many times the layer's GL code ran. */
+lamina_status lamina_gl_layer_draw_count(const lamina_layer *layer, uint64_t *count);
+
+/* A layer whose content is a GLSL ES 3.00 fragment shader over its bounds (inputs:
+ * in vec2 lamina_uv, uniform vec2 lamina_size, uniform float lamina_time; one out vec4,
+ * premultiplied). A shader that does not compile fails the commit that shows it. */
+lamina_status lamina_shader_layer_create(const char *fragment_source, lamina_layer **out);
+/* Sets a uniform: `count` floats — 1 a float, 2 to 4 a vec2 to vec4, 9 a mat3, 16 a mat4
+ * (column-major). Values must be finite. It animates implicitly, as any property. */
+lamina_status lamina_shader_layer_set_uniform(lamina_layer *layer, const char *name, const float *values, size_t count);
+/* Draw at every frame (a shader reading lamina_time). */
+lamina_status lamina_shader_layer_set_animating(lamina_layer *layer, int on);
+/* A fragment shader over the layer's rendered image (the layer and its sublayers as one),
+ * reading it through vec4 lamina_sample(vec2 uv); NULL removes it. The quad drawn, and the
+ * damage, grow by max_sample_dx/dy target points on each side. */
+lamina_status lamina_layer_set_shader_effect(lamina_layer *layer, const char *fragment_source, double max_sample_dx, double max_sample_dy);
+lamina_status lamina_layer_set_shader_effect_uniform(lamina_layer *layer, const char *name, const float *values, size_t count);
+
 /* ---- Hosts: a layer tree on a target ---------------------------------------------- */
 
 /* Every commit that changes the tree of `root` (a layer without a superlayer) composites

@@ -170,3 +170,25 @@ struct ShaderLayerTests {
         }
     }
 }
+
+@MainActor
+@Suite("Shader layers: a failing shader and the frames after it", .isolatedTransactions, .withoutImplicitAnimations)
+struct ShaderLayerFailureTests {
+    @Test("after a frame that failed on a shader (its pass left open), removing the layer lets the next frames draw")
+    func recoversAfterFailure() throws {
+        let device = try GPUDevice()
+        let target = try OffscreenTarget(device: device, size: Size(width: 40, height: 40))
+        let root = rootLayer(width: 40, height: 40)
+        root.addSublayer(solid(Rect(x: 0, y: 0, width: 20, height: 20), .red))
+        let broken = ShaderLayer(fragmentShader: "#version 300 es\nprecision highp float;\nout vec4 o;\nvoid main() { o = vec4(nope); }\n")
+        broken.frame = Rect(x: 20, y: 20, width: 20, height: 20)
+        root.addSublayer(broken)
+        let host = LayerTreeHost(rootLayer: root, target: target, background: .white)
+        defer { host.detach() }
+        #expect(throws: (any Error).self) { try Transaction.flush() }
+        broken.removeFromSuperlayer()
+        try Transaction.flush()
+        let image = try target.readPixels()
+        #expect(image[10, 10] == red && image[30, 30] == white)
+    }
+}
