@@ -6,7 +6,7 @@ import LaminaGPU
 import LaminaGraphics
 import Synchronization
 
-/// The effect scenes of `lamina bench` (E1…E4): each measured against a baseline scene in
+/// The effect scenes of `lamina bench` (E1…E6): each measured against a baseline scene in
 /// the same run, frames of the two alternating, so the ratio is the effect's own cost.
 /// See docs/benchmarks.md#effects.
 @MainActor
@@ -16,7 +16,7 @@ struct EffectsBench {
     let frames: Int
     let warmup: Int
 
-    nonisolated static let scenes = ["E1", "E2", "E3", "E4"]
+    nonisolated static let scenes = ["E1", "E2", "E3", "E4", "E5", "E6"]
 
     struct Result: Codable {
         var id: String
@@ -37,6 +37,8 @@ struct EffectsBench {
             case "E1": return try movingShadows(id: id, alphaPath: false)
             case "E2": return try movingShadows(id: id, alphaPath: true)
             case "E3": return try backdropBlur(id: id)
+            case "E5": return try glLayer(id: id)
+            case "E6": return try shaderEffect(id: id)
             default: return try tiledScrolling(id: id)
             }
         }
@@ -59,7 +61,7 @@ struct EffectsBench {
 
     /// Median wall time (ms) of frames of `a` and `b`, alternating: each frame runs its
     /// `update`, commits (the host composites) and waits for the GPU.
-    private func alternate(_ a: (Int) -> Void, _ b: (Int) -> Void) throws -> (Double, Double) {
+    func alternate(_ a: (Int) -> Void, _ b: (Int) -> Void) throws -> (Double, Double) {
         var ta: [Double] = [], tb: [Double] = []
         func frame(_ f: Int, _ update: (Int) -> Void) throws -> Double {
             let t0 = Clocks.now().wall

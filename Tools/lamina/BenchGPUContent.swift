@@ -1,0 +1,133 @@
+import CGLES
+import Foundation
+import LaminaCore
+import LaminaGeometry
+import LaminaGPU
+import LaminaModel
+
+/// E5 and E6 of `lamina bench` (issue #24's measurements): your own GPU code in Lamina
+/// against the same work without Lamina's compositing around it.
+extension EffectsBench {
+    /// The GL of E5: a fragment-heavy full-drawable quad (a plasma of 24 sines per pixel),
+    /// with a program and vertex array of its own made in the current context on first use.
+    final class PlasmaGL: @unchecked Sendable {
+        private var program: GLuint = 0
+        private var vao: GLuint = 0
+        private var timeLocation: GLint = -1
+        private var frame: Float = 0
+
+        func draw(width: Int32, height: Int32) {
+            if program == 0 {
+                func shader(_ type: Int32, _ source: String) -> GLuint {
+                    let s = glCreateShader(GLenum(type))
+                    source.withCString { c in var p: UnsafePointer<GLchar>? = c; glShaderSource(s, 1, &p, nil) }
+                    glCompileShader(s)
+                    return s
+                }
+                program = glCreateProgram()
+                glAttachShader(program, shader(GL_VERTEX_SHADER, """
+                    #version 300 es
+                    out vec2 uv;
+                    void main() {
+                        vec2 p = vec2(float(gl_VertexID & 1), float(gl_VertexID >> 1));
+                        uv = p; gl_Position = vec4(p * 2.0 - 1.0, 0.0, 1.0);
+                    }
+                    """))
+                glAttachShader(program, shader(GL_FRAGMENT_SHADER, """
+                    #version 300 es
+                    precision highp float;
+                    in vec2 uv;
+                    uniform float t;
+                    out vec4 o;
+                    void main() {
+                        float v = 0.0;
+                        for (int i = 0; i < 24; i++) { float k = float(i) * 0.37; v += sin(uv.x * (3.0 + k) + uv.y * (2.0 - k) + t * (1.0 + k * 0.1)); }
+                        v /= 24.0;
+                        o = vec4(0.5 + 0.5 * sin(v * 6.0), 0.5 + 0.5 * sin(v * 6.0 + 2.1), 0.5 + 0.5 * sin(v * 6.0 + 4.2), 1.0);
+                    }
+                    """))
+                glLinkProgram(program)
+                timeLocation = glGetUniformLocation(program, "t")
+                glGenVertexArrays(1, &vao)
+            }
+            frame += 1
+            glViewport(0, 0, width, height)
+            glUseProgram(program)
+            glUniform1f(timeLocation, frame * 0.05)
+            glBindVertexArray(vao)
+            glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
+            glBindVertexArray(0)
+        }
+    }
+
+    /// E5: a 512×512 GL layer redrawn every frame (setNeedsDisplay), composited in a tree,
+    /// against the same GL drawn into a plain framebuffer of that size.
+    func glLayer(id: String) throws -> Result {
+        let side = 512.0
+        let stage = try Stage(device: device, size: size)
+        defer { stage.close() }
+        let gl = GLLayer()
+        gl.frame = Rect(x: 100, y: 100, width: side, height: side)
+        let inLamina = PlasmaGL(), plain = PlasmaGL()
+        gl.drawHandler = { d in inLamina.draw(width: Int32(d.pixelSize.width), height: Int32(d.pixelSize.height)) }
+        stage.root.addSublayer(gl)
+        try Transaction.flush()
+        let framebuffer = try GLDrawableTarget(device: device, pixelSize: PixelSize(width: Int(side), height: Int(side)), options: GLDrawableOptions())
+        defer { framebuffer.release() }
+        var failure: Error?
+        let (e, base) = try alternate({ _ in gl.setNeedsDisplay() }, { _ in
+            do { try framebuffer.draw { _ in plain.draw(width: Int32(side), height: Int32(side)) } } catch { failure = error }
+        })
+        if let failure { throw failure }
+        return Result(id: id, summary: "a \(Int(side))×\(Int(side)) GL layer (a plasma of 24 sines per pixel) redrawn every frame and composited",
+                      baseline: "the same GL into a plain \(Int(side))×\(Int(side)) framebuffer (no compositing)", effect: e, base: base,
+                      unit: "ms/frame", ratio: e / max(base, 1e-9),
+                      note: "\(gl.drawCount) draws of the layer's GL; Lamina adds the state reset, one textured quad and the damaged region's composite")
+    }
+
+    /// E6: a shader effect (a ripple with maxSampleOffset 8) over a 512×512 group whose
+    /// content moves every frame, against the same group composited plainly.
+    func shaderEffect(id: String) throws -> Result {
+        func build(_ stage: Stage, effect: Bool) -> Layer {
+            let group = Layer()
+            group.frame = Rect(x: 100, y: 100, width: 512, height: 512)
+            group.backgroundColor = Color(red: 0.95, green: 0.95, blue: 1)
+            group.opacity = 0.98   // a group in both (the baseline's by its opacity)
+            for i in 0..<16 {
+                let l = Layer()
+                l.frame = Rect(x: Double(i % 4) * 120 + 16, y: Double(i / 4) * 120 + 16, width: 100, height: 100)
+                l.backgroundColor = Color(red: Double(i % 4) / 4, green: 0.4, blue: Double(i / 4) / 4)
+                l.cornerRadius = 16
+                group.addSublayer(l)
+            }
+            if effect {
+                group.shaderEffect = ShaderEffect(fragmentShader: """
+                    #version 300 es
+                    precision highp float;
+                    in vec2 lamina_uv;
+                    uniform vec2 lamina_size;
+                    out vec4 o;
+                    void main() {
+                        vec2 d = lamina_uv - 0.5;
+                        float r = length(d);
+                        vec2 offset = d / max(r, 1e-4) * sin(r * 60.0) * (8.0 / lamina_size.x);
+                        o = lamina_sample(lamina_uv + offset);
+                    }
+                    """, maxSampleOffset: Size(width: 8, height: 8))
+            }
+            stage.root.addSublayer(group)
+            return group.sublayers[5]
+        }
+        let a = try Stage(device: device, size: size), b = try Stage(device: device, size: size)
+        defer { a.close(); b.close() }
+        let ma = build(a, effect: true), mb = build(b, effect: false)
+        try Transaction.flush()
+        func move(_ l: Layer) -> (Int) -> Void { { f in l.position = Point(x: 186 + Double(f % 20) * 4, y: l.position.y) } }
+        var stats = a.host.lastFrame
+        a.host.didComposite = { if !$0.skipped { stats = $0 } }
+        let (e, base) = try alternate(move(ma), move(mb))
+        return Result(id: id, summary: "a ripple shader effect (maxSampleOffset 8) over a 512×512 group, one sublayer moving",
+                      baseline: "the same group without the effect", effect: e, base: base, unit: "ms/frame", ratio: e / max(base, 1e-9),
+                      note: "last frame: \(stats.offscreenPasses) offscreen passes, \(stats.drawCalls) draw calls")
+    }
+}
