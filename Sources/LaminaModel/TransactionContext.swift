@@ -404,8 +404,9 @@ public final class TransactionContext {
         for entry in hosts {
             guard let host = entry.host else { continue }
             do { try host.composite(displays: drawn, layouts: layouts, timings: timings) } catch {
-                failures.append(CommitError.Failure(phase: .composite, layer: host.rootLayer.name, layerID: host.rootLayer.id,
-                                                    message: "\(error)", cause: .init(error)))
+                let own = error as? any LayerAttributedError
+                failures.append(CommitError.Failure(phase: .composite, layer: own?.layerName ?? host.rootLayer.name,
+                                                    layerID: own?.layerID ?? host.rootLayer.id, message: "\(error)", cause: .init(error)))
             }
         }
         // (Changes made while compositing, e.g. in didComposite, wait for the next commit.)

@@ -112,3 +112,11 @@ public struct ShaderEffect: Sendable, Hashable {
         return Size(width: m(maxSampleOffset.width), height: m(maxSampleOffset.height))
     }
 }
+
+/// An error that belongs to one layer (a shader that does not compile): a commit's
+/// `CommitError.Failure` names that layer rather than the host's root.
+public protocol LayerAttributedError: Error {
+    /// The layer's name, or its type.
+    var layerName: String { get }
+    var layerID: LayerID { get }
+}

@@ -531,4 +531,27 @@ struct GLViewTests {
         #expect(view.draws.withLock { $0 } == 3)
         #expect(view.drawableSize == PixelSize(width: 40, height: 30))
     }
+    @Test("on a host's adopted context: the GL code runs in the host's context, the view is composited over the host's frame, and the host's GL state is as it was")
+    func adoptedContext() throws {
+        try Transaction.flush()
+        let size = PixelSize(width: 64, height: 48)
+        let host = try TestHost()
+        defer { host.destroy() }
+        let fb = host.makeFramebuffer(size)
+        host.fill(fb.fbo, PixelRect(size: size), (0, 0, 1, 1), size: size)      // the host's blue frame
+        let before = hostStateFingerprint()
+        let device = try GPUDevice(adopting: .current)
+        defer { device.close() }
+        let target = try ExternalFramebufferTarget(device: device, framebuffer: fb.fbo, pixelSize: size)
+        let window = Window(target: target, background: nil)
+        let view = Counter(frame: Rect(x: 8, y: 8, width: 24, height: 16))
+        window.addSubview(view)
+        try window.compositeNow()
+        #expect(view.draws.withLock { $0 } == 1)
+        #expect(changedState(before, hostStateFingerprint()).isEmpty, "\(changedState(before, hostStateFingerprint()))")
+        let image = host.read(fb.fbo, size: size)
+        #expect(image[20, 16] == RGBAPixel(r: 255, g: 0, b: 0, a: 255), "the GL view's first draw (red): \(image[20, 16])")
+        #expect(image[50, 40] == RGBAPixel(r: 0, g: 0, b: 255, a: 255), "the host's frame around it")
+        window.removeFromSuperview()
+    }
 }

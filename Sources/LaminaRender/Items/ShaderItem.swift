@@ -37,12 +37,13 @@ public struct ShaderDraw {
 
 /// A shader layer's fragment shader did not compile or link: the layer, and the driver's
 /// log with the offending source lines.
-public struct ShaderLayerError: Error, CustomStringConvertible {
+public struct ShaderLayerError: LayerAttributedError, CustomStringConvertible {
     public let layer: String
     public let layerID: LayerID
     public let underlying: Error
     /// A shader effect's shader (`Layer.shaderEffect`), not a shader layer's.
     public var isEffect = false
+    public var layerName: String { layer.hasPrefix("'") && layer.hasSuffix("'") && layer.count >= 2 ? String(layer.dropFirst().dropLast()) : layer }
     public var description: String {
         (isEffect ? "shader effect of layer \(layer) (\(layerID))" : "shader layer \(layer) (\(layerID))")
             + ": its fragment shader was refused. \(underlying)\nThe shader must be GLSL ES 3.00 (`#version 300 es`, a precision, one `out vec4`); it may declare `in vec2 lamina_uv`, `uniform vec2 lamina_size`, `uniform float lamina_time`"

@@ -185,7 +185,16 @@ struct ShaderLayerFailureTests {
         root.addSublayer(broken)
         let host = LayerTreeHost(rootLayer: root, target: target, background: .white)
         defer { host.detach() }
-        #expect(throws: (any Error).self) { try Transaction.flush() }
+        broken.name = "broken"
+        do {
+            try Transaction.flush()
+            Issue.record("no error")
+        } catch let e as CommitError {
+            // The failure names the shader layer (not the host's root), with the log.
+            let f = try #require(e.failures.first)
+            #expect(f.phase == .composite && f.layer == "broken" && f.layerID == broken.id, "\(f)")
+            #expect(f.message.contains("nope") && f.cause.error is ShaderLayerError, "\(f.message)")
+        }
         broken.removeFromSuperlayer()
         try Transaction.flush()
         let image = try target.readPixels()
