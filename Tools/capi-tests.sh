@@ -26,6 +26,19 @@ export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
 lib=$(readlink -f "$prefix/lib/liblamina.so")
 echo "   liblamina: $(du -h "$lib" | cut -f1); it needs: $(readelf -d "$lib" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')"
 
+# The ABI: the library exports exactly the committed list of lamina_* functions (the
+# version script Tools/lamina.map hides every Swift symbol), and every function the header
+# declares is among them. A change to the C API updates Tools/lamina.symbols in the same commit.
+nm -D --defined-only "$lib" | awk '$2 ~ /^[A-Z]$/ && $2 != "A" {print $3}' | sed 's/@.*//' | sort > "$work/exported.txt"
+grep -oE 'lamina_[a-z0-9_]+ *\(' "$prefix/include/lamina.h" | sed 's/ *($//' | grep -v '_fn$' | sort -u > "$work/declared.txt"
+if diff -u Tools/lamina.symbols "$work/exported.txt" >"$work/abi.txt" && [ -z "$(comm -23 "$work/declared.txt" "$work/exported.txt")" ] \
+   && ! grep -qv '^lamina_' "$work/exported.txt"; then
+  ok "ABI: liblamina.so exports exactly Tools/lamina.symbols ($(wc -l <"$work/exported.txt") lamina_* functions, every one the header declares; no Swift symbol)"
+else
+  cat "$work/abi.txt"; echo "   declared but not exported: $(comm -23 "$work/declared.txt" "$work/exported.txt" | tr '\n' ' ')"
+  ko "ABI: the exported symbols differ from Tools/lamina.symbols (update it with the C API change, or fix the export)"
+fi
+
 header=$prefix/include/lamina.h
 if printf '#include <lamina.h>\nint main(void) { return lamina_api_version() == LAMINA_API_VERSION ? 0 : 1; }\n' \
    | cc -std=c99 -Wall -Wextra -Werror -pedantic -x c - $(pkg-config --cflags --libs lamina) -o "$work/c99" 2>"$work/c99.txt" && "$work/c99"; then

@@ -4,28 +4,34 @@
 #   cc app.c $(pkg-config --cflags --libs lamina)
 # works (PKG_CONFIG_PATH=<prefix>/lib/pkgconfig for a prefix pkg-config does not search).
 #
-#   bash Tools/install.sh [--prefix /usr/local] [--configuration release|debug]
+#   bash Tools/install.sh [--prefix /usr/local] [--configuration release|debug] [--install-dependencies]
+#
+# It installs no system package unless asked (--install-dependencies runs Tools/setup.sh):
+# otherwise it names the Debian packages that are missing and stops. The library exports
+# only the C API (lamina_*: the linker version script Tools/lamina.map).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 prefix=/usr/local
 configuration=release
+dependencies=check
 while [ $# -gt 0 ]; do
   case "$1" in
+    --install-dependencies) dependencies=install; shift ;;
     --prefix) prefix=$2; shift 2 ;;
     --prefix=*) prefix=${1#*=}; shift ;;
     --configuration) configuration=$2; shift 2 ;;
     --configuration=*) configuration=${1#*=}; shift ;;
-    *) echo "install: unknown argument '$1' (use --prefix DIR, --configuration release|debug)" >&2; exit 2 ;;
+    *) echo "install: unknown argument '$1' (use --prefix DIR, --configuration release|debug, --install-dependencies)" >&2; exit 2 ;;
   esac
 done
-bash Tools/setup.sh
+if [ "$dependencies" = install ]; then bash Tools/setup.sh; else bash Tools/setup.sh --check; fi
 version=$(sed -n 's/.*static let string = "\(.*\)".*/\1/p' Sources/LaminaModel/Version.swift)
 set +e
-swift build -c "$configuration" --product LaminaC 2>&1 | grep -vE '^\[[0-9]+/[0-9]+\]'
+swift build -c "$configuration" --product LaminaC -Xlinker --version-script="$PWD/Tools/lamina.map" 2>&1 | grep -vE '^\[[0-9]+/[0-9]+\]'
 status=${PIPESTATUS[0]}
 set -e
 [ "$status" = 0 ] || { echo "install: the build failed" >&2; exit 1; }
-built=$(swift build -c "$configuration" --show-bin-path)/libLaminaC.so
+built=$(swift build -c "$configuration" --show-bin-path -Xlinker --version-script="$PWD/Tools/lamina.map")/libLaminaC.so
 lib=$prefix/lib
 mkdir -p "$lib/lamina" "$prefix/include" "$lib/pkgconfig"
 # The Swift runtime libraries it links (from the toolchain), beside it: the installed

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# Tools/setup.sh [--tests]
+# Tools/setup.sh [--tests] [--check]
 # Installs, idempotently, the Debian 12 packages Lamina builds and tests with: EGL,
 # OpenGL ES, GBM, Cairo and Pango headers, the DejaVu fonts, Mesa's drivers (llvmpipe works without a GPU),
 # glslang-tools (shader validation in the tests); with --tests also qemu and busybox for the
 # GBM test VM (Tools/vm/run-in-vm.sh), and SDL2, Xvfb and xdotool for the real host program
 # (Examples/SDLHost) the tests run in an X window. Nothing is done when everything is present.
 # Run it (bash Tools/setup.sh); it needs root (or sudo) only when something is missing.
+# --check installs nothing: it names what is missing (and how to get it) and fails.
 set -euo pipefail
+check_only=0
+for a in "$@"; do [ "$a" = --check ] && check_only=1; done
 
 lamina_packages=(pkg-config libegl-dev libgles-dev libgbm-dev libdrm-dev libwayland-dev libegl-mesa0 libgl1-mesa-dri libgbm1
                  libcairo2-dev libpango1.0-dev fonts-dejavu-core glslang-tools patchelf)
@@ -18,6 +21,12 @@ lamina_missing=()
 for p in "${lamina_packages[@]}"; do
   dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q "install ok installed" || lamina_missing+=("$p")
 done
+if [ ${#lamina_missing[@]} -gt 0 ] && [ "$check_only" = 1 ]; then
+  echo "missing Debian packages: ${lamina_missing[*]}" >&2
+  echo "install them with: sudo apt-get install --no-install-recommends ${lamina_missing[*]}" >&2
+  echo "(or run Tools/install.sh --install-dependencies, which runs Tools/setup.sh)" >&2
+  exit 1
+fi
 if [ ${#lamina_missing[@]} -gt 0 ]; then
   echo "setup: installing ${lamina_missing[*]}" >&2
   sudo_cmd=()

@@ -344,7 +344,7 @@ lamina_status lamina_shader_layer_set_uniform(lamina_layer *layer, const char *n
 /* Draw at every frame (a shader reading lamina_time). */
 lamina_status lamina_shader_layer_set_animating(lamina_layer *layer, int on);
 /* A fragment shader over the layer's rendered image (the layer and its sublayers as one),
- * reading it through vec4 lamina_sample(vec2 uv); NULL removes it. The quad drawn, and the
+ * reading it through the GLSL function lamina_sample, given a uv; NULL removes it. The quad drawn, and the
  * damage, grow by max_sample_dx/dy target points on each side. */
 lamina_status lamina_layer_set_shader_effect(lamina_layer *layer, const char *fragment_source, double max_sample_dx, double max_sample_dy);
 lamina_status lamina_layer_set_shader_effect_uniform(lamina_layer *layer, const char *name, const float *values, size_t count);
