@@ -363,4 +363,30 @@ struct GLLayerTests {
         #expect(image[60, 30] == green)
         #expect(onMain.withLock { $0 } == [false, false], "drawn twice, on the render thread")
     }
+    @Test("without needsDisplayOnBoundsChange, a bounds change keeps the drawable: contentsGravity places it (center: unscaled; resize: stretched)")
+    func gravity() throws {
+        let device = try GPUDevice()
+        let compositor = LayerRenderer(device: device)
+        let target = try OffscreenTarget(device: device, size: Size(width: 100, height: 100))
+        let root = rootLayer(width: 100, height: 100)
+        let gl = GLLayer()
+        gl.frame = Rect(x: 30, y: 30, width: 40, height: 40)
+        gl.needsDisplayOnBoundsChange = false
+        gl.contentsGravity = .center
+        let program = TopBandProgram()
+        gl.drawHandler = { program.draw($0) }
+        root.addSublayer(gl)
+        try Transaction.flush(); try compositor.render(root, to: target, background: .white)
+        gl.bounds = Rect(x: 0, y: 0, width: 80, height: 80)   // (centred at 50, 50: spans 10…90)
+        try Transaction.flush(); try compositor.render(root, to: target, background: .white)
+        #expect(gl.drawCount == 1, "not drawn again")
+        var image = try target.readPixels()
+        #expect(image[50, 35] == blue && image[50, 65] == red, "the 40×40 drawable, centred")
+        #expect(image[50, 20] == white && image[50, 80] == white, "nothing outside it")
+        gl.contentsGravity = .resize
+        try Transaction.flush(); try compositor.render(root, to: target, background: .white)
+        image = try target.readPixels()
+        #expect(image[50, 20] == blue && image[50, 80] == red, "stretched over the 80×80 bounds")
+        #expect(gl.drawCount == 1)
+    }
 }
