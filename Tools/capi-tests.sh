@@ -79,6 +79,14 @@ run c-coverage cc -std=c99 -Wall -Wextra -Werror -pedantic Tests/CAPI/coverage.c
 [ -x "$work/c-coverage" ] && check_run "C API coverage (run loop descriptor and turns, transactions, displayNow, dirty rectangles, BGRA pixels, scenes, getters, frame requests, hit testing, effects, presentation, retained mode)" "$work/c-coverage" "$repo/Examples/showcase.json"
 run c-gpu cc -std=c99 -Wall -Wextra -Werror -pedantic Tests/CAPI/gpu.c $(pkg-config --cflags --libs lamina glesv2) -o "$work/c-gpu"
 [ -x "$work/c-gpu" ] && check_run "C API: GL layers (own GL, on demand, asynchronous, drawable options), shader layers and effects with uniforms, their errors (pixels and draw counts checked)" "$work/c-gpu"
+# A real GLFW application (an ES 3 context through EGL) with a Lamina HUD, in an X window
+# under Xvfb, clicked with xdotool; and with GLFW's defaults (GLX), refused cleanly.
+run glfw-host cc -std=c99 -Wall -Wextra -Werror -pedantic Examples/GLFW/glfw-host.c $(pkg-config --cflags --libs glfw3 lamina glesv2) -o "$work/glfw-host"
+if [ -x "$work/glfw-host" ]; then
+  if timeout 120 bash Tools/glfw-host-test.sh "$work/glfw-host" >"$work/glfw.txt" 2>&1; then
+    sed 's/^/   /' "$work/glfw.txt" | tail -4; ok "GLFW application under Xvfb: HUD over its own GL scene, a real click through hit testing, its GL state intact; GLX context refused with the fix named"
+  else cat "$work/glfw.txt"; ko "GLFW application under Xvfb (needs xvfb, xdotool, libglfw3-dev: Tools/setup.sh --tests)"; fi
+fi
 run cpp-example c++ -std=c++17 -Wall -Wextra -Werror -pedantic Examples/CPP/example.cpp $(pkg-config --cflags --libs lamina) -o "$work/cpp-example"
 [ -x "$work/cpp-example" ] && check_run "C++ example (RAII wrapper, pixels checked)" "$work/cpp-example" cpp-example.png
 run rust-example cargo build --offline --quiet --manifest-path Examples/Rust/Cargo.toml --target-dir "$work/rust"
