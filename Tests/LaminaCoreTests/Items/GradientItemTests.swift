@@ -90,3 +90,39 @@ extension EffectsTests {
         #expect(abs(below - 64) <= 6 && abs(left - 128) <= 6 && abs(above - 191) <= 6, "\(below) \(left) \(above)")
     }
 }
+
+extension EffectsTests {
+    @Test("a gradient fills its rounded shape without masksToBounds (CAGradientLayer.h): the corners stay empty, as with a rounded background; with masksToBounds the same")
+    func gradientRoundedCorners() throws {
+        func render(masks: Bool) throws -> RGBAImage {
+            let root = rootLayer(width: 200, height: 140)
+            let g = GradientLayer()
+            g.frame = Rect(x: 20, y: 20, width: 160, height: 100)
+            g.colors = [.red, .blue]
+            g.cornerRadius = 24
+            g.masksToBounds = masks
+            root.addSublayer(g)
+            return try LaminaCoreTests.render(root, width: 200, height: 140, background: .white).image
+        }
+        // The reference: the same rounded rectangle as a background (its coverage is Lamina's analytic one).
+        let ref = rootLayer(width: 200, height: 140)
+        let shape = solid(Rect(x: 20, y: 20, width: 160, height: 100), .black)
+        shape.cornerRadius = 24
+        ref.addSublayer(shape)
+        let mask = try LaminaCoreTests.render(ref, width: 200, height: 140, background: .white).image
+        for masks in [false, true] {
+            let image = try render(masks: masks)
+            // Outside the rounded shape (where the reference is white) the gradient drew nothing.
+            var painted = 0, outside = 0
+            for y in 0..<140 { for x in 0..<200 where mask[x, y] == white {
+                outside += 1
+                if image[x, y].maxChannelDifference(white) > 2 { painted += 1 }
+            } }
+            #expect(painted == 0, "masksToBounds \(masks): \(painted) pixels painted outside the rounded shape")
+            #expect(outside > 12_000)   // (the frame around, and the four corners: about 490 pixels)
+            // The corner itself, and inside the shape near it.
+            #expect(image[21, 21] == white, "\(image[21, 21])")
+            #expect(image[40, 40].maxChannelDifference(white) > 100)
+        }
+    }
+}
