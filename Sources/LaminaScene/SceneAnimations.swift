@@ -22,7 +22,7 @@ extension LayerBuilder {
         .spring: ["keyPath", "from", "to", "by", "mass", "stiffness", "damping", "initialVelocity", "additive"],
         .keyframe: ["keyPath", "values", "keyTimes", "timingFunctions", "calculationMode", "tensionValues",
                     "continuityValues", "biasValues", "timingFunction", "additive", "cumulative"],
-        .group: ["animations"],
+        .group: ["animations", "timingFunction"],
     ]
     static let timingKeys: Set<String> = [
         "kind", "beginTime", "duration", "speed", "timeOffset", "repeatCount", "repeatDuration", "autoreverses", "fillMode",
@@ -104,9 +104,6 @@ extension LayerBuilder {
         for (k, v) in f.sorted(by: { $0.value.index < $1.value.index }) where !allowed.contains(k) {
             if depth > 1, k == "key" || k == "removedOnCompletion" {
                 throw v.error("'\(k)' belongs to an animation added to a layer, not to a group's member (members are never removed: their fillMode alone decides what they show outside their time)")
-            }
-            if kind == .group, k == "timingFunction" {
-                throw v.error("a group's own timingFunction is not applied (AnimationGroup paces its members by their own): put timing functions on the members")
             }
             if kind == .spring, k == "timingFunction" || k == "cumulative" {
                 throw v.error("a spring takes no '\(k)' (its pace is the spring's, and it does not accumulate)")

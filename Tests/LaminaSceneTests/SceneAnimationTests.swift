@@ -232,7 +232,7 @@ struct SceneAnimationErrorTests {
         (#"{"kind": "group"}"#, a, "a group needs 'animations'"),
         (#"{"kind": "group", "animations": {}}"#, a + ".animations", "expected an array, found an object"),
         (#"{"kind": "group", "keyPath": "opacity", "animations": []}"#, a + ".keyPath", "'keyPath' does not go with kind 'group'"),
-        (#"{"kind": "group", "timingFunction": "linear", "animations": []}"#, a + ".timingFunction", "a group's own timingFunction is not applied"),
+        (#"{"kind": "group", "timingFunction": "sideways", "animations": []}"#, a + ".timingFunction", "sideways"),
         (#"{"kind": "group", "animations": [{"key": "k", "keyPath": "opacity", "to": 1}]}"#, a + ".animations[0].key", "'key' belongs to an animation added to a layer"),
         (#"{"kind": "group", "animations": [{"keyPath": "opacity", "to": 1, "removedOnCompletion": false}]}"#, a + ".animations[0].removedOnCompletion", "members are never removed"),
         (#"{"kind": "group", "animations": [{"keyPath": "opacity", "to": 1}, {"keyPath": "opacity", "to": [1]}]}"#, a + ".animations[1].to", "expected a number, found an array"),
@@ -514,5 +514,29 @@ struct ReftestTimeTests {
         defer { try? FileManager.default.removeItem(atPath: out) }
         let results = ReftestRunner(device: try GPUDevice(), outputDirectory: out).run(m)
         #expect(results.map(\.passed) == [true, true, true, false], "\(results)")
+    }
+
+    @Test("a group's timingFunction paces its local time (Core Animation): a linear member under an easeIn group follows easeIn, from the API and from a scene file alike")
+    func groupTimingFunction() throws {
+        // easeIn is the cubic Bézier (0.42, 0) (1, 1): y at x = 0.5, found here by bisection.
+        func bezier(_ t: Double, _ a: Double, _ b: Double) -> Double { 3 * (1 - t) * (1 - t) * t * a + 3 * (1 - t) * t * t * b + t * t * t }
+        var lo = 0.0, hi = 1.0
+        for _ in 0..<60 { let m = (lo + hi) / 2; if bezier(m, 0.42, 1) < 0.5 { lo = m } else { hi = m } }
+        let expected = 100 * bezier((lo + hi) / 2, 0, 1)   // ≈ 31.5
+        let scene = try parse(animated(#"{"kind": "group", "duration": 1, "timingFunction": "easeIn", "fillMode": "both", "animations": [{"keyPath": "position.x", "from": 0, "to": 100, "duration": 1, "timingFunction": "linear"}]}"#))
+        let probe = try #require(scene.root.sublayers.first)
+        MediaClock.set(0.5)
+        defer { MediaClock.set(nil) }
+        #expect(abs(probe.presentation().position.x - expected) < 1e-6, "\(probe.presentation().position.x) vs \(expected)")
+        // The same through the API.
+        let layer = Layer()
+        var member = BasicAnimation(keyPath: "position.x")
+        member.fromValue = .number(0); member.toValue = .number(100); member.duration = 1; member.timingFunction = .linear
+        var group = AnimationGroup([member])
+        group.duration = 1; group.timingFunction = .easeIn; group.fillMode = .both
+        group.beginTime = 10            // (media time: the layer is in no tree, whose commit would begin it)
+        layer.add(group, forKey: "g")
+        MediaClock.set(10.5)
+        #expect(abs(layer.presentation().position.x - expected) < 1e-6, "\(layer.presentation().position.x)")
     }
 }
