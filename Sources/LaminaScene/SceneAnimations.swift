@@ -181,6 +181,9 @@ extension LayerBuilder {
             if let k = try parameter("stiffness", minimum: minimum) { s.stiffness = k }
             if let c = try parameter("damping", minimum: nil) { s.damping = c }
             if let v = try parameter("initialVelocity", minimum: nil) { s.initialVelocity = v }
+            // "settling": the spring runs to rest (`settlingDuration`); without a duration it
+            // takes the default 0.25 s and is cut there, as in Core Animation.
+            if f["duration"]?.stringValue == "settling" { s.duration = min(s.settlingDuration, SceneLimits.maximumTime) }
             return (key, s)
         }
         // A keyframe animation.
@@ -246,7 +249,7 @@ extension LayerBuilder {
         var t = MediaTiming()
         let limit = SceneLimits.maximumTime
         if let v = f["beginTime"] { t.beginTime = try v.number(magnitude: limit, "times (seconds)") }
-        if let v = f["duration"] { t.duration = try v.nonNegative(atMost: limit, "durations (seconds)") }
+        if let v = f["duration"], v.stringValue != "settling" { t.duration = try v.nonNegative(atMost: limit, "durations (seconds)") }
         if let v = f["speed"] { t.speed = try v.number(magnitude: SceneLimits.maximumSpeed, "speeds") }
         if let v = f["timeOffset"] { t.timeOffset = try v.number(magnitude: limit, "times (seconds)") }
         if let v = f["repeatCount"] {

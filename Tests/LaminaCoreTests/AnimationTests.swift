@@ -340,13 +340,19 @@ struct AnimationTests {
         spring.fromValue = .number(0)
         spring.toValue = .number(100)
         spring.beginTime = s.t0
+        spring.duration = spring.settlingDuration   // (run to rest; without a duration it is cut at 0.25 s)
         l.add(spring, forKey: "s")
         let solver = SpringSolver(mass: 1, stiffness: 100, damping: 10, initialVelocity: 0)
         for t in [0.1, 0.3, 0.6, 1.0] {
             MediaClock.set(s.t0 + t)
             #expect(abs(l.presentation().position.x - 100 * solver.value(at: t)) < 1e-6)
         }
-        #expect(l.animation(forKey: "s")?.duration == 0, "the animation as added")
+        #expect(l.animation(forKey: "s")?.duration == spring.settlingDuration, "the animation as added")
+        // Without a duration: the transaction's (0.25 s), as CALayer.add gives it.
+        var cut = spring
+        cut.duration = 0
+        l.add(cut, forKey: "s")
+        #expect(l.animation(forKey: "s")?.duration == 0.25)
     }
 
     @Test("a cumulative transform in its millionth repetition is cheap; a group's member holds its end by its fill mode; layers outside rendered trees neither start nor keep the frame clock running")

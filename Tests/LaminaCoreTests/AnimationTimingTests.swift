@@ -298,6 +298,7 @@ struct AnimationTimingTests {
             spring.stiffness = k
             spring.damping = c
             spring.initialVelocity = v0
+            spring.duration = spring.settlingDuration   // (to rest: without a duration it would be cut at 0.25 s)
             l.add(spring, forKey: "s")     // begins at the commit
             try s.frame(at: start)
             // x(t) = 1 − e^{−αt}(cos ωt + (α − v₀)/ω · sin ωt), α = c/2m, ω = √(k/m − α²);

@@ -69,8 +69,8 @@ struct SceneAnimationParsingTests {
         let nudge = try #require(l.animation(forKey: "nudge") as? BasicAnimation)
         #expect(nudge.byValue == .number(-5) && nudge.repeatDuration == 7 && nudge.repeatCount == 0)
         #expect(nudge.timingFunction == TimingFunction(controlPoints: 0.1, -0.5, 0.9, 1.5))
-        // Defaults: as BasicAnimation's.
-        #expect(nudge.duration == 0 && nudge.speed == 1 && !nudge.autoreverses && nudge.fillMode == .removed)
+        // Defaults: as BasicAnimation's (a duration of 0 becomes the transaction's 0.25 s when added).
+        #expect(nudge.duration == 0.25 && nudge.speed == 1 && !nudge.autoreverses && nudge.fillMode == .removed)
         #expect(nudge.isRemovedOnCompletion && nudge.timingFunction != nil && !nudge.isAdditive && !nudge.isCumulative)
         let forever = try #require(l.animation(forKey: "forever") as? BasicAnimation)
         #expect(forever.repeatCount == .infinity && forever.timingFunction == nil)
@@ -317,7 +317,7 @@ struct SceneAnimationRenderTests {
         let solver = SpringSolver(mass: 1, stiffness: 120, damping: 6, initialVelocity: 2)
         for t in [0.0, 0.15, 0.4, 0.9] {
             let y = 10 + 40 * solver.value(at: t)
-            let animatedText = animated(#"{"kind": "spring", "keyPath": "position.y", "from": 10, "to": 50, "mass": 1, "stiffness": 120, "damping": 6, "initialVelocity": 2}"#,
+            let animatedText = animated(#"{"kind": "spring", "keyPath": "position.y", "from": 10, "to": 50, "mass": 1, "stiffness": 120, "damping": 6, "initialVelocity": 2, "duration": "settling"}"#,
                                         #""bounds": [0, 0, 10, 10], "position": [32, 50], "backgroundColor": "red""#)
             let still = probeScene(#""bounds": [0, 0, 10, 10], "position": [32, \#(y)], "backgroundColor": "red""#)
             #expect(try compare(animatedText, at: t, with: still, device: device) == 0, "at \(t) s (y \(y))")
@@ -538,5 +538,30 @@ struct ReftestTimeTests {
         layer.add(group, forKey: "g")
         MediaClock.set(10.5)
         #expect(abs(layer.presentation().position.x - expected) < 1e-6, "\(layer.presentation().position.x)")
+    }
+
+    @Test("a spring added without a duration is cut at the transaction's 0.25 s, as Core Animation's (mass 1, stiffness 100, damping 5, 10 → 110, fill forwards: it holds its value at 0.25 s); 'settling' runs it to rest")
+    func springWithoutDuration() throws {
+        // The damped oscillator, solved here: ω0 = 10, ζ = 0.25, at rest at 0 with zero velocity.
+        func spring(_ t: Double) -> Double {
+            let w0 = 10.0, z = 0.25, wd = w0 * (1 - z * z).squareRoot()
+            return 10 + 100 * (1 - exp(-z * w0 * t) * (cos(wd * t) + z * w0 / wd * sin(wd * t)))
+        }
+        let held = spring(0.25)   // ≈ 141.1
+        let cut = try parse(animated(#"{"kind": "spring", "keyPath": "position.x", "from": 10, "to": 110, "mass": 1, "stiffness": 100, "damping": 5, "fillMode": "forwards", "removedOnCompletion": false}"#))
+        let full = try parse(animated(#"{"kind": "spring", "keyPath": "position.x", "from": 10, "to": 110, "mass": 1, "stiffness": 100, "damping": 5, "duration": "settling", "key": "s"}"#))
+        let a = try #require(cut.root.sublayers.first), b = try #require(full.root.sublayers.first)
+        defer { MediaClock.set(nil) }
+        for t in [0.1, 0.2] {
+            MediaClock.set(t)
+            #expect(abs(a.presentation().position.x - spring(t)) < 1e-6, "t = \(t): \(a.presentation().position.x) vs \(spring(t))")
+        }
+        for t in [0.3, 0.5, 1.0, 2.5] {
+            MediaClock.set(t)
+            #expect(abs(a.presentation().position.x - held) < 1e-6, "t = \(t): held at \(held), shows \(a.presentation().position.x)")
+            #expect(abs(b.presentation().position.x - spring(t)) < 1e-6, "settling, t = \(t): \(b.presentation().position.x) vs \(spring(t))")
+        }
+        let s = try #require(b.animation(forKey: "s"))
+        #expect(s.duration > 2.5, "the settling duration: \(s.duration)")
     }
 }

@@ -216,7 +216,7 @@ lamina_status lamina_layer_set_backdrop_blur(lamina_layer *layer, double radius)
 typedef enum lamina_animation_kind {
     LAMINA_ANIMATION_BASIC = 0,   /* from → to (or by) over the duration, through the timing function */
     LAMINA_ANIMATION_KEYFRAME,    /* through `values` at `key_times` */
-    LAMINA_ANIMATION_SPRING,      /* from → to as a damped spring (its duration: set it, e.g. to settle) */
+    LAMINA_ANIMATION_SPRING,      /* from → to as a damped spring; without a duration cut at 0.25 s (Core Animation) */
     LAMINA_ANIMATION_GROUP        /* `children` together, on the group's timing */
 } lamina_animation_kind;
 typedef enum lamina_timing_function {

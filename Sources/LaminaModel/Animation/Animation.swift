@@ -119,22 +119,24 @@ public struct SpringAnimation: Animation {
     public var isAdditive: Bool { get { property.isAdditive } set { property.isAdditive = newValue } }
 
     var solver: SpringSolver { SpringSolver(mass: mass, stiffness: stiffness, damping: damping, initialVelocity: initialVelocity) }
-    /// How long the spring takes to come to rest from these parameters.
+    /// How long the spring takes to come to rest from these parameters
+    /// (`CASpringAnimation.settlingDuration`). A spring lasts its `duration`; one added
+    /// without a duration takes the transaction's (0.25 s by default) and is cut there, as
+    /// Core Animation's is: set `duration = settlingDuration` to run it to rest.
     public var settlingDuration: Double { solver.settlingDuration }
 
     public func makeEffect() -> AnimationEffect? {
         guard let p = AnimatableProperty(keyPath: keyPath) else { return nil }
-        var c = common
-        if c.timing.duration == 0 { c.timing.duration = settlingDuration }
+        let c = common
         if p.base == .contents { return AnimationEffect(c, .contents(from: FadeEnd(fromValue), to: FadeEnd(toValue), spring: solver)) }
         return AnimationEffect(c, .basic(p, from: fromValue, to: toValue, by: byValue, spring: solver,
                                          additive: isAdditive, cumulative: false))
     }
 
-    /// As an action: like a basic animation's, but it keeps its own duration (the
-    /// settling duration) unless one is set.
+    /// As an action: like a basic animation's (without a duration, the transaction's).
     @MainActor public func run(forKey key: String, on layer: Layer, arguments: ActionArguments) {
         var a = self
+        if a.common.timing.duration == 0 { a.common.timing.duration = layer.transactionContext.animationDuration() }
         if a.fromValue == nil, a.toValue == nil, a.byValue == nil { a.fromValue = arguments.previousValue }
         layer.add(a, forKey: key)
     }

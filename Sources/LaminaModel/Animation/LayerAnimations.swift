@@ -26,6 +26,11 @@ extension Layer {
     /// A key path that is not animatable is reported to `transactionContext.warningHandler` and
     /// the animation is not added.
     public func add(_ animation: any Animation, forKey key: String?) {
+        // `CALayer.add(_:forKey:)`: an animation whose duration is 0 takes the transaction's
+        // animation duration (0.25 s by default) — a spring too (set its duration to
+        // `settlingDuration` to run it to rest).
+        var animation = animation
+        if animation.duration == 0 { animation.duration = transactionContext.animationDuration() }
         guard let effect = animation.makeEffect() else {
             transactionContext.warningHandler?(.animationNotAdded(layer: name ?? String(describing: type(of: self)),
                                                           key: key, reason: Layer.unanimatableReason(animation)))
