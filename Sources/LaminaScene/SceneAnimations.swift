@@ -111,6 +111,9 @@ extension LayerBuilder {
             let kinds = AnimationKind.allCases.filter { LayerBuilder.keysByKind[$0]!.contains(k) }.map { "'\($0.rawValue)'" }
             throw v.error("'\(k)' does not go with kind '\(kind.rawValue)'\(kinds.isEmpty ? "" : " (it goes with kind \(kinds.joined(separator: " or ")))")")
         }
+        if let d = f["duration"], d.stringValue == "settling", kind != .spring {
+            throw d.error("\"settling\" is a spring's duration (until it comes to rest); give this \(kind.rawValue) animation a number of seconds")
+        }
         let key = try f["key"]?.string()
         var common = AnimationCommon()
         common.timing = try timing(f)

@@ -230,6 +230,7 @@ struct SceneAnimationErrorTests {
         (#"{"kind": "spring", "keyPath": "position.y", "to": 1, "damping": -1}"#, a + ".damping", "must not be negative"),
         (#"{"kind": "spring", "keyPath": "position.y", "to": 1, "initialVelocity": -1e7}"#, a + ".initialVelocity", "beyond the limit for spring parameters"),
         (#"{"kind": "group"}"#, a, "a group needs 'animations'"),
+        (#"{"keyPath": "opacity", "to": 1, "duration": "settling"}"#, a + ".duration", "\"settling\" is a spring's duration"),
         (#"{"kind": "group", "animations": {}}"#, a + ".animations", "expected an array, found an object"),
         (#"{"kind": "group", "keyPath": "opacity", "animations": []}"#, a + ".keyPath", "'keyPath' does not go with kind 'group'"),
         (#"{"kind": "group", "timingFunction": "sideways", "animations": []}"#, a + ".timingFunction", "sideways"),
