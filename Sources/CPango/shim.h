@@ -26,6 +26,7 @@ void pango_layout_set_width(PangoLayout *layout, int width);                    
 void pango_layout_set_wrap(PangoLayout *layout, int wrap);                         // PangoWrapMode
 void pango_layout_set_alignment(PangoLayout *layout, int alignment);               // PangoAlignment
 void pango_layout_set_justify(PangoLayout *layout, int justify);                   // gboolean
+void pango_layout_set_ellipsize(PangoLayout *layout, int ellipsize);               // PangoEllipsizeMode: 0 none, 1 start, 2 middle, 3 end
 void pango_layout_set_text(PangoLayout *layout, const char *text, int length);
 void pango_layout_get_size(PangoLayout *layout, int *width, int *height);         // Pango units
 

@@ -11,6 +11,9 @@ public enum LineJoin: String, Sendable, CaseIterable { case miter, round, bevel 
 public enum InterpolationQuality: String, Sendable, CaseIterable { case none, low, high }
 public enum TextAlignment: String, Sendable, CaseIterable { case left, center, right, justified }
 
+/// Where a line too long for its width is cut, with an ellipsis (`CATextLayer.truncationMode`).
+public enum TextTruncation: String, Sendable, CaseIterable { case none, start, middle, end }
+
 /// Colour stops for gradients: locations 0…1 along the gradient.
 public struct Gradient: Sendable {
     public var stops: [(location: Double, color: Color)]
@@ -490,6 +493,26 @@ public final class GraphicsContext {
              at: rect.origin, clip: rect, color: color)
     }
 
+    /// Draws `text` on one line per paragraph (no wrapping) in `rect`, aligned to its width
+    /// and cut with an ellipsis where `truncation` says (`.none`: clipped at the rect), and
+    /// clipped to `rect`; returns the size the text needed. `CATextLayer` with `isWrapped`
+    /// false.
+    @discardableResult
+    public func drawLine(_ text: String, in rect: Rect, font: Font, color: Color, alignment: TextAlignment = .left,
+                         truncation: TextTruncation = .none) -> Size {
+        guard isValid, GraphicsContext.finite(rect.minX, rect.minY, rect.width, rect.height), rect.width >= 0, rect.height >= 0,
+              glyphsAreDrawable(font, at: rect.origin) else { return .zero }
+        let layout = TextLayout(context: c, text: text, font: font, width: truncation == .none ? nil : rect.width,
+                                alignment: alignment, ellipsize: truncation)
+        var origin = rect.origin
+        if truncation == .none, alignment == .center || alignment == .right {
+            // (No width is set, so that nothing wraps: the line is placed by hand.)
+            let w = layout.size.width
+            origin.x += alignment == .center ? (rect.width - w) / 2 : rect.width - w
+        }
+        return show(layout, at: origin, clip: rect, color: color)
+    }
+
     /// Paints a laid-out text at `origin`, clipped to `clip`, without disturbing the path.
     /// Glyphs beyond this many pixels (or squashed below 1/1000 px) are not rasterized:
     /// FreeType fails on them, and no bitmap is that large.
@@ -551,7 +574,7 @@ struct TextLayout {
     let fontSize: Double
     private static let scale = Double(LAMINA_PANGO_SCALE)
 
-    init(context: OpaquePointer, text: String, font: Font, width: Double?, alignment: TextAlignment) {
+    init(context: OpaquePointer, text: String, font: Font, width: Double?, alignment: TextAlignment, ellipsize: TextTruncation = .none) {
         layout = pango_cairo_create_layout(context)
         // Scale-independent layout: the same text measures the same at every contentsScale.
         let pangoContext = pango_layout_get_context(layout)
@@ -583,6 +606,10 @@ struct TextLayout {
             // such a word is broken at characters anyway, so wrap at characters.
             let wrapChar: Int32 = 1   // PANGO_WRAP_CHAR
             pango_layout_set_wrap(layout, TextLayout.longestWord(shown) > GraphicsContext.longWordLength ? wrapChar : Int32(LAMINA_PANGO_WRAP_WORD_CHAR))
+            if ellipsize != .none {
+                // Each paragraph on one line, cut with an ellipsis (PangoEllipsizeMode).
+                pango_layout_set_ellipsize(layout, ellipsize == .start ? 1 : ellipsize == .middle ? 2 : 3)
+            }
         }
         switch alignment {
         case .left: pango_layout_set_alignment(layout, Int32(LAMINA_PANGO_ALIGN_LEFT))

@@ -183,6 +183,26 @@ extension LayerBuilder {
         return path
     }
 
+    /// A font: {"family", "size", "weight", "italic"} (drawing steps and text layers).
+    func font(_ fn: JSONNode) throws -> Font {
+        var font = Font()
+        let o = try fn.object(allowed: ["family", "size", "weight", "italic"])
+        if let v = o["family"] {
+            font.family = try v.string()
+            guard font.family.utf8.count <= 256, !font.family.utf8.contains(0) else { throw v.error("a font family is a name of at most 256 bytes") }
+        }
+        if let v = o["size"] { font.size = try v.positive(atMost: SceneLimits.maximumFontSize, "font sizes") }
+        if let v = o["weight"] {
+            let name = try v.string()
+            guard let w = FontWeight.allCases.first(where: { "\($0)" == name }) else {
+                throw v.error("unknown weight '\(name)'; expected one of: \(FontWeight.allCases.map { "\($0)" }.joined(separator: ", "))")
+            }
+            font.weight = w
+        }
+        if let v = o["italic"] { font.italic = try v.bool() }
+        return font
+    }
+
     private func text(_ t: JSONNode, _ f: [String: JSONNode], _ node: JSONNode) throws -> (GraphicsContext) -> Void {
         let string = try t.string()
         let length = string.unicodeScalars.count
@@ -190,23 +210,7 @@ extension LayerBuilder {
             throw t.error("a text of \(length) characters is beyond the limit (\(SceneLimits.maximumTextLength) a step): split it over several text steps")
         }
         let color = try f["color"]?.color() ?? .black
-        var font = Font()
-        if let fn = f["font"] {
-            let o = try fn.object(allowed: ["family", "size", "weight", "italic"])
-            if let v = o["family"] {
-                font.family = try v.string()
-                guard font.family.utf8.count <= 256, !font.family.utf8.contains(0) else { throw v.error("a font family is a name of at most 256 bytes") }
-            }
-            if let v = o["size"] { font.size = try v.positive(atMost: SceneLimits.maximumFontSize, "font sizes") }
-            if let v = o["weight"] {
-                let name = try v.string()
-                guard let w = FontWeight.allCases.first(where: { "\($0)" == name }) else {
-                    throw v.error("unknown weight '\(name)'; expected one of: \(FontWeight.allCases.map { "\($0)" }.joined(separator: ", "))")
-                }
-                font.weight = w
-            }
-            if let v = o["italic"] { font.italic = try v.bool() }
-        }
+        let font = try f["font"].map(self.font) ?? Font()
         let align = try f["align"]?.oneOf(TextAlignment.self) ?? .left
         if let box = f["in"] {
             let r = try box.rect()

@@ -175,7 +175,7 @@ struct LayerBuilder {
         "animations", "beginTime", "speed", "timeOffset",
     ] + effectKeys + LayerBuilder.typeKeys.values.flatMap { $0 }
 
-    enum LayerType: String, CaseIterable { case layer, transformLayer, shapeLayer, gradientLayer, replicatorLayer, shaderLayer }
+    enum LayerType: String, CaseIterable { case layer, transformLayer, shapeLayer, gradientLayer, replicatorLayer, shaderLayer, textLayer }
 
     /// One layer read from the file: how to make it, the settings to apply in order, and
     /// its superlayer (an earlier spec; -1 for the root).
@@ -277,6 +277,7 @@ struct LayerBuilder {
                 case .gradientLayer: return GradientLayer()
                 case .replicatorLayer: return ReplicatorLayer()
                 case .shaderLayer: return ShaderLayer()
+                case .textLayer: return TextLayer()
                 }
             })
         }
@@ -575,8 +576,10 @@ extension Scene {
                     layer.setNeedsDisplay()
                 }
                 d.needsFirstDisplay = false
-            } else if layer is ShapeLayer, (try? origins[ObjectIdentifier(layer)]?.node.object(allowed: LayerBuilder.layerKeys))?["contentsScale"] == nil {
+            } else if layer is ShapeLayer || layer is TextLayer,
+                      (try? origins[ObjectIdentifier(layer)]?.node.object(allowed: LayerBuilder.layerKeys))?["contentsScale"] == nil {
                 layer.contentsScale = scale   // (rasterised at the target's scale)
+                if layer is TextLayer { layer.setNeedsDisplay() }
             }
             stack += layer.sublayers
             if let m = layer.mask { stack.append(m) }

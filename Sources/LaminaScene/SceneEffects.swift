@@ -19,6 +19,7 @@ extension LayerBuilder {
         .replicatorLayer: ["instanceCount", "instanceTransform", "instanceColor", "instanceRedOffset", "instanceGreenOffset",
                            "instanceBlueOffset", "instanceAlphaOffset", "instanceDelay"],
         .shaderLayer: ["fragmentShader", "uniforms", "animating"],
+        .textLayer: ["string", "font", "fontSize", "foregroundColor", "alignmentMode", "truncationMode", "wrapped"],
     ]
 
     /// Most instances of a replicator, and most gradient stops.
@@ -78,6 +79,7 @@ extension LayerBuilder {
         case .gradientLayer: try gradientLayer(f, set: set)
         case .replicatorLayer: try replicatorLayer(f, set: set)
         case .shaderLayer: try shaderLayer(f, set: set)
+        case .textLayer: try textLayer(f, set: set)
         case .layer, .transformLayer: break
         }
     }
@@ -146,6 +148,23 @@ extension LayerBuilder {
             }
         }
         if let v = f["animating"] { let b = try v.bool(); shader { $0.isAnimating = b } }
+    }
+
+    private func textLayer(_ f: [String: JSONNode], set: (@escaping @MainActor (Layer) -> Void) -> Void) throws {
+        func text(_ body: @escaping @MainActor (TextLayer) -> Void) { set { body($0 as! TextLayer) } }
+        if let v = f["string"] {
+            let s = try v.string()
+            guard s.unicodeScalars.count <= SceneLimits.maximumTextLength else {
+                throw v.error("a text of \(s.unicodeScalars.count) characters is beyond the limit (\(SceneLimits.maximumTextLength))")
+            }
+            text { $0.string = s }
+        }
+        if let v = f["font"] { let font = try self.font(v); text { $0.font = font } }
+        if let v = f["fontSize"] { let size = try v.positive(atMost: SceneLimits.maximumFontSize, "font sizes"); text { $0.fontSize = size } }
+        if let v = f["foregroundColor"] { let c = try v.color(); text { $0.foregroundColor = c } }
+        if let v = f["alignmentMode"] { let a = try v.oneOf(TextLayer.AlignmentMode.self); text { $0.alignmentMode = a } }
+        if let v = f["truncationMode"] { let t = try v.oneOf(TextTruncation.self); text { $0.truncationMode = t } }
+        if let v = f["wrapped"] { let w = try v.bool(); text { $0.isWrapped = w } }
     }
 
     /// A fragment shader: GLSL ES source text, or a .frag/.glsl/.fs file relative to the scene.
