@@ -196,18 +196,25 @@ extension LaminaGLState {
         glDisable(GLenum(GL_PRIMITIVE_RESTART_FIXED_INDEX))
         glEnable(GLenum(GL_DITHER))
         glClearColor(0, 0, 0, 0)
+        glPixelStorei(GLenum(GL_UNPACK_ALIGNMENT), 4)
+        glPixelStorei(GLenum(GL_UNPACK_ROW_LENGTH), 0)
+        glPixelStorei(GLenum(GL_PACK_ALIGNMENT), 4)
+        glPixelStorei(GLenum(GL_PACK_ROW_LENGTH), 0)
+        unbindClientObjects()
+    }
+
+    /// No program, vertex array, array or pixel-transfer buffer; no texture or sampler on
+    /// units 0–3 (unit 0 active). Before a GL layer's code, and after it.
+    private static func unbindClientObjects() {
         glUseProgram(0)
         glBindVertexArray(0)
         glBindBuffer(GLenum(GL_ARRAY_BUFFER), 0)
         glBindBuffer(GLenum(GL_PIXEL_UNPACK_BUFFER), 0)
         glBindBuffer(GLenum(GL_PIXEL_PACK_BUFFER), 0)
-        glPixelStorei(GLenum(GL_UNPACK_ALIGNMENT), 4)
-        glPixelStorei(GLenum(GL_UNPACK_ROW_LENGTH), 0)
-        glPixelStorei(GLenum(GL_PACK_ALIGNMENT), 4)
-        glPixelStorei(GLenum(GL_PACK_ROW_LENGTH), 0)
         for unit in 0..<4 {
             glActiveTexture(GLenum(GL_TEXTURE0 + Int32(unit)))
             glBindTexture(GLenum(GL_TEXTURE_2D), 0)
+            glBindTexture(GLenum(GL_TEXTURE_2D_ARRAY), 0)
             glBindSampler(GLuint(unit), 0)
         }
         glActiveTexture(GLenum(GL_TEXTURE0))
@@ -225,18 +232,7 @@ extension LaminaGLState {
         glDisable(GLenum(GL_PRIMITIVE_RESTART_FIXED_INDEX))
         glDisable(GLenum(GL_POLYGON_OFFSET_FILL))
         glDepthMask(1)
-        glUseProgram(0)
-        glBindVertexArray(0)
-        glBindBuffer(GLenum(GL_ARRAY_BUFFER), 0)
-        glBindBuffer(GLenum(GL_PIXEL_UNPACK_BUFFER), 0)
-        glBindBuffer(GLenum(GL_PIXEL_PACK_BUFFER), 0)
-        for unit in 0..<4 {
-            glActiveTexture(GLenum(GL_TEXTURE0 + Int32(unit)))
-            glBindTexture(GLenum(GL_TEXTURE_2D), 0)
-            glBindTexture(GLenum(GL_TEXTURE_2D_ARRAY), 0)
-            glBindSampler(GLuint(unit), 0)
-        }
-        glActiveTexture(GLenum(GL_TEXTURE0))
+        unbindClientObjects()
         while glGetError() != GLenum(GL_NO_ERROR) {}
     }
 }

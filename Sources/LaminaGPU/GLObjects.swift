@@ -213,12 +213,16 @@ public final class Program: GPUObject {
     /// "vertex+fragment", for messages.
     public let label: String
     private let uniforms: [String: GLint]
+    /// The active uniforms (arrays under their name without "[0]"), with their GL type and
+    /// array size, read once at link time (`ShaderProgram` sets them by type).
+    let activeUniforms: [String: ShaderProgram.Uniform]
     /// The unit-quad path's uniforms (`quad.vert`: `u_transform`, `u_texRect`), resolved
     /// once at link time: drawing with a caller's program hashes no strings.
     let quadUniforms: (transform: GLint, texRect: GLint)
 
     init(gl: GLContext, name: GLuint, label: String) {
         var table: [String: GLint] = [:]
+        var active: [String: ShaderProgram.Uniform] = [:]
         var count: GLint = 0
         glGetProgramiv(name, GLenum(GL_ACTIVE_UNIFORMS), &count)
         var buffer = [CChar](repeating: 0, count: 256)
@@ -226,10 +230,14 @@ public final class Program: GPUObject {
             var length: GLsizei = 0, size: GLint = 0, type: GLenum = 0
             glGetActiveUniform(name, i, GLsizei(buffer.count), &length, &size, &type, &buffer)
             let uniform = String(decoding: buffer.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            table[uniform] = glGetUniformLocation(name, uniform)
+            let location = glGetUniformLocation(name, uniform)
+            table[uniform] = location
+            let base = uniform.hasSuffix("[0]") ? String(uniform.dropLast(3)) : uniform
+            active[base] = ShaderProgram.Uniform(name: base, type: UInt32(type), location: location, count: Int(size))
         }
         self.label = label
         self.uniforms = table
+        self.activeUniforms = active
         self.quadUniforms = (table["u_transform"] ?? -1, table["u_texRect"] ?? -1)
         super.init(gl: gl, kind: .program, name: name)
     }

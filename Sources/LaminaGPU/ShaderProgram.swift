@@ -54,27 +54,11 @@ public final class ShaderProgram {
         let program = try device.makeProgram(vertexSource: vertexSource, vertexName: label + " (vertex)",
                                              fragmentSource: fragmentSource, fragmentName: label + " (fragment)")
         self.program = program
-        uniforms = try device.withContext { ShaderProgram.activeUniforms(of: program.name) }
+        uniforms = program.activeUniforms
     }
 
     /// Frees the program. Safe to call twice.
     public func release() { program.release(); boundTextures = [:] }
-
-    static func activeUniforms(of name: GLuint) -> [String: Uniform] {
-        var table: [String: Uniform] = [:]
-        var count: GLint = 0
-        glGetProgramiv(name, GLenum(GL_ACTIVE_UNIFORMS), &count)
-        var buffer = [CChar](repeating: 0, count: 256)
-        for i in 0..<GLuint(max(0, count)) {
-            var length: GLsizei = 0, size: GLint = 0, type: GLenum = 0
-            glGetActiveUniform(name, i, GLsizei(buffer.count), &length, &size, &type, &buffer)
-            var uniform = String(decoding: buffer.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            let location = glGetUniformLocation(name, uniform)
-            if uniform.hasSuffix("[0]") { uniform.removeLast(3) }
-            table[uniform] = Uniform(name: uniform, type: UInt32(type), location: location, count: Int(size))
-        }
-        return table
-    }
 
     /// Why a value cannot be set.
     public struct UniformError: Error, CustomStringConvertible, Equatable {
