@@ -182,6 +182,7 @@ func call(_ name: String, _ body: @MainActor () throws -> Void) -> lamina_status
         return e.status
     } catch let e as GPUError {
         setLastError("\(name): \(e)")
+        if case .unsupportedContext = e { return LAMINA_ERROR_UNSUPPORTED }
         return LAMINA_ERROR_GPU
     } catch let e as SceneError {
         setLastError("\(name): \(e)")

@@ -137,7 +137,8 @@ private let scopeStackKey: pthread_key_t = {
     return key
 }()
 
-/// GL entry points of indexed draw-buffer state (OpenGL ES 3.2, `OES_draw_buffers_indexed`):
+/// GL entry points of indexed draw-buffer state (OpenGL ES 3.2, `OES_draw_buffers_indexed`,
+/// desktop OpenGL 4.0):
 /// with them, Lamina sets and restores draw buffer 0's blending and colour mask only, and
 /// leaves the host's other draw buffers' settings alone.
 struct IndexedDrawBufferFunctions {
@@ -151,6 +152,8 @@ struct IndexedDrawBufferFunctions {
     static func load(glVersion: String, extensions: Set<String>) -> IndexedDrawBufferFunctions? {
         let suffix: String
         if glVersion.hasPrefix("OpenGL ES 3.2") || glVersion.hasPrefix("OpenGL ES 4") { suffix = "" }
+        // Desktop GL 4.0 has them all (glEnablei and glColorMaski since 3.0).
+        else if !glVersion.hasPrefix("OpenGL ES"), let v = DesktopGL.version(glVersion), v >= (4, 0) { suffix = "" }
         else if extensions.contains("GL_OES_draw_buffers_indexed") { suffix = "OES" }
         else if extensions.contains("GL_EXT_draw_buffers_indexed") { suffix = "EXT" }
         else { return nil }
@@ -220,6 +223,10 @@ final class GLContext {
     var ownSurface: EGLSurface?
     /// GL_OES_EGL_image_external: a host's external texture binding is saved and restored too.
     var hasExternalTextures = false
+    /// Set when the context is desktop OpenGL: its own state is saved, set and restored too.
+    var desktopGL: DesktopGL?
+    /// The dialect Lamina's GLSL ES 3.00 shaders are compiled in on this context.
+    var shaderDialect = GLSLDialect.es300
 
     /// Stops drawing to `ownSurface` (its target is being destroyed): scopes bind no
     /// surface from now on, and an open one switches to none at once.
@@ -342,7 +349,7 @@ final class GLContext {
             hostError = glGetError()
             while glGetError() != GLenum(GL_NO_ERROR) {}
             if capturesHostState {
-                let state = GLStateSnapshot.capture(externalTextures: hasExternalTextures)
+                let state = GLStateSnapshot.capture(externalTextures: hasExternalTextures, desktop: desktopGL)
                 if state.transformFeedbackRunning { glPauseTransformFeedback() }
                 hostState = state
                 stateSaves += 1
@@ -379,7 +386,7 @@ final class GLContext {
                 #if DEBUG
                 reportGLErrors("Lamina's GL work on the host's context")
                 #endif
-                hostState?.restore(indexed: indexedDrawBuffers)
+                hostState?.restore(indexed: indexedDrawBuffers, desktopGL: desktopGL)
                 // Nothing of Lamina's (nor of restoring) may stay pending for the host.
                 while glGetError() != GLenum(GL_NO_ERROR) {}
                 if hostError != GLenum(GL_NO_ERROR) && !GLContext.raise(hostError) { unreturnedHostErrors.append(hostError) }

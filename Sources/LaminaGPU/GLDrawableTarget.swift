@@ -104,7 +104,7 @@ public final class GLDrawableTarget {
 
     private func clear() throws {
         try device.gl.withCurrentThrowing {
-            LaminaGLState.applyForClientDrawing(framebuffer: framebufferName, size: pixelSize)
+            LaminaGLState.applyForClientDrawing(framebuffer: framebufferName, size: pixelSize, desktop: device.gl.desktopGL)
             glClearDepthf(1)
             glClear(GLbitfield(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT | GL_STENCIL_BUFFER_BIT))
             if multisampled != nil { resolve() }
@@ -121,7 +121,7 @@ public final class GLDrawableTarget {
         guard !texture.isReleased else { throw GPUError.released(what: "the GL layer drawable", operation: "GLDrawableTarget.draw") }
         return try device.gl.withCurrentThrowing {
             while glGetError() != GLenum(GL_NO_ERROR) {}
-            LaminaGLState.applyForClientDrawing(framebuffer: framebufferName, size: pixelSize)
+            LaminaGLState.applyForClientDrawing(framebuffer: framebufferName, size: pixelSize, desktop: device.gl.desktopGL)
             body(framebufferName)
             var errors: [UInt32] = []
             for _ in 0..<16 {
@@ -174,7 +174,7 @@ final class GLName: GPUObject {}
 extension LaminaGLState {
     /// The state a GL layer's code gets on entry: `framebuffer` bound (draw and read), the
     /// viewport the whole drawable, everything else GL's defaults.
-    static func applyForClientDrawing(framebuffer: GLuint, size: PixelSize) {
+    static func applyForClientDrawing(framebuffer: GLuint, size: PixelSize, desktop: DesktopGL?) {
         glBindFramebuffer(GLenum(GL_FRAMEBUFFER), framebuffer)
         glViewport(0, 0, GLsizei(size.width), GLsizei(size.height))
         glDisable(GLenum(GL_SCISSOR_TEST))
@@ -200,6 +200,7 @@ extension LaminaGLState {
         glPixelStorei(GLenum(GL_UNPACK_ROW_LENGTH), 0)
         glPixelStorei(GLenum(GL_PACK_ALIGNMENT), 4)
         glPixelStorei(GLenum(GL_PACK_ROW_LENGTH), 0)
+        desktop?.applyDefaults()
         unbindClientObjects()
     }
 

@@ -47,13 +47,15 @@ struct GLStateSnapshot: Equatable {
     var pack: [GLint] = [4, 0, 0, 0]
     /// Transform feedback that was active and running: paused while Lamina draws.
     var transformFeedbackRunning = false
+    /// State only desktop OpenGL has (nil on OpenGL ES).
+    var desktop: DesktopGLStateSnapshot?
 
     static let unpackNames = [GL_UNPACK_ALIGNMENT, GL_UNPACK_ROW_LENGTH, GL_UNPACK_IMAGE_HEIGHT,
                               GL_UNPACK_SKIP_ROWS, GL_UNPACK_SKIP_PIXELS, GL_UNPACK_SKIP_IMAGES]
     static let packNames = [GL_PACK_ALIGNMENT, GL_PACK_ROW_LENGTH, GL_PACK_SKIP_ROWS, GL_PACK_SKIP_PIXELS]
 
     /// Reads the current context's state. Leaves the active texture unit as it found it.
-    static func capture(externalTextures: Bool = false) -> GLStateSnapshot {
+    static func capture(externalTextures: Bool = false, desktop: DesktopGL? = nil) -> GLStateSnapshot {
         func int(_ name: Int32) -> GLint { var v: GLint = 0; glGetIntegerv(GLenum(name), &v); return v }
         func ints(_ name: Int32, _ n: Int) -> [GLint] {
             var v = [GLint](repeating: 0, count: n); glGetIntegerv(GLenum(name), &v); return v
@@ -101,13 +103,14 @@ struct GLStateSnapshot: Equatable {
         glGetBooleanv(GLenum(GL_TRANSFORM_FEEDBACK_ACTIVE), &active)
         glGetBooleanv(GLenum(GL_TRANSFORM_FEEDBACK_PAUSED), &paused)
         s.transformFeedbackRunning = active == GLboolean(GL_TRUE) && paused != GLboolean(GL_TRUE)
+        s.desktop = desktop.map(DesktopGLStateSnapshot.capture)
         return s
     }
 
     /// Puts this state back into the current context. With indexed draw-buffer state,
     /// blending and the colour mask go back to draw buffer 0 only (what was read of them
     /// is draw buffer 0's; the others were never touched).
-    func restore(indexed: IndexedDrawBufferFunctions?) {
+    func restore(indexed: IndexedDrawBufferFunctions?, desktopGL: DesktopGL?) {
         func set(_ cap: Int32, _ on: Bool) { on ? glEnable(GLenum(cap)) : glDisable(GLenum(cap)) }
         glBindFramebuffer(GLenum(GL_DRAW_FRAMEBUFFER), GLuint(drawFramebuffer))
         glBindFramebuffer(GLenum(GL_READ_FRAMEBUFFER), GLuint(readFramebuffer))
@@ -155,6 +158,7 @@ struct GLStateSnapshot: Equatable {
         for (name, value) in zip(GLStateSnapshot.unpackNames, unpack) { glPixelStorei(GLenum(name), value) }
         for (name, value) in zip(GLStateSnapshot.packNames, pack) { glPixelStorei(GLenum(name), value) }
         if transformFeedbackRunning { glResumeTransformFeedback() }
+        if let desktop, let desktopGL { desktop.restore(desktopGL) }
     }
 }
 
@@ -165,7 +169,8 @@ enum LaminaGLState {
     /// What a render pass needs (the stencil test is set per clip by the pass itself).
     /// Blending and the colour mask are set for draw buffer 0 only when the context has
     /// indexed draw-buffer state (the only buffer Lamina draws to).
-    static func applyForDrawing(framebuffer: GLuint, viewport: GLViewport, vertexArray: GLuint, indexed: IndexedDrawBufferFunctions?) {
+    static func applyForDrawing(framebuffer: GLuint, viewport: GLViewport, vertexArray: GLuint, indexed: IndexedDrawBufferFunctions?,
+                                desktop: DesktopGL?) {
         glBindFramebuffer(GLenum(GL_FRAMEBUFFER), framebuffer)
         glViewport(viewport.x, viewport.y, viewport.width, viewport.height)
         // The scissor keeps every clear and draw inside the target's rectangle (a
@@ -193,6 +198,7 @@ enum LaminaGLState {
         glStencilMask(0xff)
         glActiveTexture(GLenum(GL_TEXTURE0))
         glBindVertexArray(vertexArray)
+        desktop?.applyDefaults()
     }
 
     /// Binds `texture` for a transfer (upload, storage, EGL image), on unit 0: the only
@@ -251,4 +257,124 @@ enum LaminaGLState {
 /// A rectangle of a framebuffer in GL's window coordinates (origin bottom-left).
 struct GLViewport: Equatable {
     var x: GLint, y: GLint, width: GLint, height: GLint
+}
+
+/// What Lamina needs of a desktop OpenGL context (3.3 core or later, core or
+/// compatibility profile) beyond the OpenGL ES 3.0 it is written for: the entry points
+/// and limits of the state only desktop GL has. Lamina's GL calls are ES 3.0's, which
+/// desktop GL 4.3 (or 3.3 with `GL_ARB_ES3_compatibility`) has too; its shaders are GLSL
+/// ES 3.00, compiled as they are or as `#version 330 core` (`GLSLDialect`).
+struct DesktopGL {
+    typealias ModeFunction = @convention(c) (GLenum, GLenum) -> Void
+    /// The compatibility profile (alpha test, separate front and back polygon modes).
+    let compatibility: Bool
+    /// GL_MAX_CLIP_DISTANCES.
+    let clipDistances: Int
+    let polygonMode: ModeFunction
+    /// glClipControl (GL 4.5, `GL_ARB_clip_control`); nil without it.
+    let clipControl: ModeFunction?
+
+    static let framebufferSRGB: Int32 = 0x8DB9, polygonModeQuery: Int32 = 0x0B40, primitiveRestart: Int32 = 0x8F9D
+    static let colorLogicOp: Int32 = 0x0BF2, polygonSmooth: Int32 = 0x0B41, multisample: Int32 = 0x809D
+    static let alphaTest: Int32 = 0x0BC0, clipDistance0: Int32 = 0x3000, maxClipDistances: Int32 = 0x0D32
+    static let clipOrigin: Int32 = 0x935C, clipDepthMode: Int32 = 0x935D, lowerLeft: Int32 = 0x8CA1
+    static let negativeOneToOne: Int32 = 0x935E, fill: Int32 = 0x1B02, front: Int32 = 0x0404, back: Int32 = 0x0405
+    static let frontAndBack: Int32 = 0x0408, contextProfileMask: Int32 = 0x9126, compatibilityBit: Int32 = 0x2
+
+    /// Looked up on the current context, when it is desktop GL (nil on OpenGL ES).
+    static func load(glVersion: String, extensions: Set<String>) -> DesktopGL? {
+        guard !glVersion.hasPrefix("OpenGL ES"), let version = DesktopGL.version(glVersion),
+              let polygonMode = eglProcedure("glPolygonMode", as: ModeFunction.self) else { return nil }
+        var mask: GLint = 0, clips: GLint = 0
+        if version >= (3, 2) { glGetIntegerv(GLenum(contextProfileMask), &mask) }
+        glGetIntegerv(GLenum(maxClipDistances), &clips)
+        let clipControl = version >= (4, 5) || extensions.contains("GL_ARB_clip_control")
+            ? eglProcedure("glClipControl", as: ModeFunction.self) : nil
+        return DesktopGL(compatibility: version < (3, 2) || mask & compatibilityBit != 0, clipDistances: Int(max(0, min(clips, 32))),
+                         polygonMode: polygonMode, clipControl: clipControl)
+    }
+
+    /// Major and minor of a desktop GL_VERSION string ("4.5 (Core Profile) Mesa 22.3.6").
+    static func version(_ s: String) -> (Int, Int)? {
+        let numbers = s.prefix { $0.isNumber || $0 == "." }.split(separator: ".").compactMap { Int($0) }
+        return numbers.count >= 2 ? (numbers[0], numbers[1]) : nil
+    }
+
+    /// Why a desktop context cannot run Lamina (too old, or without OpenGL ES 3.0's
+    /// functions), or nil.
+    static func unsupportedReason(glVersion: String, extensions: Set<String>) -> String? {
+        guard let v = version(glVersion) else { return "its GL_VERSION \"\(glVersion)\" cannot be read" }
+        if v < (3, 3) { return "it is OpenGL \(v.0).\(v.1); Lamina needs desktop OpenGL 3.3 or later" }
+        if v < (4, 3) && !extensions.contains("GL_ARB_ES3_compatibility") {
+            return "OpenGL \(v.0).\(v.1) without GL_ARB_ES3_compatibility lacks OpenGL ES 3.0's functions, which Lamina calls; Lamina needs OpenGL 4.3, or 3.3 with that extension"
+        }
+        return nil
+    }
+
+    /// Lamina's settings of the desktop-only state its drawing depends on: no sRGB
+    /// encoding on write, no logic op, filled and unsmoothed polygons, no primitive
+    /// restart or clip distances, multisampling on (as on ES), GL's clip origin and depth
+    /// range, and no alpha test (compatibility profile).
+    func applyDefaults() {
+        glDisable(GLenum(DesktopGL.framebufferSRGB))
+        glDisable(GLenum(DesktopGL.colorLogicOp))
+        glDisable(GLenum(DesktopGL.polygonSmooth))
+        glDisable(GLenum(DesktopGL.primitiveRestart))
+        glEnable(GLenum(DesktopGL.multisample))
+        for i in 0..<clipDistances { glDisable(GLenum(DesktopGL.clipDistance0 + Int32(i))) }
+        polygonMode(GLenum(DesktopGL.frontAndBack), GLenum(DesktopGL.fill))
+        clipControl?(GLenum(DesktopGL.lowerLeft), GLenum(DesktopGL.negativeOneToOne))
+        if compatibility { glDisable(GLenum(DesktopGL.alphaTest)) }
+    }
+}
+
+/// The desktop-only part of a host's state (`DesktopGL.applyDefaults` is what Lamina
+/// changes of it).
+struct DesktopGLStateSnapshot: Equatable {
+    var framebufferSRGB = false, colorLogicOp = false, polygonSmooth = false, primitiveRestart = false, multisample = true
+    var clipDistances: [Bool] = []
+    /// Front and back polygon modes.
+    var polygonMode: [GLint] = [DesktopGL.fill, DesktopGL.fill]
+    /// Origin and depth mode (nil without glClipControl).
+    var clipControl: [GLint]?
+    /// Compatibility profile only.
+    var alphaTest: Bool?
+
+    static func capture(_ gl: DesktopGL) -> DesktopGLStateSnapshot {
+        func on(_ cap: Int32) -> Bool { glIsEnabled(GLenum(cap)) == GLboolean(GL_TRUE) }
+        var s = DesktopGLStateSnapshot()
+        s.framebufferSRGB = on(DesktopGL.framebufferSRGB)
+        s.colorLogicOp = on(DesktopGL.colorLogicOp)
+        s.polygonSmooth = on(DesktopGL.polygonSmooth)
+        s.primitiveRestart = on(DesktopGL.primitiveRestart)
+        s.multisample = on(DesktopGL.multisample)
+        s.clipDistances = (0..<gl.clipDistances).map { on(DesktopGL.clipDistance0 + Int32($0)) }
+        glGetIntegerv(GLenum(DesktopGL.polygonModeQuery), &s.polygonMode)
+        if gl.clipControl != nil {
+            var origin: GLint = 0, depth: GLint = 0
+            glGetIntegerv(GLenum(DesktopGL.clipOrigin), &origin)
+            glGetIntegerv(GLenum(DesktopGL.clipDepthMode), &depth)
+            s.clipControl = [origin, depth]
+        }
+        if gl.compatibility { s.alphaTest = on(DesktopGL.alphaTest) }
+        return s
+    }
+
+    func restore(_ gl: DesktopGL) {
+        func set(_ cap: Int32, _ on: Bool) { on ? glEnable(GLenum(cap)) : glDisable(GLenum(cap)) }
+        set(DesktopGL.framebufferSRGB, framebufferSRGB)
+        set(DesktopGL.colorLogicOp, colorLogicOp)
+        set(DesktopGL.polygonSmooth, polygonSmooth)
+        set(DesktopGL.primitiveRestart, primitiveRestart)
+        set(DesktopGL.multisample, multisample)
+        for (i, on) in clipDistances.enumerated() { set(DesktopGL.clipDistance0 + Int32(i), on) }
+        if gl.compatibility && polygonMode[0] != polygonMode[1] {
+            gl.polygonMode(GLenum(DesktopGL.front), GLenum(polygonMode[0]))
+            gl.polygonMode(GLenum(DesktopGL.back), GLenum(polygonMode[1]))
+        } else {
+            gl.polygonMode(GLenum(DesktopGL.frontAndBack), GLenum(polygonMode[0]))
+        }
+        if let c = clipControl { gl.clipControl?(GLenum(c[0]), GLenum(c[1])) }
+        if let alphaTest { set(DesktopGL.alphaTest, alphaTest) }
+    }
 }

@@ -44,6 +44,8 @@ public struct GPUCapabilities: Sendable {
     }
     /// GL_KHR_debug: debug messages and object labels.
     public var khrDebug: Bool { glExtensions.contains("GL_KHR_debug") }
+    /// Desktop OpenGL (an adopted or shared host context; Lamina's own contexts are ES).
+    public var isDesktopGL: Bool { !glVersion.hasPrefix("OpenGL ES") }
     /// GL_OES_EGL_image: EGL images can back textures and renderbuffers.
     public var eglImageTextures: Bool { glExtensions.contains("GL_OES_EGL_image") }
 }
@@ -142,7 +144,7 @@ public final class GPUDevice {
     /// it depends on and restores the host's afterwards (`docs/embedding.md`).
     public init(adopting host: HostContext) throws {
         let (display, context) = try host.resolve(purpose: "adopt")
-        try GPUDevice.requireES3(display: display, context: context)
+        try GPUDevice.requireSupportedAPI(display: display, context: context)
         let current = EGLCurrentBinding.read()
         let surfaces: (EGLSurface?, EGLSurface?) = current.context == context ? (current.draw, current.read) : (nil, nil)
         if current.api != EGLenum(EGL_OPENGL_ES_API) { eglBindAPI(current.api) }
@@ -153,6 +155,7 @@ public final class GPUDevice {
         // Reading capabilities changes no state: the host's is captured from the next call on,
         // when Lamina knows whether it has indexed draw-buffer state to leave alone.
         self.capabilities = try gl.withCurrentThrowing { GPUDevice.detectCapabilities(display: display) }
+        do { try GPUDevice.requireUsableVersion(capabilities) } catch { gl.close(); throw error }
         configureContext()
     }
 
@@ -162,6 +165,10 @@ public final class GPUDevice {
         gl.indexedDrawBuffers = IndexedDrawBufferFunctions.load(glVersion: capabilities.glVersion, extensions: capabilities.glExtensions)
         gl.capturesHostState = ownership == .adopt
         gl.hasExternalTextures = capabilities.glExtensions.contains("GL_OES_EGL_image_external")
+        if capabilities.isDesktopGL {
+            gl.desktopGL = try? gl.withCurrentThrowing { DesktopGL.load(glVersion: capabilities.glVersion, extensions: capabilities.glExtensions) }
+        }
+        gl.shaderDialect = GLSLDialect.choose(desktop: capabilities.isDesktopGL, extensions: capabilities.glExtensions, glVersion: capabilities.glVersion)
         let robustness = capabilities.glExtensions.contains("GL_KHR_robustness") ? "KHR"
             : capabilities.glExtensions.contains("GL_EXT_robustness") ? "EXT" : nil
         if let suffix = robustness {
@@ -204,6 +211,20 @@ public final class GPUDevice {
     /// A test hook: `@_spi(Testing) import LaminaGPU`.
     @_spi(Testing) public func simulateContextLoss() { gl.simulateLoss() }
 
+    /// The GLSL dialect Lamina's shaders are compiled in on this context ("GLSL ES 3.00",
+    /// or "GLSL 3.30 core" on a desktop context without `GL_ARB_ES3_compatibility`).
+    public var shaderDialect: String { gl.shaderDialect.rawValue }
+
+    /// Compiles every shader from now on as `#version 330 core` (desktop contexts only), as
+    /// on a desktop GL without `GL_ARB_ES3_compatibility`; programs already built are
+    /// dropped. `LAMINA_GLSL_DIALECT=330` does the same for every desktop device.
+    /// A test hook: `@_spi(Testing) import LaminaGPU`.
+    @_spi(Testing) public func compileShadersAsGLSL330() {
+        guard capabilities.isDesktopGL else { return }
+        gl.shaderDialect = .glsl330
+        try? gl.withCurrentThrowing { shaders.releaseAll() }
+    }
+
     /// Recovers from a context loss: Lamina's own context is destroyed and made again on
     /// the same display, and every GL object of the old one — textures, targets, programs,
     /// atlases, the quad batch — is forgotten (it reads as released; releasing it is a
@@ -232,7 +253,7 @@ public final class GPUDevice {
     /// ends with `glFinish`, so its output is complete when the host samples it.
     public init(sharingWith host: HostContext) throws {
         let (display, hostContext) = try host.resolve(purpose: "share")
-        try GPUDevice.requireES3(display: display, context: hostContext)
+        try GPUDevice.requireSupportedAPI(display: display, context: hostContext)
         let context = try BackendOpener.createContext(display, sharingWith: hostContext)
         self.backend = .host
         self.backendDetail = "own context in the share group of \(hostContext) on display \(display)"
@@ -250,19 +271,30 @@ public final class GPUDevice {
     /// Who owns the context Lamina draws with.
     public var ownership: ContextOwnership { gl.ownership }
 
-    private static func requireES3(display: EGLDisplay, context: EGLContext) throws {
+    /// Refuses a host context Lamina cannot draw with: OpenGL ES before 3.0, and client
+    /// APIs other than OpenGL ES and OpenGL (desktop GL's version is checked once current:
+    /// `requireUsableVersion`).
+    static func requireSupportedAPI(display: EGLDisplay, context: EGLContext) throws {
         var type: EGLint = 0, version: EGLint = 0
         guard eglQueryContext(display, context, EGL_CONTEXT_CLIENT_TYPE, &type) == EGL_TRUE else {
             throw GPUError.loggedEGLFailure(call: "eglQueryContext(EGL_CONTEXT_CLIENT_TYPE)", error: lastEGLError(),
                                       hint: "the display or context handed to Lamina is not valid")
         }
+        if type == EGLint(EGL_OPENGL_API) { return }
         eglQueryContext(display, context, EGL_CONTEXT_CLIENT_VERSION, &version)
         guard type == EGLint(EGL_OPENGL_ES_API), version >= 3 else {
-            throw GPUError.loggedEGLFailure(
-                call: "eglQueryContext", error: type == EGLint(EGL_OPENGL_ES_API) ? "an OpenGL ES \(version) context"
-                    : type == EGLint(EGL_OPENGL_API) ? "a desktop OpenGL context" : "not an OpenGL ES context",
-                hint: "Lamina needs an OpenGL ES 3 context: create the host's context with EGL_CONTEXT_MAJOR_VERSION 3 and EGL_OPENGL_ES_API (SDL: SDL_GL_CONTEXT_PROFILE_ES, major version 3)")
+            throw GPUError.unsupportedContext(reason: (type == EGLint(EGL_OPENGL_ES_API) ? "it is an OpenGL ES \(version) context" : "it is not an OpenGL or OpenGL ES context")
+                + "; Lamina needs OpenGL ES 3.0 or later, or desktop OpenGL 3.3 or later: create the host's context with EGL_CONTEXT_MAJOR_VERSION 3 "
+                + "(SDL: SDL_GL_CONTEXT_MAJOR_VERSION 3; GLFW: GLFW_CONTEXT_VERSION_MAJOR 3; GTK: gtk_gl_area_set_required_version(area, 3, 3); Qt: QSurfaceFormat::setVersion(3, 3))")
         }
+    }
+
+    /// Refuses a desktop GL context too old for Lamina (read once it is current).
+    private static func requireUsableVersion(_ capabilities: GPUCapabilities) throws {
+        guard capabilities.isDesktopGL,
+              let reason = DesktopGL.unsupportedReason(glVersion: capabilities.glVersion, extensions: capabilities.glExtensions) else { return }
+        throw GPUError.unsupportedContext(reason: reason + " (SDL: SDL_GL_CONTEXT_MAJOR_VERSION/MINOR_VERSION; GLFW: GLFW_CONTEXT_VERSION_MAJOR/MINOR; "
+            + "GTK: gtk_gl_area_set_required_version; Qt: QSurfaceFormat::setVersion)")
     }
 
     private static func detectCapabilities(display: EGLDisplay) -> GPUCapabilities {
@@ -271,6 +303,12 @@ public final class GPUDevice {
             return s.withMemoryRebound(to: CChar.self, capacity: 1) { String(cString: $0) }
         }
         func glInt(_ name: Int32) -> Int { var v: GLint = 0; glGetIntegerv(GLenum(name), &v); return Int(v) }
+        // One by one (a desktop core profile has no GL_EXTENSIONS string).
+        func extensions() -> Set<String> {
+            Set((0..<GLuint(max(0, glInt(GL_NUM_EXTENSIONS)))).compactMap { i in
+                glGetStringi(GLenum(GL_EXTENSIONS), i).map { $0.withMemoryRebound(to: CChar.self, capacity: 1) { String(cString: $0) } }
+            })
+        }
         var dims: [GLint] = [0, 0]
         glGetIntegerv(GLenum(GL_MAX_VIEWPORT_DIMS), &dims)
         return GPUCapabilities(
@@ -279,7 +317,7 @@ public final class GPUDevice {
             eglExtensions: extensionSet(eglQueryString(display, EGL_EXTENSIONS)),
             glVendor: glString(GL_VENDOR), glRenderer: glString(GL_RENDERER), glVersion: glString(GL_VERSION),
             glslVersion: glString(GL_SHADING_LANGUAGE_VERSION),
-            glExtensions: Set(glString(GL_EXTENSIONS).split(separator: " ").map(String.init)),
+            glExtensions: extensions(),
             maxTextureSize: glInt(GL_MAX_TEXTURE_SIZE), maxRenderbufferSize: glInt(GL_MAX_RENDERBUFFER_SIZE),
             maxViewportSize: PixelSize(width: Int(dims[0]), height: Int(dims[1])), maxDrawBuffers: glInt(GL_MAX_DRAW_BUFFERS))
     }
@@ -396,9 +434,11 @@ public final class GPUDevice {
     }
 }
 
-/// A host's EGL context, for `GPUDevice(adopting:)` and `GPUDevice(sharingWith:)`.
+/// A host's EGL context — OpenGL ES 3, or desktop OpenGL 3.3 or later (core or
+/// compatibility profile) — for `GPUDevice(adopting:)` and `GPUDevice(sharingWith:)`.
 public enum HostContext {
-    /// The OpenGL ES context current on the calling thread (`eglGetCurrentContext`).
+    /// The OpenGL ES or desktop OpenGL context current on the calling thread
+    /// (`eglGetCurrentContext`).
     case current
     /// An explicit `EGLDisplay` and `EGLContext` (both `void *` in C).
     case context(display: UnsafeMutableRawPointer, context: UnsafeMutableRawPointer)
@@ -411,11 +451,13 @@ public enum HostContext {
             let before = EGLCurrentBinding.read()
             defer { if before.api != EGLenum(EGL_OPENGL_ES_API) { eglBindAPI(before.api) } }
             if let c = before.context, let d = before.display { return (d, c) }
-            // Name what is current instead, if anything.
+            // EGL implementations that keep one current context per client API: the
+            // desktop OpenGL one.
             eglBindAPI(EGLenum(EGL_OPENGL_API))
-            let desktop = eglGetCurrentContext() != nil
+            let desktop = (eglGetCurrentDisplay(), eglGetCurrentContext())
             eglBindAPI(EGLenum(EGL_OPENGL_ES_API))
-            throw GPUError.noHostContext(purpose: purpose, desktopGLCurrent: desktop)
+            if let d = desktop.0, let c = desktop.1 { return (d, c) }
+            throw GPUError.noHostContext(purpose: purpose, desktopGLCurrent: false)
         }
     }
 }

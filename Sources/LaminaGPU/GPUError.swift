@@ -86,6 +86,9 @@ public enum GPUError: Error, Equatable, CustomStringConvertible, LocalizedError 
     case gbmFailure(call: String, reason: String)
     case deviceClosed(operation: String)
     case noHostContext(purpose: String, desktopGLCurrent: Bool)
+    /// A host's context of a kind Lamina cannot draw with (OpenGL ES 2, desktop GL older
+    /// than 3.3, …): `reason` says what it is and what the host can switch.
+    case unsupportedContext(reason: String)
     case notAnObject(what: String, ownership: ContextOwnership)
     /// A target that cannot be drawn as asked (a caller's framebuffer that is not usable).
     case unusableTarget(reason: String)
@@ -142,6 +145,8 @@ public enum GPUError: Error, Equatable, CustomStringConvertible, LocalizedError 
                 s += "(or SDL_VIDEO_X11_FORCE_EGL=1) before creating the window; GLFW: glfwWindowHint(GLFW_CONTEXT_CREATION_API, GLFW_EGL_CONTEXT_API)"
             }
             return s
+        case let .unsupportedContext(reason):
+            return "Lamina cannot draw with the host's context: \(reason)"
         case let .notAnObject(what, ownership):
             let why: String
             switch ownership {

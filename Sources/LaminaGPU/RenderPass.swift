@@ -141,7 +141,7 @@ public final class RenderPass {
         device.gl.currentProgram = 0
         let vertexArray = batch.bindVertexArray(device.gl)
         LaminaGLState.applyForDrawing(framebuffer: target.framebufferName, viewport: target.viewport,
-                                      vertexArray: vertexArray, indexed: device.gl.indexedDrawBuffers)
+                                      vertexArray: vertexArray, indexed: device.gl.indexedDrawBuffers, desktop: device.gl.desktopGL)
         if scissor != target.viewport { glScissor(scissor.x, scissor.y, scissor.width, scissor.height) }
         applyStencilTest()
     }

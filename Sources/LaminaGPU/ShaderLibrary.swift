@@ -1,5 +1,6 @@
 import LaminaValues
 import CGLES
+import Glibc
 
 /// The GLSL ES 3.00 sources of `Shaders/`, embedded in the binary at build time by the
 /// ShaderEmbedder plugin, and the programs compiled from them (cached per device).
@@ -13,6 +14,33 @@ public enum Shaders {
             throw GPUError.shaderNotFound(name: name, available: names)
         }
         return s
+    }
+}
+
+/// The GLSL dialect Lamina's shaders (and users' GLSL ES 3.00) are compiled in on a
+/// context. OpenGL ES 3 and desktop GL with `GL_ARB_ES3_compatibility` (core in 4.3) take
+/// `#version 300 es` as it is; other desktop contexts get the same source as `#version
+/// 330 core` (precision qualifiers are accepted there and mean nothing). The debugging
+/// switch `LAMINA_GLSL_DIALECT=330` forces the second on any desktop context.
+enum GLSLDialect: String, Sendable {
+    case es300 = "GLSL ES 3.00"
+    case glsl330 = "GLSL 3.30 core"
+
+    static let environmentVariable = "LAMINA_GLSL_DIALECT"
+
+    /// The dialect for a context (desktop or not, and what it supports).
+    static func choose(desktop: Bool, extensions: Set<String>, glVersion: String) -> GLSLDialect {
+        guard desktop else { return .es300 }
+        if let v = getenv(environmentVariable), String(cString: v) == "330" { return .glsl330 }
+        let es3 = extensions.contains("GL_ARB_ES3_compatibility") || (DesktopGL.version(glVersion).map { $0 >= (4, 3) } ?? false)
+        return es3 ? .es300 : .glsl330
+    }
+
+    /// `source` in this dialect: only the `#version` line changes, so line numbers in the
+    /// driver's log are the source's.
+    func translate(_ source: String) -> String {
+        guard self == .glsl330, let r = source.range(of: "#version 300 es") else { return source }
+        return source.replacingCharacters(in: r, with: "#version 330 core")
     }
 }
 
@@ -61,9 +89,9 @@ extension GPUDevice {
 
     private static func linkProgram(_ gl: GLContext, vertexSource: String, vertexName: String,
                                     fragmentSource: String, fragmentName: String) throws -> Program {
-        let vs = try compile(vertexSource, stage: GLenum(GL_VERTEX_SHADER), name: vertexName)
+        let vs = try compile(gl.shaderDialect.translate(vertexSource), stage: GLenum(GL_VERTEX_SHADER), name: vertexName)
         defer { glDeleteShader(vs) }
-        let fs = try compile(fragmentSource, stage: GLenum(GL_FRAGMENT_SHADER), name: fragmentName)
+        let fs = try compile(gl.shaderDialect.translate(fragmentSource), stage: GLenum(GL_FRAGMENT_SHADER), name: fragmentName)
         defer { glDeleteShader(fs) }
         let p = glCreateProgram()
         glAttachShader(p, vs)

@@ -1,3 +1,4 @@
+import CEGL
 import Foundation
 import LaminaTestSupport
 import Testing
@@ -32,6 +33,33 @@ struct ShaderTests {
                 #expect(p.uniformLocation("u_transform") >= 0, "\(fragment)")
             }
         }
+    }
+
+    @Test("on a desktop OpenGL 3.3 core context every shader links, as GLSL ES 3.00 and as #version 330 core (external textures excepted: desktop GL has none)",
+          arguments: [GLSLDialect.es300, .glsl330])
+    func desktopDialects(_ dialect: GLSLDialect) throws {
+        let display = try #require(eglGetPlatformDisplay(EGLenum(EGL_PLATFORM_SURFACELESS_MESA), nil, nil))
+        eglInitialize(display, nil, nil)
+        let api = eglQueryAPI()
+        eglBindAPI(EGLenum(EGL_OPENGL_API))
+        defer { eglBindAPI(api) }
+        var config: EGLConfig?
+        var n: EGLint = 0
+        eglChooseConfig(display, [EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT, EGL_NONE], &config, 1, &n)
+        let context = try #require(eglCreateContext(display, config, nil, [EGL_CONTEXT_MAJOR_VERSION, 3, EGL_CONTEXT_MINOR_VERSION, 3,
+                                                                         EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL_NONE]))
+        defer { eglDestroyContext(display, context) }
+        #expect(eglMakeCurrent(display, nil, nil, context) == EGL_TRUE)
+        defer { eglMakeCurrent(display, nil, nil, nil) }
+        let d = try GPUDevice(adopting: .current)
+        defer { d.close() }
+        #expect(d.capabilities.isDesktopGL && d.gl.desktopGL != nil)
+        #expect(d.gl.shaderDialect == .es300)                        // Mesa has GL_ARB_ES3_compatibility
+        d.gl.shaderDialect = dialect
+        for fragment in Shaders.names where fragment.hasSuffix(".frag") && fragment != "batch-external.frag" {
+            _ = try d.program(vertex: fragment.hasPrefix("batch-") ? "batch.vert" : "quad.vert", fragment: fragment)
+        }
+        #expect(d.liveObjectCounts[.program] == Shaders.names.filter { $0.hasSuffix(".frag") }.count - 1)
     }
 
     @Test("a shader with a syntax error throws with the driver's log")

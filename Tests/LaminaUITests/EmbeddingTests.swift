@@ -3,7 +3,7 @@ import CGLES
 import Foundation
 import LaminaCore
 import LaminaGeometry
-import LaminaGPU
+@_spi(Testing) import LaminaGPU
 import LaminaGraphics
 import Testing
 @testable import LaminaUI
@@ -87,10 +87,11 @@ private let sceneSize = PixelSize(width: 128, height: 64)
 @MainActor
 @Suite("Embedding: who owns the context", .isolatedTransactions)
 struct ContextOwnershipTests {
-    @Test("adopted context: Lamina draws into the host's own framebuffer (no sharing), over the host's pixels, leaves its state, and close() leaves the host's display and context working")
-    func adopt() throws {
+    @Test("adopted context (ES 3, desktop 3.3 core, 4.5 compatibility): Lamina draws into the host's own framebuffer (no sharing), over the host's pixels, leaves its state, and close() leaves the host's display and context working",
+          arguments: TestHost.API.allCases)
+    func adopt(_ api: TestHost.API) throws {
         try Transaction.flush()
-        let host = try TestHost()
+        let host = try TestHost(api: api)
         defer { host.destroy() }
         let fb = host.makeFramebuffer(sceneSize)
         host.fill(fb.fbo, PixelRect(size: sceneSize), (0, 0, 1, 1), size: sceneSize)          // the host's blue frame
@@ -99,6 +100,7 @@ struct ContextOwnershipTests {
 
         let device = try GPUDevice(adopting: .current)
         #expect(device.ownership == .adopt && device.backend == .host)
+        #expect(device.capabilities.isDesktopGL == api.isDesktop, "\(device.capabilities.glVersion)")
         let target = try ExternalFramebufferTarget(device: device, framebuffer: fb.fbo, pixelSize: sceneSize)
         let window = Window(target: target, background: nil)
         let red = View(frame: Rect(x: 10, y: 10, width: 20, height: 20))
@@ -306,8 +308,12 @@ struct ContextOwnershipTests {
         device.close()
         #expect(eglQueryAPI() == EGLenum(EGL_OPENGL_API))
         #expect(eglGetCurrentContext() == desktop)
-        // Adopting "the current context" here says the current one is desktop GL.
-        #expect { _ = try GPUDevice(adopting: .current) } throws: { "\($0)".contains("desktop OpenGL") && "\($0)".contains("OpenGL ES 3") }
+        // The current context is desktop GL 3.0 compatibility (what Mesa gives without
+        // attributes is newer): adopting it works, Lamina's own came and went.
+        let adopted = try GPUDevice(adopting: .current)
+        #expect(adopted.capabilities.isDesktopGL)
+        adopted.close()
+        #expect(eglGetCurrentContext() == desktop)
         eglMakeCurrent(host.display, nil, nil, nil)
         eglBindAPI(EGLenum(EGL_OPENGL_ES_API))
         host.makeCurrent()
@@ -392,7 +398,22 @@ enum HostileState: String, CaseIterable, Sendable {
          unpackRowLength, unpackAlignment1, boundSampler, boundUnpackBuffer, pendingInvalidEnum,
          pendingInvalidValue, pendingInvalidOperation, rasterizerDiscard, cullEverything, activeTextureUnit3,
          activeQuery, transformFeedback, separateReadFramebuffer, deletedCurrentProgram,
-         indexedDrawBufferState, drawBuffersNone
+         indexedDrawBufferState, drawBuffersNone,
+         // Desktop OpenGL only (GTK's and Qt's contexts).
+         framebufferSRGB, logicOpInvert, polygonModeLine, polygonSmooth, primitiveRestartIndex1, clipDistancesOn,
+         multisampleOff, clipControlUpperLeft, swapBytes,
+         // The compatibility profile only.
+         alphaTestNever
+
+    /// Whether a host of `api` can set this state.
+    func applies(to api: TestHost.API) -> Bool {
+        switch self {
+        case .framebufferSRGB, .logicOpInvert, .polygonModeLine, .polygonSmooth, .primitiveRestartIndex1, .clipDistancesOn,
+             .multisampleOff, .clipControlUpperLeft, .swapBytes: return api.isDesktop
+        case .alphaTestNever: return api == .compatibility45
+        default: return true
+        }
+    }
 
     /// Sets the state on the current (host's) context; `framebuffer` is the host's
     /// framebuffer Lamina will draw into.
@@ -447,6 +468,18 @@ enum HostileState: String, CaseIterable, Sendable {
             glBindFramebuffer(GLenum(GL_FRAMEBUFFER), framebuffer)
             glDrawBuffers(1, [GLenum(GL_NONE)])
             glBindFramebuffer(GLenum(GL_FRAMEBUFFER), 0)
+        case .framebufferSRGB: glEnable(GLenum(0x8DB9))                  // the host's framebuffer is sRGB: writes would be encoded
+        case .logicOpInvert: glEnable(GLenum(0x0BF2)); HostDesktopGL.logicOp(GLenum(0x150A))
+        case .polygonModeLine: HostDesktopGL.polygonMode(GLenum(0x0408), GLenum(0x1B01))
+        case .polygonSmooth: glEnable(GLenum(0x0B41))
+        case .primitiveRestartIndex1: glEnable(GLenum(0x8F9D)); HostDesktopGL.primitiveRestartIndex(1)
+        case .clipDistancesOn: for i in 0..<8 { glEnable(GLenum(0x3000 + Int32(i))) }
+        case .multisampleOff: glDisable(GLenum(0x809D))
+        case .clipControlUpperLeft: HostDesktopGL.clipControl(GLenum(0x8CA2), GLenum(0x935F))   // upper left, zero to one
+        case .swapBytes:
+            for name: Int32 in [0x0CF0, 0x0CF1, 0x0D00, 0x0D01] { glPixelStorei(GLenum(name), 1) }
+            glPixelStorei(GLenum(0x806C), 3); glPixelStorei(GLenum(0x806B), 2)       // pack image height, skip images
+        case .alphaTestNever: glEnable(GLenum(0x0BC0)); HostDesktopGL.alphaFunc(GLenum(GL_NEVER), 0)
         }
     }
 
@@ -463,6 +496,14 @@ enum HostileState: String, CaseIterable, Sendable {
             glUseProgram(0)
             if active != GLboolean(GL_TRUE) || paused == GLboolean(GL_TRUE) { return "transform feedback not left active and running" }
         case .activeQuery: glEndQuery(GLenum(GL_ANY_SAMPLES_PASSED))
+        case .logicOpInvert: glDisable(GLenum(0x0BF2))
+        case .polygonModeLine: HostDesktopGL.polygonMode(GLenum(0x0408), GLenum(0x1B02))
+        case .primitiveRestartIndex1: glDisable(GLenum(0x8F9D))
+        case .clipDistancesOn: for i in 0..<8 { glDisable(GLenum(0x3000 + Int32(i))) }
+        case .clipControlUpperLeft: HostDesktopGL.clipControl(GLenum(0x8CA1), GLenum(0x935E))
+        case .swapBytes: for name: Int32 in [0x0CF0, 0x0CF1, 0x0D00, 0x0D01, 0x806C, 0x806B] { glPixelStorei(GLenum(name), 0) }
+        case .alphaTestNever: glDisable(GLenum(0x0BC0))
+        case .framebufferSRGB: glDisable(GLenum(0x8DB9))
         case .drawBuffersNone:
             glBindFramebuffer(GLenum(GL_FRAMEBUFFER), framebuffer)
             var v: GLint = 0
@@ -492,16 +533,21 @@ struct HostileStateTests {
     /// Renders the test scene on an adopted host context, with `hostile` state set by the
     /// host beforehand; returns the host's framebuffer as the host reads it, and checks
     /// that the host's state (and pending error) is as it left it.
-    private func render(hostile: HostileState?) throws -> (image: RGBAImage, changed: [String], errorAfter: GLenum, reports: Int, other: String?) {
+    private func render(hostile: HostileState?, api: TestHost.API = .es3, glsl330: Bool = false) throws -> (image: RGBAImage, changed: [String], errorAfter: GLenum, reports: Int, other: String?) {
         try Transaction.flush()
-        let host = try TestHost()
+        let host = try TestHost(api: api)
         defer { host.destroy() }
-        let fb = host.makeFramebuffer(sceneSize)
+        // Desktop hosts draw into an sRGB framebuffer, where GL_FRAMEBUFFER_SRGB matters.
+        let fb = host.makeFramebuffer(sceneSize, sRGB: api.isDesktop)
         host.fill(fb.fbo, PixelRect(size: sceneSize), (0.2, 0.4, 0.6, 1), size: sceneSize)
         glBindFramebuffer(GLenum(GL_FRAMEBUFFER), 0)
         hostile?.apply(host: host, framebuffer: fb.fbo)
         let before = hostStateFingerprint()
         let device = try GPUDevice(adopting: .current)
+        if glsl330 {
+            device.compileShadersAsGLSL330()
+            #expect(device.shaderDialect == "GLSL 3.30 core")
+        }
         var reports = 0
         device.glErrorHandler = { _ in reports += 1 }
         let window = Window(target: try ExternalFramebufferTarget(device: device, framebuffer: fb.fbo, pixelSize: sceneSize), background: nil)
@@ -518,9 +564,30 @@ struct HostileStateTests {
     }
 
     @Test("each hostile state leaves Lamina's output pixel-identical to a clean context's, and the host's state as the host left it",
-          arguments: HostileState.allCases)
+          arguments: HostileState.allCases.filter { $0.applies(to: .es3) })
     func hostile(_ state: HostileState) throws {
-        let clean = try render(hostile: nil)
+        try check(state, api: .es3)
+    }
+
+    @Test("a desktop OpenGL host (3.3 core, 4.5 compatibility): every hostile state, desktop-only state included, leaves Lamina's output identical to a clean context's and the host's state as it was",
+          arguments: TestHost.API.desktop.flatMap { api in HostileState.allCases.filter { $0.applies(to: api) }.map { (api, $0) } })
+    func desktopHostile(_ api: TestHost.API, _ state: HostileState) throws {
+        try check(state, api: api)
+    }
+
+    @Test("a desktop context without GL_ARB_ES3_compatibility: Lamina's GLSL ES 3.00 compiled as #version 330 core draws the same pixels",
+          arguments: TestHost.API.desktop)
+    func glsl330(_ api: TestHost.API) throws {
+        let es = try render(hostile: nil, api: api)
+        let core = try render(hostile: nil, api: api, glsl330: true)
+        #expect(es.image[30, 20] == px(0, 255, 0) && es.image[55, 10] == px(0, 0, 255))
+        let d = core.image.difference(from: es.image, tolerance: 0)
+        #expect(d.differing == 0, "\(d.differing) pixels differ (max \(d.maxDifference))")
+        #expect(core.changed.isEmpty && core.reports == 0, "\(core.changed)")
+    }
+
+    private func check(_ state: HostileState, api: TestHost.API) throws {
+        let clean = try render(hostile: nil, api: api)
         #expect(clean.changed.isEmpty, "\(clean.changed)")
         // The clean scene is what it should be (so that "identical" means "right").
         #expect(clean.image[6, 16] == px(255, 0, 0))                 // clip's red, left of the green child
@@ -529,7 +596,7 @@ struct HostileStateTests {
         #expect(clean.image[5, 5] == px(51, 102, 153))               // outside the rounded corner
         #expect(clean.image[55, 10] == px(0, 0, 255))                // drawn view, left half
         #expect(clean.image[6, 34] == px(255, 0, 0))                 // magnified image's red quadrant
-        let hostile = try render(hostile: state)
+        let hostile = try render(hostile: state, api: api)
         let d = hostile.image.difference(from: clean.image, tolerance: 0)
         #expect(d.differing == 0, "\(state): \(d.differing) pixels differ (max \(d.maxDifference))")
         if state == .deletedCurrentProgram {

@@ -4,6 +4,7 @@ import Foundation
 import LaminaCore
 import LaminaGeometry
 import LaminaGPU
+import Testing
 
 /// A host program's GL, made the way a host makes it and without Lamina: its own EGL
 /// context (OpenGL ES 3 on Mesa's surfaceless platform), optionally a pbuffer window
@@ -35,22 +36,44 @@ final class TestHost {
         var size: PixelSize
     }
 
-    init(surface size: PixelSize? = nil) throws {
+    /// The kind of context a host makes (GTK 4 and Qt 6 make desktop contexts by default).
+    enum API: String, CaseIterable, Sendable, CustomTestStringConvertible {
+        case es3 = "OpenGL ES 3.0"
+        /// Asked for 3.3 core (Mesa gives the newest core version it has).
+        case core33 = "OpenGL 3.3 core"
+        case compatibility45 = "OpenGL 4.5 compatibility"
+        var isDesktop: Bool { self != .es3 }
+        var eglAPI: EGLenum { EGLenum(isDesktop ? EGL_OPENGL_API : EGL_OPENGL_ES_API) }
+        var testDescription: String { rawValue }
+        static var desktop: [API] { [.core33, .compatibility45] }
+    }
+    let api: API
+
+    init(surface size: PixelSize? = nil, api: API = .es3) throws {
         guard let d = eglGetPlatformDisplay(EGLenum(EGL_PLATFORM_SURFACELESS_MESA), nil, nil) else {
             throw HostError(description: "no surfaceless display")
         }
         var major: EGLint = 0, minor: EGLint = 0
         guard eglInitialize(d, &major, &minor) == EGL_TRUE else { throw HostError(description: "eglInitialize failed") }
-        eglBindAPI(EGLenum(EGL_OPENGL_ES_API))
-        let want: [EGLint] = [EGL_RENDERABLE_TYPE, EGL_OPENGL_ES3_BIT, EGL_SURFACE_TYPE, EGL_PBUFFER_BIT,
+        eglBindAPI(api.eglAPI)
+        let want: [EGLint] = [EGL_RENDERABLE_TYPE, api.isDesktop ? EGL_OPENGL_BIT : EGL_OPENGL_ES3_BIT, EGL_SURFACE_TYPE, EGL_PBUFFER_BIT,
                               EGL_RED_SIZE, 8, EGL_GREEN_SIZE, 8, EGL_BLUE_SIZE, 8, EGL_ALPHA_SIZE, 8,
                               EGL_DEPTH_SIZE, 24, EGL_STENCIL_SIZE, 8, EGL_NONE]
         var config: EGLConfig?
         var n: EGLint = 0
-        guard eglChooseConfig(d, want, &config, 1, &n) == EGL_TRUE, n > 0 else { throw HostError(description: "no ES3 pbuffer config") }
-        guard let c = eglCreateContext(d, config, nil, [EGL_CONTEXT_MAJOR_VERSION, 3, EGL_NONE]) else {
-            throw HostError(description: "eglCreateContext failed")
+        guard eglChooseConfig(d, want, &config, 1, &n) == EGL_TRUE, n > 0 else { throw HostError(description: "no \(api.rawValue) pbuffer config") }
+        let attributes: [EGLint]
+        switch api {
+        case .es3: attributes = [EGL_CONTEXT_MAJOR_VERSION, 3, EGL_NONE]
+        case .core33: attributes = [EGL_CONTEXT_MAJOR_VERSION, 3, EGL_CONTEXT_MINOR_VERSION, 3,
+                                    EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL_NONE]
+        case .compatibility45: attributes = [EGL_CONTEXT_MAJOR_VERSION, 4, EGL_CONTEXT_MINOR_VERSION, 5,
+                                             EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_COMPATIBILITY_PROFILE_BIT, EGL_NONE]
         }
+        guard let c = eglCreateContext(d, config, nil, attributes) else {
+            throw HostError(description: "eglCreateContext (\(api.rawValue)) failed")
+        }
+        self.api = api
         display = d
         context = c
         self.config = config
@@ -66,7 +89,7 @@ final class TestHost {
     }
 
     func makeCurrent(surface other: EGLSurface? = nil) {
-        eglBindAPI(EGLenum(EGL_OPENGL_ES_API))
+        eglBindAPI(api.eglAPI)
         let s = other ?? surface
         precondition(eglMakeCurrent(display, s, s, context) == EGL_TRUE, "host eglMakeCurrent failed")
     }
@@ -174,11 +197,11 @@ final class TestHost {
     }
 
     /// A framebuffer of the host's, `size` pixels, RGBA8, with depth/stencil if asked.
-    func makeFramebuffer(_ size: PixelSize, depthStencil: Bool = true) -> HostFramebuffer {
+    func makeFramebuffer(_ size: PixelSize, depthStencil: Bool = true, sRGB: Bool = false) -> HostFramebuffer {
         var tex: GLuint = 0, fbo: GLuint = 0, rb: GLuint = 0
         glGenTextures(1, &tex)
         glBindTexture(GLenum(GL_TEXTURE_2D), tex)
-        glTexImage2D(GLenum(GL_TEXTURE_2D), 0, GL_RGBA8, GLsizei(size.width), GLsizei(size.height), 0,
+        glTexImage2D(GLenum(GL_TEXTURE_2D), 0, sRGB ? GL_SRGB8_ALPHA8 : GL_RGBA8, GLsizei(size.width), GLsizei(size.height), 0,
                      GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), nil)
         glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_MIN_FILTER), GL_NEAREST)
         glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_MAG_FILTER), GL_NEAREST)
@@ -369,7 +392,50 @@ func hostStateFingerprint() -> [String: [Int]] {
         f["sampler\(unit)"] = ints(GL_SAMPLER_BINDING)
     }
     glActiveTexture(GLenum(active))
+    if let version = glGetString(GLenum(GL_VERSION)).map({ String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self)) }),
+       !version.hasPrefix("OpenGL ES") {
+        desktopFingerprint(into: &f)
+    }
     return f
+}
+
+/// The state only desktop OpenGL has (and the compatibility profile's alpha test).
+private func desktopFingerprint(into f: inout [String: [Int]]) {
+    func ints(_ name: Int32, _ n: Int = 1) -> [Int] {
+        var v = [GLint](repeating: 0, count: n); glGetIntegerv(GLenum(name), &v); return v.map(Int.init)
+    }
+    for (key, cap) in [("framebufferSRGB", 0x8DB9), ("colorLogicOp", 0x0BF2), ("polygonSmooth", 0x0B41), ("lineSmooth", 0x0B20),
+                       ("primitiveRestartDesktop", 0x8F9D), ("multisample", 0x809D), ("programPointSize", 0x8642),
+                       ("depthClamp", 0x864F)] as [(String, Int32)] {
+        f[key] = [Int(glIsEnabled(GLenum(cap)))]
+    }
+    let clips = ints(0x0D32)[0]
+    f["clipDistances"] = (0..<clips).map { Int(glIsEnabled(GLenum(0x3000 + Int32($0)))) }
+    for (key, name, n) in [("logicOpMode", 0x0BF0, 1), ("polygonMode", 0x0B40, 2), ("primitiveRestartIndex", 0x8F9E, 1),
+                           ("clipOrigin", 0x935C, 1), ("clipDepthMode", 0x935D, 1), ("unpackSwapBytes", 0x0CF0, 1),
+                           ("unpackLSBFirst", 0x0CF1, 1), ("packSwapBytes", 0x0D00, 1), ("packLSBFirst", 0x0D01, 1),
+                           ("packImageHeight", 0x806C, 1), ("packSkipImages", 0x806B, 1)] as [(String, Int32, Int)] {
+        f[key] = ints(name, n)
+    }
+    var mask: GLint = 0
+    glGetIntegerv(GLenum(0x9126), &mask)
+    if mask & 2 != 0 {
+        f["alphaTest"] = [Int(glIsEnabled(GLenum(0x0BC0)))] + ints(0x0BC1)
+    }
+}
+
+/// Desktop-only GL entry points a host calls (looked up as a host would).
+enum HostDesktopGL {
+    typealias Mode = @convention(c) (GLenum, GLenum) -> Void
+    typealias One = @convention(c) (GLenum) -> Void
+    typealias Index = @convention(c) (GLuint) -> Void
+    typealias AlphaFunc = @convention(c) (GLenum, GLfloat) -> Void
+    private static func load<T>(_ name: String, _ type: T.Type) -> T { unsafeBitCast(eglGetProcAddress(name)!, to: type) }
+    static var polygonMode: Mode { load("glPolygonMode", Mode.self) }
+    static var logicOp: One { load("glLogicOp", One.self) }
+    static var primitiveRestartIndex: Index { load("glPrimitiveRestartIndex", Index.self) }
+    static var clipControl: Mode { load("glClipControl", Mode.self) }
+    static var alphaFunc: AlphaFunc { load("glAlphaFunc", AlphaFunc.self) }
 }
 
 /// Keys whose values differ between two fingerprints.
