@@ -1,7 +1,8 @@
 /*
  * A GLFW application with a Lamina HUD, built the way GLFW programs are built
  * (cc glfw-host.c $(pkg-config --cflags --libs glfw3 lamina glesv2)):
- * a window with an OpenGL ES 3 context made through EGL, the application's own GL scene
+ * a window with GLFW's default context (desktop OpenGL made through GLX on X11) or, with
+ * --egl, an OpenGL ES 3 context made through EGL; the application's own GL scene
  * each frame, and Lamina's layers composited over it in the same framebuffer, through the
  * adopted context. GLFW's mouse input reaches Lamina's layers through hit testing: a click
  * on the button turns it green. The run checks itself: after the click it reads the
@@ -9,8 +10,9 @@
  * application set (its framebuffer, scissor, clear colour, program), prints what it found
  * and exits 0; 1 when a check fails or no click came within 20 s.
  *
- *   glfw-host [--glx]   --glx: GLFW's defaults (desktop OpenGL through GLX), which Lamina
- *                       cannot adopt yet: it prints Lamina's error and exits 3.
+ *   glfw-host [--egl | --core]   --egl: GLFW_OPENGL_ES_API 3.0 through GLFW_EGL_CONTEXT_API;
+ *                       --core: a 3.3 core profile through GLX; neither: GLFW's defaults
+ *                       (desktop OpenGL, compatibility profile, through GLX). Lamina adopts each.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <GLFW/glfw3.h>
@@ -47,13 +49,18 @@ static void on_mouse(GLFWwindow *window, int which, int action, int mods) {
 static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec / 1e9; }
 
 int main(int argc, char **argv) {
-    int glx = argc > 1 && strcmp(argv[1], "--glx") == 0;
+    int egl = argc > 1 && strcmp(argv[1], "--egl") == 0, core = argc > 1 && strcmp(argv[1], "--core") == 0;
     if (!glfwInit()) { fprintf(stderr, "glfw-host: glfwInit failed (no X display?)\n"); return 1; }
-    if (!glx) {
+    if (egl) {
         glfwWindowHint(GLFW_CLIENT_API, GLFW_OPENGL_ES_API);
         glfwWindowHint(GLFW_CONTEXT_CREATION_API, GLFW_EGL_CONTEXT_API);
         glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
         glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 0);
+    } else if (core) {
+        glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+        glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+        glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+        glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
     }
     glfwWindowHint(GLFW_STENCIL_BITS, 8);     /* Lamina's exact clips use the stencil */
     glfwWindowHint(GLFW_RESIZABLE, GLFW_FALSE);
@@ -69,7 +76,7 @@ int main(int argc, char **argv) {
     if (lamina_device_create_adopting_current(&device) != LAMINA_OK) {
         printf("glfw-host: Lamina refused the context: %s\n", lamina_last_error());
         glfwTerminate();
-        return glx ? 3 : 1;
+        return 1;
     }
     lamina_target *target;
     lamina_host *host;
@@ -87,7 +94,8 @@ int main(int argc, char **argv) {
         return 1;
     }
     lamina_host_set_composites_every_frame(host, 1);
-    printf("glfw-host: ready (%s, %s)\n", (const char *)glGetString(GL_VERSION), lamina_device_backend(device));
+    printf("glfw-host: ready (%s through %s, %s)\n", (const char *)glGetString(GL_VERSION), egl ? "EGL" : "GLX",
+           lamina_device_backend(device));
     fflush(stdout);
 
     int failures = 0, frames = 0;
@@ -137,11 +145,51 @@ int main(int argc, char **argv) {
         glfwPollEvents();
     }
     if (clicks == 0) { printf("glfw-host: FAILED: no click reached the button in 20 s (%d frames)\n", frames); failures++; }
+
+    /* A device of Lamina's own (its EGL context) while the application's context is current:
+     * with GLX, Lamina releases the application's context and puts it back when it returns. */
+    lamina_device *own = NULL;
+    lamina_target *offscreen = NULL;
+    lamina_layer *swatch = NULL;
+    lamina_host *offscreen_host = NULL;
+    uint8_t swatch_pixel[4] = {0};
+    lamina_color red = {1, 0, 0, 1};
+    if (lamina_device_create("surfaceless", NULL, &own) != LAMINA_OK
+        || lamina_target_create_offscreen(own, 4, 4, 1, &offscreen) != LAMINA_OK
+        || lamina_layer_create(&swatch) != LAMINA_OK
+        || lamina_layer_set_frame(swatch, (lamina_rect){0, 0, 4, 4}) != LAMINA_OK
+        || lamina_layer_set_background_color(swatch, &red) != LAMINA_OK
+        || lamina_host_create(swatch, offscreen, NULL, &offscreen_host) != LAMINA_OK
+        || lamina_flush() != LAMINA_OK
+        || lamina_target_read_pixels(offscreen, LAMINA_PIXEL_RGBA8, swatch_pixel, 16, 64) != LAMINA_OK) {
+        printf("glfw-host: FAILED: Lamina's own device: %s\n", lamina_last_error());
+        failures++;
+    }
+    /* The application's context is current again: its own GL still reaches its window. */
+    uint8_t after[4] = {0};
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    glDisable(GL_SCISSOR_TEST);
+    glClearColor(0, 0, 1, 1);
+    glClear(GL_COLOR_BUFFER_BIT);
+    glReadPixels(10, 10, 1, 1, GL_RGBA, GL_UNSIGNED_BYTE, after);
+    int own_ok = swatch_pixel[0] == 255 && swatch_pixel[1] == 0, host_ok = after[2] == 255 && after[0] == 0 && glGetError() == GL_NO_ERROR;
+    printf("glfw-host: Lamina's own device drew %d,%d,%d (%s); the application's context %s\n", swatch_pixel[0], swatch_pixel[1],
+           swatch_pixel[2], own_ok ? "red" : "NOT red", host_ok ? "is current again and draws" : "was NOT given back");
+    if (!own_ok || !host_ok) failures++;
+    lamina_release(offscreen_host);
+    lamina_release(swatch);
+    lamina_release(offscreen);
+    lamina_release(own);
     lamina_release(host);
     lamina_release(button);
     lamina_release(root);
     lamina_release(target);
     lamina_release(device);
+    /* After Lamina's adopted device is gone, the application's context is still current. */
+    glClearColor(0, 1, 0, 1);
+    glClear(GL_COLOR_BUFFER_BIT);
+    glReadPixels(10, 10, 1, 1, GL_RGBA, GL_UNSIGNED_BYTE, after);
+    if (after[1] != 255 || after[2] != 0) { printf("glfw-host: FAILED: the application's context after Lamina's release\n"); failures++; }
     glfwDestroyWindow(window);
     glfwTerminate();
     printf("glfw-host: %s\n", failures ? "FAILED" : "all checks passed");

@@ -101,13 +101,18 @@ struct EGLCurrentBinding {
     var context: EGLContext?
     var draw: EGLSurface?
     var read: EGLSurface?
+    /// The GLX context current instead of an EGL one (found when GLX is known to be
+    /// loaded; otherwise when `eglMakeCurrent` reports it with `EGL_BAD_ACCESS`).
+    var glx: GLXBinding?
 
     /// Reads the current OpenGL ES binding; leaves the ES API bound.
     static func read() -> EGLCurrentBinding {
         let api = eglQueryAPI()
         if api != EGLenum(EGL_OPENGL_ES_API) { eglBindAPI(EGLenum(EGL_OPENGL_ES_API)) }
-        return EGLCurrentBinding(api: api, display: eglGetCurrentDisplay(), context: eglGetCurrentContext(),
-                                 draw: eglGetCurrentSurface(EGL_DRAW), read: eglGetCurrentSurface(EGL_READ))
+        let context = eglGetCurrentContext()
+        return EGLCurrentBinding(api: api, display: eglGetCurrentDisplay(), context: context,
+                                 draw: eglGetCurrentSurface(EGL_DRAW), read: eglGetCurrentSurface(EGL_READ),
+                                 glx: context == nil ? GLXBinding.current() : nil)
     }
 }
 
@@ -193,6 +198,9 @@ final class GLContext {
     /// Surfaces to make an adopted context current with when the host has not (those
     /// current when it was adopted; nil: none).
     let hostSurfaces: (draw: EGLSurface?, read: EGLSurface?)
+    /// An adopted GLX context (then `display` and `context` are its X display and GLX
+    /// context), with the drawables current when it was adopted.
+    let hostGLX: GLXBinding?
     let ledger = ObjectLedger()
     var glErrorHandler: (GLErrorReport) -> Void = { report in
         LaminaLog.logger.error("GL error: \(report)")
@@ -248,6 +256,24 @@ final class GLContext {
     init(display: EGLDisplay, context: EGLContext, ownership: ContextOwnership,
          hostSurfaces: (draw: EGLSurface?, read: EGLSurface?) = (nil, nil)) {
         self.display = display; self.context = context; self.ownership = ownership; self.hostSurfaces = hostSurfaces
+        self.hostGLX = nil
+    }
+
+    /// Adopts a host's GLX context.
+    init(adoptingGLX host: GLXBinding) {
+        self.display = host.display; self.context = host.context; self.ownership = .adopt; self.hostSurfaces = (nil, nil)
+        self.hostGLX = host
+    }
+
+    /// Whether the caller's own binding is this context (nothing to switch).
+    private func isCallersOwn(_ stack: ScopeStack) -> Bool {
+        guard stack.current == nil, let caller = stack.caller else { return false }
+        return hostGLX != nil ? caller.glx?.context == context : caller.context == context
+    }
+
+    /// Whether this context is current on the calling thread (through EGL or GLX).
+    private var isCurrentHere: Bool {
+        hostGLX != nil ? GLXBinding.current()?.context == context : eglGetCurrentContext() == context
     }
 
     var isClosed: Bool { ledger.isClosed }
@@ -328,8 +354,7 @@ final class GLContext {
             }
         }
         let previous = stack.current
-        let callersOwn = stack.current == nil && stack.caller?.context == context
-        if stack.current !== self && !callersOwn {
+        if stack.current !== self && !isCallersOwn(stack) {
             if let error = switchHere(stack) {
                 if stack.scopes.isEmpty { putBackCaller(stack) }
                 throw error
@@ -362,7 +387,7 @@ final class GLContext {
     @discardableResult
     func ensureCurrent() -> Bool {
         let stack = ScopeStack.forThisThread
-        if stack.current === self || (stack.current == nil && stack.caller?.context == context) { return true }
+        if stack.current === self || isCallersOwn(stack) { return true }
         guard switchHere(stack) == nil else { return false }
         stack.current = self
         return true
@@ -403,7 +428,27 @@ final class GLContext {
 
     /// eglMakeCurrent of this context on this thread; the error, or nil.
     private func switchHere(_ stack: ScopeStack) -> GPUError? {
-        guard eglMakeCurrent(display, scopeSurfaces.draw, scopeSurfaces.read, context) == EGL_TRUE else {
+        if let host = hostGLX {
+            // An adopted GLX context: with the drawables the host has current, or had when
+            // it was adopted. A Lamina EGL context current meanwhile is released first.
+            if eglGetCurrentContext() != nil, let d = eglGetCurrentDisplay() { eglMakeCurrent(d, nil, nil, nil) }
+            let binding = stack.caller?.glx.flatMap { $0.context == context ? $0 : nil } ?? host
+            guard binding.makeCurrent() else {
+                return GPUError.loggedEGLFailure(call: "glXMakeContextCurrent (Lamina's adopted GLX context)", error: "refused",
+                                                 hint: "the adopted context could not be made current on this thread: call Lamina on the host's thread, with its context current (and before destroying it)")
+            }
+            return nil
+        }
+        // EGL cannot replace a GLX context current on the thread (EGL_BAD_ACCESS under
+        // libglvnd): it is released, and the caller's is put back when Lamina returns.
+        GLXBinding.releaseCurrent()
+        var made = eglMakeCurrent(display, scopeSurfaces.draw, scopeSurfaces.read, context) == EGL_TRUE
+        if !made, eglGetError() == EGL_BAD_ACCESS, let glx = GLXBinding.current(lookUp: true) {
+            if let caller = stack.caller, caller.context == nil, caller.glx == nil { stack.caller?.glx = glx }
+            GLXBinding.releaseCurrent()
+            made = eglMakeCurrent(display, scopeSurfaces.draw, scopeSurfaces.read, context) == EGL_TRUE
+        }
+        guard made else {
             let code = eglGetError()
             var hint: String
             switch ownership {
@@ -422,17 +467,31 @@ final class GLContext {
     private func putBackCaller(_ stack: ScopeStack) {
         guard let caller = stack.caller else { return }
         // Lamina switched away from the caller's binding (or to other surfaces): put it back.
-        if let current = stack.current, current.context != caller.context || current.scopeSurfaces.draw != caller.draw
-            || current.scopeSurfaces.read != caller.read {
-            if let c = caller.context, let d = caller.display {
-                eglMakeCurrent(d, caller.draw, caller.read, c)
+        if let current = stack.current, current.differs(from: caller) {
+            if let glx = caller.glx {
+                if eglGetCurrentContext() != nil, let d = eglGetCurrentDisplay() { eglMakeCurrent(d, nil, nil, nil) }
+                glx.makeCurrent()
             } else {
-                eglMakeCurrent(display, nil, nil, nil)
+                if current.hostGLX != nil { GLXBinding.releaseCurrent() }
+                if let c = caller.context, let d = caller.display {
+                    eglMakeCurrent(d, caller.draw, caller.read, c)
+                } else if let d = eglGetCurrentDisplay() {
+                    eglMakeCurrent(d, nil, nil, nil)
+                }
             }
         }
         if caller.api != EGLenum(EGL_OPENGL_ES_API) { eglBindAPI(caller.api) }
         stack.caller = nil
         stack.current = nil
+    }
+
+    /// Whether being current differs from the caller's binding (another context, or other
+    /// surfaces or drawables).
+    private func differs(from caller: EGLCurrentBinding) -> Bool {
+        // An adopted GLX context is made current with the caller's drawables when the
+        // caller has it current.
+        if hostGLX != nil { return caller.glx?.context != context }
+        return context != caller.context || scopeSurfaces.draw != caller.draw || scopeSurfaces.read != caller.read
     }
 
     /// Runs `body` inside a scope, throwing when the context cannot be made current.
@@ -509,7 +568,7 @@ final class GLContext {
         guard !isClosed else { return }
         // An adopted context is only used where the host has it current: from another
         // thread (a deinit, say) its names cannot be freed — they stay with the host.
-        let usable = ownership != .adopt || eglGetCurrentContext() == context || ScopeStack.forThisThread.current === self
+        let usable = ownership != .adopt || isCurrentHere || ScopeStack.forThisThread.current === self
         if usable {
             withCurrentIfPossible {
                 for (kind, name) in ledger.liveNames() { deleteName(kind, name) }

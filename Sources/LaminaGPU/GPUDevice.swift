@@ -143,7 +143,20 @@ public final class GPUDevice {
     /// never terminates the display or destroys the context. Each pass sets all the state
     /// it depends on and restores the host's afterwards (`docs/embedding.md`).
     public init(adopting host: HostContext) throws {
-        let (display, context) = try host.resolve(purpose: "adopt")
+        let resolved = try host.resolve(purpose: "adopt")
+        guard case let .egl(display, context) = resolved else {
+            guard case let .glx(binding) = resolved else { preconditionFailure() }
+            // A GLX context: GL calls reach it through the thread's GL dispatch; Lamina
+            // identifies it, and makes it current again, through GLX.
+            self.backend = .host
+            self.backendDetail = "adopted GLX context \(binding.context) on X display \(binding.display)"
+            self.gl = GLContext(adoptingGLX: binding)
+            self.gbm = nil
+            self.capabilities = try gl.withCurrentThrowing { GPUDevice.detectCapabilities(display: nil) }
+            do { try GPUDevice.requireUsableVersion(capabilities) } catch { gl.close(); throw error }
+            configureContext()
+            return
+        }
         try GPUDevice.requireSupportedAPI(display: display, context: context)
         let current = EGLCurrentBinding.read()
         let surfaces: (EGLSurface?, EGLSurface?) = current.context == context ? (current.draw, current.read) : (nil, nil)
@@ -252,7 +265,9 @@ public final class GPUDevice {
     /// and vertex arrays are not. Lamina destroys only the context it created. Every pass
     /// ends with `glFinish`, so its output is complete when the host samples it.
     public init(sharingWith host: HostContext) throws {
-        let (display, hostContext) = try host.resolve(purpose: "share")
+        guard case let .egl(display, hostContext) = try host.resolve(purpose: "share") else {
+            throw GPUError.unsupportedContext(reason: "the current context is a GLX context, and EGL contexts cannot share objects with GLX ones: adopt it instead (GPUDevice(adopting: .current)), or create the host's context through EGL (GLFW: GLFW_CONTEXT_CREATION_API = GLFW_EGL_CONTEXT_API; SDL2: SDL_HINT_VIDEO_X11_FORCE_EGL; Qt: QT_XCB_GL_INTEGRATION=xcb_egl)")
+        }
         try GPUDevice.requireSupportedAPI(display: display, context: hostContext)
         let context = try BackendOpener.createContext(display, sharingWith: hostContext)
         self.backend = .host
@@ -289,15 +304,21 @@ public final class GPUDevice {
         }
     }
 
-    /// Refuses a desktop GL context too old for Lamina (read once it is current).
+    /// Refuses a context too old for Lamina (read once it is current): desktop GL before
+    /// 3.3, or OpenGL ES before 3.0 (a GLX context may be either).
     private static func requireUsableVersion(_ capabilities: GPUCapabilities) throws {
-        guard capabilities.isDesktopGL,
-              let reason = DesktopGL.unsupportedReason(glVersion: capabilities.glVersion, extensions: capabilities.glExtensions) else { return }
+        if !capabilities.isDesktopGL {
+            let es = capabilities.glVersion.dropFirst("OpenGL ES ".count)
+            guard let v = DesktopGL.version(String(es)), v < (3, 0) else { return }
+            throw GPUError.unsupportedContext(reason: "it is \(capabilities.glVersion); Lamina needs OpenGL ES 3.0 or later (or desktop OpenGL 3.3)")
+        }
+        guard let reason = DesktopGL.unsupportedReason(glVersion: capabilities.glVersion, extensions: capabilities.glExtensions) else { return }
         throw GPUError.unsupportedContext(reason: reason + " (SDL: SDL_GL_CONTEXT_MAJOR_VERSION/MINOR_VERSION; GLFW: GLFW_CONTEXT_VERSION_MAJOR/MINOR; "
             + "GTK: gtk_gl_area_set_required_version; Qt: QSurfaceFormat::setVersion)")
     }
 
-    private static func detectCapabilities(display: EGLDisplay) -> GPUCapabilities {
+    /// The current context's capabilities (`display`: its EGL display; nil for GLX).
+    private static func detectCapabilities(display: EGLDisplay?) -> GPUCapabilities {
         func glString(_ name: Int32) -> String {
             guard let s = glGetString(GLenum(name)) else { return "" }
             return s.withMemoryRebound(to: CChar.self, capacity: 1) { String(cString: $0) }
@@ -312,9 +333,9 @@ public final class GPUDevice {
         var dims: [GLint] = [0, 0]
         glGetIntegerv(GLenum(GL_MAX_VIEWPORT_DIMS), &dims)
         return GPUCapabilities(
-            eglVendor: eglString(display, EGL_VENDOR), eglVersion: eglString(display, EGL_VERSION),
+            eglVendor: display.map { eglString($0, EGL_VENDOR) } ?? "", eglVersion: display.map { eglString($0, EGL_VERSION) } ?? "GLX",
             eglClientExtensions: extensionSet(eglQueryString(nil, EGL_EXTENSIONS)),
-            eglExtensions: extensionSet(eglQueryString(display, EGL_EXTENSIONS)),
+            eglExtensions: display.map { extensionSet(eglQueryString($0, EGL_EXTENSIONS)) } ?? [],
             glVendor: glString(GL_VENDOR), glRenderer: glString(GL_RENDERER), glVersion: glString(GL_VERSION),
             glslVersion: glString(GL_SHADING_LANGUAGE_VERSION),
             glExtensions: extensions(),
@@ -437,26 +458,34 @@ public final class GPUDevice {
 /// A host's EGL context — OpenGL ES 3, or desktop OpenGL 3.3 or later (core or
 /// compatibility profile) — for `GPUDevice(adopting:)` and `GPUDevice(sharingWith:)`.
 public enum HostContext {
-    /// The OpenGL ES or desktop OpenGL context current on the calling thread
-    /// (`eglGetCurrentContext`).
+    /// The OpenGL ES or desktop OpenGL context current on the calling thread, made
+    /// through EGL (`eglGetCurrentContext`) or GLX (`glXGetCurrentContext`; adoption only).
     case current
     /// An explicit `EGLDisplay` and `EGLContext` (both `void *` in C).
     case context(display: UnsafeMutableRawPointer, context: UnsafeMutableRawPointer)
 
-    func resolve(purpose: String) throws -> (EGLDisplay, EGLContext) {
+    /// A host context found: an EGL one, or a GLX one.
+    enum Resolved {
+        case egl(EGLDisplay, EGLContext)
+        case glx(GLXBinding)
+    }
+
+    func resolve(purpose: String) throws -> Resolved {
         switch self {
         case let .context(display, context):
-            return (display, context)
+            return .egl(display, context)
         case .current:
             let before = EGLCurrentBinding.read()
             defer { if before.api != EGLenum(EGL_OPENGL_ES_API) { eglBindAPI(before.api) } }
-            if let c = before.context, let d = before.display { return (d, c) }
+            if let c = before.context, let d = before.display { return .egl(d, c) }
             // EGL implementations that keep one current context per client API: the
             // desktop OpenGL one.
             eglBindAPI(EGLenum(EGL_OPENGL_API))
             let desktop = (eglGetCurrentDisplay(), eglGetCurrentContext())
             eglBindAPI(EGLenum(EGL_OPENGL_ES_API))
-            if let d = desktop.0, let c = desktop.1 { return (d, c) }
+            if let d = desktop.0, let c = desktop.1 { return .egl(d, c) }
+            // A GLX context (GLFW's, SDL2's and Qt's default on X11).
+            if let glx = GLXBinding.current(lookUp: true) { return .glx(glx) }
             throw GPUError.noHostContext(purpose: purpose, desktopGLCurrent: false)
         }
     }

@@ -137,13 +137,10 @@ public enum GPUError: Error, Equatable, CustomStringConvertible, LocalizedError 
             return "\(call) failed: \(reason)"
         case let .noHostContext(purpose, desktop):
             var s = "Lamina cannot \(purpose) the current context: "
-            if desktop {
-                s += "the current EGL context is a desktop OpenGL context; Lamina needs OpenGL ES 3 (EGL_OPENGL_ES_API, major version 3)"
-            } else {
-                s += "no EGL context is current on this thread. Make the host's context current first. "
-                s += "SDL2 on X11 creates its context through GLX unless asked for EGL: set SDL_HINT_VIDEO_X11_FORCE_EGL to \"1\" "
-                s += "(or SDL_VIDEO_X11_FORCE_EGL=1) before creating the window; GLFW: glfwWindowHint(GLFW_CONTEXT_CREATION_API, GLFW_EGL_CONTEXT_API)"
-            }
+            _ = desktop
+            s += "no EGL or GLX context is current on this thread. Make the host's context current first "
+            s += "(GTK: gtk_gl_area_make_current, or call from the area's render signal; Qt: QOpenGLContext::makeCurrent, or call from paintGL; "
+            s += "SDL2: SDL_GL_MakeCurrent; GLFW: glfwMakeContextCurrent)"
             return s
         case let .unsupportedContext(reason):
             return "Lamina cannot draw with the host's context: \(reason)"

@@ -109,11 +109,13 @@ lamina_status lamina_release(void *handle);
  * for the LAMINA_BACKEND environment variable (else auto); `drm_device`: a DRM node for
  * GBM, or NULL (LAMINA_DRM_DEVICE, else every node). */
 lamina_status lamina_device_create(const char *backend, const char *drm_device, lamina_device **out);
-/* Adopts the host's OpenGL ES 3 context current on the calling thread: Lamina draws with
- * it and restores the host's GL state after each pass. */
+/* Adopts the host's context current on the calling thread — OpenGL ES 3, or desktop OpenGL
+ * 3.3 or later (core or compatibility), made through EGL or GLX: Lamina draws with it and
+ * restores the host's GL state after each pass. A context Lamina cannot draw with (ES 2,
+ * desktop GL before 3.3) is LAMINA_ERROR_UNSUPPORTED. */
 lamina_status lamina_device_create_adopting_current(lamina_device **out);
-/* A context of Lamina's own in the share group of the host's current context (textures
- * made on either side are visible to both). */
+/* A context of Lamina's own in the share group of the host's current EGL context (textures
+ * made on either side are visible to both). A GLX context cannot share with EGL: adopt it. */
 lamina_status lamina_device_create_sharing_current(lamina_device **out);
 /* "gbm", "device" or "surfaceless" (EGL platforms), or "adopted"/"shared" for a host's;
  * "unknown" for a handle that is not a live device (or off the main thread). */
