@@ -120,6 +120,11 @@ public final class LayerTreeHost: CommitHost {
     /// Whether the next commit must draw even without layer changes (a flash to remove,
     /// or a context known to be lost: the frame recovers it, so that an unchanged tree is
     /// shown again at once).
+    package var needsFrameRequest: Bool {
+        if let thread = renderThread { return flashVisible || thread.needsSnapshot }
+        return flashVisible || compositor.showsDamageFlash || compositor.device.isContextLost || compositor.hasRunningAnimations
+    }
+
     package var needsFrame: Bool {
         if let thread = renderThread {
             // The thread makes its own animation frames; the device is its business.

@@ -302,6 +302,11 @@ package protocol CommitHost: AnyObject {
     /// Whether the next end of turn must commit even without changes (a flash to remove,
     /// running animations, a lost context).
     var needsFrame: Bool { get }
+    /// Whether it wants the host's frame clock to tick: `needsFrame`, except that a tree
+    /// composited at every host frame (`compositesEveryFrame`) does not ask for frames by
+    /// itself — its host draws them anyway, and a request per commit would keep a host that
+    /// owns the frame clock (GTK, Qt) drawing forever.
+    var needsFrameRequest: Bool { get }
     /// Composites the commit's frame.
     func composite(displays: [DisplayRecord], layouts: Int, timings: FrameTimings) throws
 }

@@ -189,7 +189,7 @@ public final class TransactionContext {
     /// frame is wanted asks at once. The handler runs inside the call that made the change
     /// (a property setter, say): it schedules, it does not commit or change layers.
     public var frameRequestHandler: (@MainActor () -> Void)? {
-        didSet { frameRequested = false; if wantsFrame { requestFrame() } }
+        didSet { frameRequested = false; if wantsFrameRequest { requestFrame() } }
     }
     /// A request was made and no commit has run since.
     private var frameRequested = false
@@ -202,6 +202,12 @@ public final class TransactionContext {
     /// a host must draw again.
     public var wantsFrame: Bool {
         needsCommit || animationsInFlight || hosts.contains(where: { $0.host?.needsFrame == true })
+    }
+
+    /// Whether a frame request is due: `wantsFrame`, less hosts that composite at every
+    /// frame their host draws (`CommitHost.needsFrameRequest`).
+    var wantsFrameRequest: Bool {
+        needsCommit || animationsInFlight || hosts.contains(where: { $0.host?.needsFrameRequest == true })
     }
 
     private func requestFrame() {
@@ -416,7 +422,7 @@ public final class TransactionContext {
         updateAnimations()
         // The next frame, when something is left to show.
         frameRequested = false
-        if frameRequestHandler != nil && wantsFrame { requestFrame() }
+        if frameRequestHandler != nil && wantsFrameRequest { requestFrame() }
         if !failures.isEmpty { throw CommitError(failures: failures) }
     }
 }

@@ -145,4 +145,50 @@ struct TransactionContextTests {
         for _ in 0..<3 { try context.commitIfNeeded() }
         #expect(requests == atEnd && !context.wantsFrame && child.animation(forKey: "fade") == nil, "\(requests - atEnd) after the end")
     }
+
+    @Test("frame requests of a tree composited at every host frame: none while idle (its host draws anyway), one per change, one per frame while an animation runs")
+    func everyFrameRequests() throws {
+        let device = try GPUDevice()
+        defer { device.close() }
+        let context = TransactionContext.current
+        let root = solid(Rect(x: 0, y: 0, width: 20, height: 20), .red)
+        let host = LayerTreeHost(rootLayer: root, target: try OffscreenTarget(device: device, size: Size(width: 20, height: 20)),
+                                 background: .white)
+        defer { host.detach() }
+        host.compositesEveryFrame = true
+        try Transaction.flush()
+        var requests = 0
+        context.frameRequestHandler = { requests += 1 }
+        defer { context.frameRequestHandler = nil }
+        #expect(requests == 0 && context.wantsFrame, "the host composites at each of its frames, but asks for none")
+        // The host's frames: each composites, none asks for the next.
+        for _ in 0..<5 { try context.commitIfNeeded() }
+        #expect(requests == 0 && host.frameCount >= 6, "\(requests) requests, \(host.frameCount) frames")
+        root.backgroundColor = .green
+        #expect(requests == 1)
+        try context.commitIfNeeded()
+        try context.commitIfNeeded()
+        #expect(requests == 1, "the change's frame asks for no other")
+        // An implicit-length animation asks once per frame while it runs.
+        let start = MonotonicClock.now()
+        MediaClock.set(start)
+        defer { MediaClock.set(nil) }
+        var fade = BasicAnimation(keyPath: "opacity")
+        fade.fromValue = .number(0)
+        fade.toValue = .number(1)
+        fade.duration = 1
+        fade.beginTime = start
+        root.add(fade, forKey: "fade")
+        #expect(requests == 2)
+        for i in 1...3 {
+            MediaClock.set(start + 0.1 * Double(i))
+            try context.commitIfNeeded()
+            #expect(requests == 2 + i, "frame \(i) of the animation asks for the next")
+        }
+        MediaClock.set(start + 2)
+        try context.commitIfNeeded()
+        let atEnd = requests
+        for _ in 0..<3 { try context.commitIfNeeded() }
+        #expect(requests == atEnd, "\(requests - atEnd) requests after the end")
+    }
 }
