@@ -95,6 +95,14 @@ if [ -x "$work/gtk-host" ]; then
     grep -E "realized|after the|passed" "$work/gtk.txt" | sed 's/^/   /'; ok "GTK 4 application under Xvfb (GtkGLArea, GLX and EGL): HUD in ::render over its own GL scene, a click and a key through GTK's controllers, its GL state intact, no render in an idle second"
   else cat "$work/gtk.txt"; ko "GTK 4 application under Xvfb (needs xvfb, xdotool, libgtk-4-dev: Tools/setup.sh --tests)"; fi
 fi
+# A real Qt 6 application: a QOpenGLWindow (Qt's desktop GL context, GLX and EGL) with a
+# Lamina HUD in paintGL, Qt's mouse and key events, paints driven by frame requests.
+run qt-host c++ -std=c++17 -Wall -Wextra -Werror -fPIC Examples/Qt/qt-host.cpp $(pkg-config --cflags --libs Qt6OpenGL Qt6Gui lamina) -o "$work/qt-host"
+if [ -x "$work/qt-host" ]; then
+  if timeout 150 bash Tools/qt-host-test.sh "$work/qt-host" >"$work/qt.txt" 2>&1; then
+    grep -E "initialized|after the|passed" "$work/qt.txt" | sed 's/^/   /'; ok "Qt 6 application under Xvfb (QOpenGLWindow: GLX compatibility, GLX 3.3 core, EGL): HUD in paintGL over its own GL scene, a click and a key through Qt's events, its GL state intact, no paint in an idle second"
+  else cat "$work/qt.txt"; ko "Qt 6 application under Xvfb (needs xvfb, xdotool, qt6-base-dev: Tools/setup.sh --tests)"; fi
+fi
 run cpp-example c++ -std=c++17 -Wall -Wextra -Werror -pedantic Examples/CPP/example.cpp $(pkg-config --cflags --libs lamina) -o "$work/cpp-example"
 [ -x "$work/cpp-example" ] && check_run "C++ example (RAII wrapper, pixels checked)" "$work/cpp-example" cpp-example.png
 run rust-example cargo build --offline --quiet --manifest-path Examples/Rust/Cargo.toml --target-dir "$work/rust"

@@ -4,7 +4,7 @@
 # OpenGL ES, GBM, Cairo and Pango headers, the DejaVu fonts, Mesa's drivers (llvmpipe works without a GPU),
 # glslang-tools (shader validation in the tests); with --tests also qemu and busybox for the
 # GBM test VM (Tools/vm/run-in-vm.sh), and SDL2, Xvfb and xdotool for the real host program
-# (Examples/SDLHost), GLFW (Examples/GLFW) and GTK 4 (Examples/GTK) the tests run in X windows. Nothing is done when everything is present.
+# (Examples/SDLHost), GLFW (Examples/GLFW), GTK 4 (Examples/GTK) and Qt 6 (Examples/Qt) the tests run in X windows. Nothing is done when everything is present.
 # Run it (bash Tools/setup.sh); it needs root (or sudo) only when something is missing.
 # --check installs nothing: it names what is missing (and how to get it) and fails.
 set -euo pipefail
@@ -14,7 +14,7 @@ for a in "$@"; do [ "$a" = --check ] && check_only=1; done
 lamina_packages=(pkg-config libegl-dev libgles-dev libgbm-dev libdrm-dev libwayland-dev libegl-mesa0 libgl1-mesa-dri libgbm1
                  libcairo2-dev libpango1.0-dev fonts-dejavu-core glslang-tools patchelf)
 if [ "${1:-}" = "--tests" ] || [ "${1:-}" = "--vm" ]; then
-  lamina_packages+=(qemu-system-x86 busybox-static xz-utils libsdl2-dev libglfw3-dev libgtk-4-dev xvfb xdotool weston)
+  lamina_packages+=(qemu-system-x86 busybox-static xz-utils libsdl2-dev libglfw3-dev libgtk-4-dev qt6-base-dev xvfb xdotool weston)
 fi
 
 lamina_missing=()
