@@ -142,7 +142,15 @@ extension Layer {
         guard needsDisplay else { return }
         needsDisplay = false
         defer { pendingDisplayReasons = []; dirtyRect = nil }   // also when display() is overridden
-        try display()
+        // An animated key of the layer's own draws the value shown (Core Animation draws
+        // the presentation layer).
+        if properties.custom != nil, addedAnimations.contains(where: { $0.effect.customKeys.isEmpty == false }) {
+            drawingValues = presentedProperties(at: MediaClock.now()).custom
+            defer { drawingValues = nil }
+            try display()
+        } else {
+            try display()
+        }
     }
 
     /// Seed 002's `displayNow`: `setNeedsDisplay()` + `displayIfNeeded()`. The draw runs

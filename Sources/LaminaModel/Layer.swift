@@ -299,6 +299,9 @@ open class Layer {
     @exclusivity(unchecked) var addedAnimations: [AddedAnimation] = []
     /// The model layer of a presentation copy (nil for a model layer).
     var modelLayerReference: Layer?
+    /// While the layer displays with an animation of one of its own keys running: the
+    /// values of those keys shown now (`value(forKey:)` gives them).
+    var drawingValues: [String: AnimationValue]?
     /// The layer was handed to the renderers (it is in a rendered tree): its animatable
     /// properties run actions when they change.
     @exclusivity(unchecked) var wasDelivered = false
@@ -576,6 +579,12 @@ open class Layer {
         guard AnimatableProperty(keyPath: key) != nil else { return nil }
         return BasicAnimation(keyPath: key)
     }
+
+    /// Whether a change of `key` — or an animation of it — redraws the layer
+    /// (`CALayer.needsDisplay(forKey:)`): while an animation of such a key runs, the layer
+    /// is displayed at every frame, drawing the values shown (`value(forKey:)` inside
+    /// `display()` and `draw(in:)` gives the presented value). False by default.
+    open class func needsDisplay(forKey key: String) -> Bool { false }
 
     /// True for layers that keep a shared 3D space for their sublayers (TransformLayer).
     open var preservesDepth: Bool { false }

@@ -13,20 +13,58 @@ import LaminaGraphics
 @MainActor
 public final class ShapeLayer: Layer, CommitHookLayer {
     public var path: Path? { didSet { if path != oldValue { setNeedsDisplay() } } }
-    /// nil: not filled. Opaque black by default, as Core Animation's.
-    public var fillColor: Color? = Color.black { didSet { if fillColor != oldValue { setNeedsDisplay() } } }
+    /// nil: not filled. Opaque black by default, as Core Animation's. Animatable.
+    public var fillColor: Color? {
+        get { if case .color(let c)? = value(forKey: "fillColor") { return c } else { return nil } }
+        set { setValue(.color(newValue), forKey: "fillColor") }
+    }
     public var fillRule: FillRule = .nonZero { didSet { if fillRule != oldValue { setNeedsDisplay() } } }
-    /// nil (default): not stroked.
-    public var strokeColor: Color? { didSet { if strokeColor != oldValue { setNeedsDisplay() } } }
-    public var lineWidth = 1.0 { didSet { if lineWidth != oldValue { setNeedsDisplay() } } }
+    /// nil (default): not stroked. Animatable.
+    public var strokeColor: Color? {
+        get { if case .color(let c)? = value(forKey: "strokeColor") { return c } else { return nil } }
+        set { setValue(.color(newValue), forKey: "strokeColor") }
+    }
+    /// Animatable.
+    public var lineWidth: Double {
+        get { number("lineWidth", 1) }
+        set { setValue(.number(newValue), forKey: "lineWidth") }
+    }
     public var lineCap: LineCap = .butt { didSet { if lineCap != oldValue { setNeedsDisplay() } } }
     public var lineJoin: LineJoin = .miter { didSet { if lineJoin != oldValue { setNeedsDisplay() } } }
     public var miterLimit = 10.0 { didSet { if miterLimit != oldValue { setNeedsDisplay() } } }
     public var lineDashPattern: [Double]? { didSet { if lineDashPattern != oldValue { setNeedsDisplay() } } }
-    public var lineDashPhase = 0.0 { didSet { if lineDashPhase != oldValue { setNeedsDisplay() } } }
+    /// Animatable (a marching-ants border).
+    public var lineDashPhase: Double {
+        get { number("lineDashPhase", 0) }
+        set { setValue(.number(newValue), forKey: "lineDashPhase") }
+    }
     /// The part of the path stroked, fractions of its length (0…1; the fill is whole).
-    public var strokeStart = 0.0 { didSet { if strokeStart != oldValue { setNeedsDisplay() } } }
-    public var strokeEnd = 1.0 { didSet { if strokeEnd != oldValue { setNeedsDisplay() } } }
+    /// Animatable: a progress ring animates `strokeEnd`.
+    public var strokeStart: Double {
+        get { number("strokeStart", 0) }
+        set { setValue(.number(newValue), forKey: "strokeStart") }
+    }
+    public var strokeEnd: Double {
+        get { number("strokeEnd", 1) }
+        set { setValue(.number(newValue), forKey: "strokeEnd") }
+    }
+
+    /// The keys of a shape layer that animate (implicitly too, in a rendered tree): each
+    /// frame of their animations rasterises the shape again with the values shown.
+    public static let animatableKeys: Set<String> = ["fillColor", "strokeColor", "lineWidth", "lineDashPhase", "strokeStart", "strokeEnd"]
+
+    public override class func needsDisplay(forKey key: String) -> Bool {
+        animatableKeys.contains(key) || super.needsDisplay(forKey: key)
+    }
+
+    public override class func defaultAction(forKey key: String) -> (any LayerAction)? {
+        animatableKeys.contains(key) ? BasicAnimation(keyPath: key) : super.defaultAction(forKey: key)
+    }
+
+    private func number(_ key: String, _ fallback: Double) -> Double {
+        if case .number(let v)? = value(forKey: key) { return v }
+        return fallback
+    }
 
     /// Pixels per point of the last rasterisation (0: none yet).
     public private(set) var rasterizedScale = 0.0
@@ -36,6 +74,8 @@ public final class ShapeLayer: Layer, CommitHookLayer {
 
     public required init() {
         super.init()
+        properties.custom = ["fillColor": .color(.black), "strokeColor": .color(nil), "lineWidth": .number(1),
+                             "lineDashPhase": .number(0), "strokeStart": .number(0), "strokeEnd": .number(1)]
         transactionContext.addCommitHook(self)
     }
 

@@ -49,6 +49,9 @@ public final class TransactionContext {
     public var disablesActionsByDefault = false
     /// Layers with animations (unretained: a layer leaves when freed, `forget`).
     var animatingLayers: [ObjectIdentifier: Unmanaged<Layer>] = [:]
+    /// Layers with an animation of a key they draw (`needsDisplay(forKey:)`): displayed at
+    /// every frame while it runs (a subset of `animatingLayers`, walked every commit).
+    var drawnAnimationLayers: [ObjectIdentifier: Unmanaged<Layer>] = [:]
     var startedSerials = Set<UInt64>()
     var stoppedSerials = Set<UInt64>()
     /// Animations added per open transaction (for its completion block).

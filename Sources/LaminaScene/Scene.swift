@@ -359,7 +359,7 @@ struct LayerBuilder {
         if let s = timing.speed { set { $0.speed = s } }
         if let o = timing.timeOffset { set { $0.timeOffset = o } }
         if let v = f["animations"] {
-            let list = try animations(v, budget: &budget).map { entry in
+            let list = try animations(v, ownKeys: type == .shapeLayer ? ShapeLayer.animatableKeys : [], budget: &budget).map { entry in
                 // Begin times are the layer's local times, 0 being the scene's start (the
                 // root's time is shifted to it: Scene.parse), never "when committed":
                 // a layer's own timing applies to its animations whenever the scene is

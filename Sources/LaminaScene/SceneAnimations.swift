@@ -54,7 +54,7 @@ extension LayerBuilder {
             case "bounds.size": self = .size
             case "bounds": self = .rect
             case "contentsRect", "contentsCenter": self = .unitRect
-            case "backgroundColor", "borderColor": self = .color
+            case "backgroundColor", "borderColor", "fillColor", "strokeColor": self = .color
             case "transform", "sublayerTransform": self = .transform
             default:
                 self = keyPath.hasPrefix("transform.rotation") || keyPath.hasPrefix("sublayerTransform.rotation") ? .angle : .number
@@ -77,11 +77,13 @@ extension LayerBuilder {
     }
 
     /// A layer's `animations`: each with its key (nil: none). Keys are unique on a layer.
-    func animations(_ node: JSONNode, budget: inout AnimationBudget) throws -> [(key: String?, animation: any Animation)] {
+    /// `ownKeys`: the keys of the layer's kind that animate besides every layer's (a shape
+    /// layer's `strokeEnd`, …).
+    func animations(_ node: JSONNode, ownKeys: Set<String> = [], budget: inout AnimationBudget) throws -> [(key: String?, animation: any Animation)] {
         var out: [(key: String?, animation: any Animation)] = []
         var keys = Set<String>()
         for item in try node.array() {
-            let (key, a) = try animation(item, depth: 1, budget: &budget)
+            let (key, a) = try animation(item, depth: 1, ownKeys: ownKeys, budget: &budget)
             if let key {
                 guard keys.insert(key).inserted else {
                     throw item.error("another animation of this layer has the key '\(key)' (an animation added under a key replaces the one there: give each its own key)")
@@ -93,7 +95,7 @@ extension LayerBuilder {
     }
 
     /// One animation (`depth` 1: in a layer's list; deeper: a group's member).
-    private func animation(_ node: JSONNode, depth: Int, budget: inout AnimationBudget) throws -> (String?, any Animation) {
+    private func animation(_ node: JSONNode, depth: Int, ownKeys: Set<String>, budget: inout AnimationBudget) throws -> (String?, any Animation) {
         let f = try node.object(allowed: LayerBuilder.animationKeys)
         budget.animations += 1
         guard budget.animations <= SceneLimits.maximumAnimations else {
@@ -130,15 +132,15 @@ extension LayerBuilder {
             }
             var group = AnimationGroup()
             group.common = common
-            group.animations = try members.map { try animation($0, depth: depth + 1, budget: &budget).1 }
+            group.animations = try members.map { try animation($0, depth: depth + 1, ownKeys: ownKeys, budget: &budget).1 }
             return (key, group)
         }
 
         guard let keyPathNode = f["keyPath"] else { throw node.error("missing 'keyPath' (the property animated, e.g. \"position\")") }
         let keyPath = try keyPathNode.string()
-        guard AnimatableProperty(keyPath: keyPath) != nil else {
+        guard AnimatableProperty(keyPath: keyPath, customKeys: ownKeys.contains) != nil else {
             let shown = keyPath.count > 60 ? String(keyPath.prefix(60)) + "…" : keyPath
-            throw keyPathNode.error("'\(shown)' is not an animatable key path; animatable: position(.x/.y), zPosition, bounds(.origin/.size/.size.width/.size.height), anchorPoint, anchorPointZ, transform, sublayerTransform (and their .rotation(.x/.y/.z), .scale(.x/.y/.z), .translation.x/y/z), opacity, backgroundColor, borderColor, borderWidth, cornerRadius, contentsRect, contentsCenter, contents, uniforms.NAME (a shader layer's uniform), shaderEffect.uniforms.NAME")
+            throw keyPathNode.error("'\(shown)' is not an animatable key path; animatable: position(.x/.y), zPosition, bounds(.origin/.size/.size.width/.size.height), anchorPoint, anchorPointZ, transform, sublayerTransform (and their .rotation(.x/.y/.z), .scale(.x/.y/.z), .translation.x/y/z), opacity, backgroundColor, borderColor, borderWidth, cornerRadius, contentsRect, contentsCenter, contents, uniforms.NAME (a shader layer's uniform), shaderEffect.uniforms.NAME; a shape layer's fillColor, strokeColor, lineWidth, lineDashPhase, strokeStart, strokeEnd")
         }
         let valueKind = ValueKind(keyPath: keyPath)
         let additive = try f["additive"]?.bool() ?? false

@@ -194,6 +194,15 @@ public final class AnimationEffect: Sendable {
         kind = e.kind; changes = e.changes; referencedContents = e.referencedContents
     }
 
+    /// The custom keys (`AnimatableProperty.customKey`) it animates, its members' included.
+    public var customKeys: [String] {
+        switch kind {
+        case .group(let members): return members.flatMap(\.customKeys)
+        case let .basic(property, _, _, _, _, _, _), let .keyframes(property, _, _, _): return property.customKey.map { [$0] } ?? []
+        default: return []
+        }
+    }
+
     /// The same effect beginning at `beginTime`.
     package func beginning(at beginTime: Double) -> AnimationEffect { AnimationEffect(copying: self, beginTime: beginTime) }
 

@@ -204,6 +204,8 @@ public struct AnimatableProperty: Hashable, Sendable, CustomStringConvertible {
         case uniform(String)
         /// A uniform of the layer's shader effect (`shaderEffect.uniforms.NAME`).
         case effectUniform(String)
+        /// A key of the layer's own kind (`LayerProperties.custom`): drawn by the model.
+        case custom(String)
     }
     package let base: Base
     /// The key path it was made from.
@@ -262,12 +264,32 @@ public struct AnimatableProperty: Hashable, Sendable, CustomStringConvertible {
         self.keyPath = keyPath
     }
 
+    /// A key of a layer kind's own (`ShapeLayer.strokeEnd`, a subclass's key): its values
+    /// are in `LayerProperties.custom`, and the layer draws them (`needsDisplay(forKey:)`).
+    public init(customKey key: String) {
+        base = .custom(key)
+        keyPath = key
+    }
+
+    /// The property a key path names, for a layer whose own keys are `isCustomKey`.
+    public init?(keyPath: String, customKeys isCustomKey: (String) -> Bool) {
+        if let p = AnimatableProperty(keyPath: keyPath) { self = p; return }
+        guard isCustomKey(keyPath) else { return nil }
+        self.init(customKey: keyPath)
+    }
+
+    /// The custom key this property is, if it is one.
+    public var customKey: String? {
+        if case .custom(let k) = base { return k }
+        return nil
+    }
+
     public var description: String { keyPath }
 
-    /// A shader uniform (its kind is the type of its current value).
+    /// A shader uniform or a custom key (its kind is the type of its current value).
     package var isUniform: Bool {
         switch base {
-        case .uniform, .effectUniform: return true
+        case .uniform, .effectUniform, .custom: return true
         default: return false
         }
     }
@@ -284,6 +306,7 @@ public struct AnimatableProperty: Hashable, Sendable, CustomStringConvertible {
         case .cornerRadius: return .cornerRadius
         case .contentsRect, .contentsCenter, .contents, .uniform: return .contents
         case .effectUniform: return .effects
+        case .custom: return []
         case .shadowOpacity, .shadowRadius, .shadowOffset, .shadowColor: return .shadow
         }
     }
@@ -320,6 +343,7 @@ public struct AnimatableProperty: Hashable, Sendable, CustomStringConvertible {
         case .shadowColor: return .color(p.shadowColor)
         case .uniform(let name): return p.shader?.uniforms[name].map { .shader($0) } ?? .number(0)
         case .effectUniform(let name): return p.shaderEffect?.uniforms[name].map { .shader($0) } ?? .number(0)
+        case .custom(let key): return p.custom?[key] ?? .number(0)
         }
     }
 
@@ -334,7 +358,7 @@ public struct AnimatableProperty: Hashable, Sendable, CustomStringConvertible {
         case .transform, .sublayerTransform: return .transform(.identity)
         case .backgroundColor, .borderColor, .shadowColor: return .color(nil)
         case .contents: return .contents(nil)
-        case .uniform, .effectUniform: return .number(0)   // (the uniform's own type: `set` converts to it)
+        case .uniform, .effectUniform, .custom: return .number(0)   // (the value's own type: `set` converts to it)
         }
     }
 
@@ -354,6 +378,12 @@ public struct AnimatableProperty: Hashable, Sendable, CustomStringConvertible {
                   case .shader(let value)? = v.converted(like: .shader(current)), value.isValid else { return }
             effect.uniforms[name] = value
             p.shaderEffect = effect
+            return
+        }
+        if case .custom(let key) = base {
+            // Converted to the type of the value the layer has; a key it lacks is not set.
+            guard let current = p.custom?[key], let value = v.converted(like: current), value.isFinite else { return }
+            p.custom?[key] = value
             return
         }
         guard let v = v.converted(like: kind), v.isFinite else { return }

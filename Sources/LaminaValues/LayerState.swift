@@ -196,6 +196,10 @@ public struct LayerProperties: Sendable, Equatable {
     private var contentsFadeBox: OutOfLine<ContentsFade>?
     /// Presented only: a transition's progress (`TransitionAnimation`).
     package var transition: TransitionProgress?
+    /// Values of a layer kind's own animatable keys (`ShapeLayer.strokeEnd`, a subclass's
+    /// keys set with `Layer.setValue(_:forKey:)`): the model side draws with them
+    /// (`needsDisplay(forKey:)`); renderers ignore them.
+    public var custom: [String: AnimationValue]? = nil
 
     public init() {}
 }

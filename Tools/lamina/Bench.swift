@@ -22,12 +22,13 @@ struct Bench: ParsableCommand {
             Effects, each against a baseline scene in the same run: E1 (100 layers with analytic shadows, moving), E2 (100 \
             layers with layer-alpha shadows, moving), E3 (a full-target backdrop blur), E4 (tiles per second scrolling a \
             100 000² pt tiled layer, against one thread), E5 (a 512² GL layer redrawn every frame, against the same GL \
-            into a plain framebuffer), E6 (a ripple shader effect over a 512² group, against the plain group). \
+            into a plain framebuffer), E6 (a ripple shader effect over a 512² group, against the plain group), E7 (100 progress rings whose strokeEnd \
+            changes every frame, against the rings turned). \
             Prints medians of wall, process-CPU and main-thread-CPU time per frame, the ratios and the issue's goals, \
             and checks each scene's last frame against the ceiling's pixels. See docs/benchmarks.md.
             """)
     @OptionGroup var device: DeviceOptions
-    @Option(help: "Scenes, comma-separated (S1…S6, S6-1k, S6S, S6S-1k, D1…D4, S1A, E1…E6; S6 brings S6-1k, S6S S6S-1k, D2…D4 D1). Default: all but S1A.")
+    @Option(help: "Scenes, comma-separated (S1…S6, S6-1k, S6S, S6S-1k, D1…D4, S1A, E1…E7; S6 brings S6-1k, S6S S6S-1k, D2…D4 D1). Default: all but S1A.")
     var scene: String?
     @Option(help: "Measured frames per scene.") var frames = 100
     @Option(help: "Frames run before measuring (uploads, compilation, first allocations).") var warmup = 10
@@ -172,7 +173,7 @@ struct BenchReport: Codable {
     /// Lamina composited on a render thread (`--render-thread`).
     var renderThread: Bool
     var scenes: [SceneResult]
-    /// The effect scenes (E1…E6), each against its own baseline.
+    /// The effect scenes (E1…E7), each against its own baseline.
     var effects: [EffectsBench.Result] = []
 
     func table() -> String {

@@ -6,7 +6,7 @@ import LaminaGPU
 import LaminaGraphics
 import Synchronization
 
-/// The effect scenes of `lamina bench` (E1…E6): each measured against a baseline scene in
+/// The effect scenes of `lamina bench` (E1…E7): each measured against a baseline scene in
 /// the same run, frames of the two alternating, so the ratio is the effect's own cost.
 /// See docs/benchmarks.md#effects.
 @MainActor
@@ -16,7 +16,7 @@ struct EffectsBench {
     let frames: Int
     let warmup: Int
 
-    nonisolated static let scenes = ["E1", "E2", "E3", "E4", "E5", "E6"]
+    nonisolated static let scenes = ["E1", "E2", "E3", "E4", "E5", "E6", "E7"]
 
     struct Result: Codable {
         var id: String
@@ -39,6 +39,7 @@ struct EffectsBench {
             case "E3": return try backdropBlur(id: id)
             case "E5": return try glLayer(id: id)
             case "E6": return try shaderEffect(id: id)
+            case "E7": return try progressRings(id: id)
             default: return try tiledScrolling(id: id)
             }
         }
@@ -78,7 +79,7 @@ struct EffectsBench {
         return (median(ta), median(tb))
     }
 
-    private func median(_ v: [Double]) -> Double {
+    func median(_ v: [Double]) -> Double {
         let s = v.sorted()
         return s.isEmpty ? 0 : s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
     }

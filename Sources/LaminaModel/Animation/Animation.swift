@@ -28,12 +28,16 @@ public struct AnimationCommon: Sendable {
 /// (`Layer.presentation()` gives what is on screen).
 public protocol Animation: Sendable, LayerAction {
     var common: AnimationCommon { get set }
-    /// The render-side form (immutable, Sendable): key paths parsed, values in
+    /// The render-side form (immutable, Sendable): key paths parsed — `isCustomKey` says
+    /// which names are keys of the layer's own kind (`LayerProperties.custom`) — values in
     /// components. Lamina's own kinds only; `nil` shows nothing.
-    func makeEffect() -> AnimationEffect?
+    func makeEffect(customKeys isCustomKey: (String) -> Bool) -> AnimationEffect?
 }
 
 extension Animation {
+    /// The render-side form, for a layer with no keys of its own.
+    public func makeEffect() -> AnimationEffect? { makeEffect(customKeys: { _ in false }) }
+
     public var beginTime: Double { get { common.timing.beginTime } set { common.timing.beginTime = newValue } }
     public var duration: Double { get { common.timing.duration } set { common.timing.duration = newValue } }
     public var speed: Double { get { common.timing.speed } set { common.timing.speed = newValue } }
@@ -91,8 +95,8 @@ public struct BasicAnimation: Animation {
     public var isAdditive: Bool { get { property.isAdditive } set { property.isAdditive = newValue } }
     public var isCumulative: Bool { get { property.isCumulative } set { property.isCumulative = newValue } }
 
-    public func makeEffect() -> AnimationEffect? {
-        guard let p = AnimatableProperty(keyPath: keyPath) else { return nil }
+    public func makeEffect(customKeys isCustomKey: (String) -> Bool) -> AnimationEffect? {
+        guard let p = AnimatableProperty(keyPath: keyPath, customKeys: isCustomKey) else { return nil }
         if p.base == .contents { return AnimationEffect(common, .contents(from: FadeEnd(fromValue), to: FadeEnd(toValue), spring: nil)) }
         return AnimationEffect(common, .basic(p, from: fromValue, to: toValue, by: byValue, spring: nil,
                                               additive: isAdditive, cumulative: isCumulative))
@@ -125,8 +129,8 @@ public struct SpringAnimation: Animation {
     /// Core Animation's is: set `duration = settlingDuration` to run it to rest.
     public var settlingDuration: Double { solver.settlingDuration }
 
-    public func makeEffect() -> AnimationEffect? {
-        guard let p = AnimatableProperty(keyPath: keyPath) else { return nil }
+    public func makeEffect(customKeys isCustomKey: (String) -> Bool) -> AnimationEffect? {
+        guard let p = AnimatableProperty(keyPath: keyPath, customKeys: isCustomKey) else { return nil }
         let c = common
         if p.base == .contents { return AnimationEffect(c, .contents(from: FadeEnd(fromValue), to: FadeEnd(toValue), spring: solver)) }
         return AnimationEffect(c, .basic(p, from: fromValue, to: toValue, by: byValue, spring: solver,
@@ -163,8 +167,8 @@ public struct KeyframeAnimation: Animation {
     public var isAdditive: Bool { get { property.isAdditive } set { property.isAdditive = newValue } }
     public var isCumulative: Bool { get { property.isCumulative } set { property.isCumulative = newValue } }
 
-    public func makeEffect() -> AnimationEffect? {
-        guard let p = AnimatableProperty(keyPath: keyPath), let first = values.first else { return nil }
+    public func makeEffect(customKeys isCustomKey: (String) -> Bool) -> AnimationEffect? {
+        guard let p = AnimatableProperty(keyPath: keyPath, customKeys: isCustomKey), let first = values.first else { return nil }
         if p.base == .contents {
             // Contents: the keyframes' indices are what is paced; between two keyframes
             // their contents cross-fade (discrete: a flip-book).
@@ -215,13 +219,13 @@ public struct AnimationGroup: Animation {
     public var animations: [any Animation] = []
     public init(_ animations: [any Animation] = []) { self.animations = animations }
 
-    public func makeEffect() -> AnimationEffect? {
+    public func makeEffect(customKeys isCustomKey: (String) -> Bool) -> AnimationEffect? {
         // Members without a duration of their own last as long as the group.
         let d = common.timing.effectiveDuration
         return AnimationEffect(common, .group(animations.compactMap { member in
             var m = member
             if m.duration == 0 { m.duration = d }
-            return m.makeEffect()
+            return m.makeEffect(customKeys: isCustomKey)
         }))
     }
 }

@@ -99,6 +99,7 @@ extension TransactionContext {
 
     func noteAnimationAdded(_ a: AddedAnimation, to layer: Layer) {
         animatingLayers[ObjectIdentifier(layer)] = Unmanaged.passUnretained(layer)
+        if layer.draws(a.effect) { drawnAnimationLayers[ObjectIdentifier(layer)] = Unmanaged.passUnretained(layer) }
         invalidateAnimationEvents()
         if frames.contains(where: { $0.id == a.transactionID }) {
             animationCounts[a.transactionID, default: 0] += 1
@@ -130,6 +131,7 @@ extension TransactionContext {
     /// A layer with animations is being freed: they stop unfinished (their `didStop` and
     /// their transactions' completion blocks run after the next commit).
     func forgetAnimations(of layer: Layer) {
+        drawnAnimationLayers[ObjectIdentifier(layer)] = nil
         guard animatingLayers.removeValue(forKey: ObjectIdentifier(layer)) != nil else { return }
         for a in layer.addedAnimations { noteAnimationRemoved(a, finished: false) }
         noteChange()   // a commit runs the callbacks
@@ -140,6 +142,14 @@ extension TransactionContext {
     func invalidateAnimationEvents() { nextAnimationEvent = -.infinity }
 
     func updateAnimations() {
+        // Layers that draw an animated key of their own display at the next frame while
+        // it runs (their animations' start and end are events of the walk below).
+        if !drawnAnimationLayers.isEmpty {
+            let now = MediaClock.now()
+            for (key, ref) in drawnAnimationLayers where !ref.takeUnretainedValue().redisplayForDrawnAnimations(at: now) {
+                drawnAnimationLayers[key] = nil
+            }
+        }
         var running = false
         let now = animatingLayers.isEmpty ? 0 : MediaClock.now()
         if !animatingLayers.isEmpty && now < nextAnimationEvent {
@@ -157,7 +167,14 @@ extension TransactionContext {
                 let t = layer.localTime(at: now)
                 let frozen = layer.timeIsFrozen
                 var finishedAndRemoved: [UInt64] = []
+                // A layer that draws one of its own keys (`needsDisplay(forKey:)`) is displayed
+                // once more when an animation of that key ends (while it runs:
+                // `redisplayForDrawnAnimations`).
+                var redraws = false
                 for a in layer.addedAnimations {
+                    if !redraws, a.effect.hasEnded(at: t), !stoppedSerials.contains(a.serial), layer.draws(a.effect) {
+                        redraws = true
+                    }
                     guard !a.beginsAtCommit else { running = true; next = now; continue }   // not committed yet
                     if !frozen {
                         // When it starts and ends, in media time.
@@ -187,6 +204,7 @@ extension TransactionContext {
                         running = true
                     }
                 }
+                if redraws { layer.setNeedsDisplay() }
                 for serial in finishedAndRemoved {
                     layer.removeFinishedAnimation(serial: serial)
                     startedSerials.remove(serial)

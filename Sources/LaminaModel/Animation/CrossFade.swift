@@ -22,7 +22,7 @@ public struct TransitionAnimation: Animation {
 
     public init(type: Kind = .fade) { self.type = type }
 
-    public func makeEffect() -> AnimationEffect? {
+    public func makeEffect(customKeys isCustomKey: (String) -> Bool) -> AnimationEffect? {
         AnimationEffect(common, .transition(id: AddedAnimation.nextSerial(), start: startProgress, end: endProgress))
     }
 

@@ -31,7 +31,7 @@ extension Layer {
         // `settlingDuration` to run it to rest).
         var animation = animation
         if animation.duration == 0 { animation.duration = transactionContext.animationDuration() }
-        guard let effect = animation.makeEffect() else {
+        guard let effect = animation.makeEffect(customKeys: { properties.custom?[$0] != nil }) else {
             transactionContext.warningHandler?(.animationNotAdded(layer: name ?? String(describing: type(of: self)),
                                                           key: key, reason: Layer.unanimatableReason(animation)))
             return
@@ -50,6 +50,35 @@ extension Layer {
         addedAnimations.append(added)
         transactionContext.noteAnimationAdded(added, to: self)
         changed(.animations)
+        redisplayIfDrawn(effect)
+    }
+
+    /// Whether the layer draws a key the effect animates (`needsDisplay(forKey:)`).
+    func draws(_ effect: AnimationEffect) -> Bool {
+        properties.custom != nil && effect.customKeys.contains(where: { Self.needsDisplay(forKey: $0) })
+    }
+
+    /// A layer that draws a key the effect animates displays again: the values shown
+    /// changed (an animation added or removed).
+    private func redisplayIfDrawn(_ effect: AnimationEffect) {
+        if draws(effect) { setNeedsDisplay() }
+    }
+
+    /// At each commit, for a layer with animations of keys it draws: displayed at the next
+    /// frame while one runs (or waits for its commit). False when none is left to run
+    /// (ended ones were drawn a last time when they ended or were removed).
+    func redisplayForDrawnAnimations(at now: Double) -> Bool {
+        var left = false
+        let t = localTime(at: now)
+        for a in addedAnimations where draws(a.effect) {
+            if a.beginsAtCommit || a.effect.isRunning(at: t) {
+                if !timeIsFrozen { setNeedsDisplay() }
+                left = true
+            } else if !a.effect.hasEnded(at: t) {
+                left = true   // not begun yet
+            }
+        }
+        return left
     }
 
     private static func unanimatableReason(_ a: any Animation) -> String {
@@ -84,6 +113,7 @@ extension Layer {
         transactionContext.noteAnimationRemoved(a, finished: false)
         transactionContext.invalidateAnimationEvents()
         changed(.animations)
+        redisplayIfDrawn(a.effect)
     }
 
     /// Removes every animation of the layer (each stops, `finished` false, unless ended).
@@ -94,13 +124,15 @@ extension Layer {
         for a in all { transactionContext.noteAnimationRemoved(a, finished: false) }
         transactionContext.invalidateAnimationEvents()
         changed(.animations)
+        for a in all { redisplayIfDrawn(a.effect) }
     }
 
     /// Removes an animation that ended (`isRemovedOnCompletion`), by its serial.
     func removeFinishedAnimation(serial: UInt64) {
         guard let i = addedAnimations.firstIndex(where: { $0.serial == serial }) else { return }
-        addedAnimations.remove(at: i)
+        let a = addedAnimations.remove(at: i)
         changed(.animations)
+        redisplayIfDrawn(a.effect)
     }
 
     // MARK: Time
@@ -179,6 +211,45 @@ extension Layer {
         return copy
     }
 
+    /// The property `key` names on this layer: one of every layer's, or a key of its own
+    /// kind (one it has a value for: `value(forKey:)`).
+    func animatableProperty(forKey key: String) -> AnimatableProperty? {
+        AnimatableProperty(keyPath: key, customKeys: { properties.custom?[$0] != nil })
+    }
+
+    // MARK: Keys of a layer kind's own
+
+    /// A key of the layer's own (a subclass's animatable property, as `@NSManaged`
+    /// properties of a `CALayer` subclass are): its value, or nil when it has none. Inside
+    /// `display()` and `draw(in:)` of a layer whose key animates, the value shown now.
+    public func value(forKey key: String) -> AnimationValue? {
+        if let presented = drawingValues, let v = presented[key] { return v }
+        return properties.custom?[key]
+    }
+
+    /// Sets a key of the layer's own (the first set declares it, with its value's kind:
+    /// numbers, points, sizes, rectangles, colours, transforms). The layer redraws when
+    /// `needsDisplay(forKey:)` says so; a hosted layer's change runs the key's action
+    /// (none by default, as for Core Animation's custom keys: `actions` or a delegate can
+    /// give one). A key every layer has (`opacity`, …) is refused: set the property.
+    public func setValue(_ value: AnimationValue, forKey key: String) {
+        guard AnimatableProperty(keyPath: key) == nil else {
+            transactionContext.warningHandler?(.animationNotAdded(layer: name ?? String(describing: type(of: self)), key: key,
+                                                                  reason: "'\(key)' is a property of every layer: set it as such"))
+            return
+        }
+        let old = properties.custom?[key]
+        guard old != value else { return }
+        if let old, let converted = value.converted(like: old) {
+            actionWillChange(key, from: old)
+            properties.custom?[key] = converted
+        } else {
+            if properties.custom == nil { properties.custom = [:] }
+            properties.custom?[key] = value
+        }
+        if Self.needsDisplay(forKey: key) { setNeedsDisplay() }
+    }
+
     /// The model layer of a presentation copy (itself for a model layer).
     public func model() -> Layer { modelLayerReference ?? self }
 
@@ -211,7 +282,7 @@ extension Layer {
         var previous = model
         // (Contents are not among the presented properties: a cross-fade starts from the
         // model's old contents.)
-        if !addedAnimations.isEmpty, key != "contents", let p = AnimatableProperty(keyPath: key) {
+        if !addedAnimations.isEmpty, key != "contents", let p = animatableProperty(forKey: key) {
             previous = p.value(in: presentedProperties(at: MediaClock.now()))
         }
         action.run(forKey: key, on: self, arguments: ActionArguments(previousValue: previous, previousModelValue: model))
