@@ -310,6 +310,17 @@ public final class GraphicsContext {
         paintCount += 1
     }
 
+    /// The box the current path covers when stroked with the current line settings
+    /// (Cairo's stroke extents: caps and joins as drawn, a miter only where a corner makes
+    /// one), in user points; nil for an empty path. The path is kept.
+    public func strokeExtents() -> Rect? {
+        guard isValid else { return nil }
+        var x0 = 0.0, y0 = 0.0, x1 = 0.0, y1 = 0.0
+        cairo_stroke_extents(c, &x0, &y0, &x1, &y1)
+        guard x1 > x0 || y1 > y0, [x0, y0, x1, y1].allSatisfy(\.isFinite) else { return nil }
+        return Rect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+    }
+
     /// An upper bound of the current path's length in user points (curves count their
     /// control polygon).
     /// Replaces the current path by its part from `start` to `end`, fractions (0…1) of its

@@ -111,8 +111,13 @@ public final class ShapeLayer: Layer, CommitHookLayer {
             properties.contentsPlacement = nil
             return
         }
-        let outset = strokeOutset + 1
-        let area = Rect(x: box.minX - outset, y: box.minY - outset, width: box.width + 2 * outset, height: box.height + 2 * outset)
+        // The picture covers the fill and the stroke as drawn (Cairo's stroke extents: a miter
+        // only where a corner makes one — a circle's stroke reaches half the line width past
+        // it, not the miter limit's length), plus a point for antialiasing. The whole path's
+        // stroke, not the trimmed part: the picture keeps its size while strokeEnd animates.
+        var covered = box
+        if strokeOutset > 0, let stroked = strokeBounds(of: path) { covered = covered.union(stroked) }
+        let area = Rect(x: covered.minX - 1, y: covered.minY - 1, width: covered.width + 2, height: covered.height + 2)
         let scale = min(scaleWanted, Double(ShapeLayer.maximumSide) / max(area.width, area.height))
         let x0 = (area.minX * scale).rounded(.down), y0 = (area.minY * scale).rounded(.down)
         let x1 = (area.maxX * scale).rounded(.up), y1 = (area.maxY * scale).rounded(.up)
@@ -147,6 +152,27 @@ public final class ShapeLayer: Layer, CommitHookLayer {
                                    pixelRect: PixelRect(size: size), uploadedBytes: size.width * size.height * 4)
         lastDisplay = record
         transactionContext.noteDisplay(record)
+    }
+
+    /// The path's stroke box with the layer's line settings (nil: Cairo could not say;
+    /// then the bound of `strokeOutset` is used).
+    private func strokeBounds(of path: Path) -> Rect? {
+        guard let scratch = try? Bitmap(pixelSize: PixelSize(width: 1, height: 1)) else { return nil }
+        let context = GraphicsContext(bitmap: scratch)
+        defer { context.invalidate() }
+        context.setLineWidth(lineWidth)
+        context.setLineCap(lineCap)
+        context.setLineJoin(lineJoin)
+        context.setMiterLimit(miterLimit)
+        context.addPath(path)
+        guard let r = context.strokeExtents(), let box = path.boundingBox else {
+            let o = strokeOutset
+            return path.boundingBox.map { Rect(x: $0.minX - o, y: $0.minY - o, width: $0.width + 2 * o, height: $0.height + 2 * o) }
+        }
+        // (Never past the conservative bound.)
+        let o = strokeOutset
+        let clipped = r.intersection(Rect(x: box.minX - o, y: box.minY - o, width: box.width + 2 * o, height: box.height + 2 * o))
+        return clipped.isEmpty ? r : clipped
     }
 
     // MARK: Scale tracking
