@@ -17,8 +17,19 @@ public final class GradientLayer: Layer {
     /// of another length than `colors` is ignored (spread evenly), as Core Animation does.
     public var locations: [Double]? { didSet { if locations != oldValue { update() } } }
     /// Unit coordinates of the bounds (y down): (0.5, 0) → (0.5, 1) by default (top to bottom).
-    public var startPoint = Point(x: 0.5, y: 0) { didSet { if startPoint != oldValue { update() } } }
-    public var endPoint = Point(x: 0.5, y: 1) { didSet { if endPoint != oldValue { update() } } }
+    /// Both animate (key paths `startPoint`, `endPoint`; implicitly in a rendered tree), on
+    /// the GPU: each frame evaluates the gradient again, nothing is drawn on the CPU.
+    /// (A presentation copy, `presentation()`, gives the points shown.)
+    public var startPoint: Point {
+        get { isPresentationCopy ? properties.gradient?.startPoint ?? modelStartPoint : modelStartPoint }
+        set { if newValue != modelStartPoint { actionWillChange("startPoint", from: .point(modelStartPoint)); modelStartPoint = newValue; update() } }
+    }
+    public var endPoint: Point {
+        get { isPresentationCopy ? properties.gradient?.endPoint ?? modelEndPoint : modelEndPoint }
+        set { if newValue != modelEndPoint { actionWillChange("endPoint", from: .point(modelEndPoint)); modelEndPoint = newValue; update() } }
+    }
+    private var modelStartPoint = Point(x: 0.5, y: 0)
+    private var modelEndPoint = Point(x: 0.5, y: 1)
     /// Ordered dithering of half an 8-bit step (on by default): no bands on 8-bit targets.
     public var dithers = true { didSet { if dithers != oldValue { update() } } }
 
@@ -32,10 +43,10 @@ public final class GradientLayer: Layer {
         } else {
             stops = colors.count < 2 ? [0] : (0..<colors.count).map { Double($0) / Double(colors.count - 1) }
         }
-        let finite = startPoint.isFinite && endPoint.isFinite && colors.allSatisfy(\.isFinite)
+        let finite = modelStartPoint.isFinite && modelEndPoint.isFinite && colors.allSatisfy(\.isFinite)
         properties.gradient = colors.isEmpty || !finite ? nil
-            : GradientStyle(type: type, colors: colors, locations: Array(stops.prefix(colors.count)), startPoint: startPoint,
-                            endPoint: endPoint, dithers: dithers)
+            : GradientStyle(type: type, colors: colors, locations: Array(stops.prefix(colors.count)), startPoint: modelStartPoint,
+                            endPoint: modelEndPoint, dithers: dithers)
         changed(.effects)
     }
 }

@@ -86,7 +86,7 @@ extension RenderTree {
         }
         if a.shadowOpacity != b.shadowOpacity || a.shadowRadius != b.shadowRadius || a.shadowOffset != b.shadowOffset
             || a.shadowColor != b.shadowColor { c.insert(.shadow) }
-        if a.shaderEffect != b.shaderEffect { c.insert(.effects) }
+        if a.shaderEffect != b.shaderEffect || a.gradient != b.gradient { c.insert(.effects) }
         if a.transition?.id != b.transition?.id { c.insert(.groupOpacity) }   // it starts or ends: a group, or no longer
         if a.transition != b.transition { c.insert(.transitionProgress) }
         return c

@@ -50,7 +50,7 @@ extension LayerBuilder {
             switch keyPath {
             case "contents": self = .contents
             case "position", "bounds.origin": self = .point
-            case "anchorPoint": self = .unitPoint
+            case "anchorPoint", "startPoint", "endPoint": self = .unitPoint
             case "bounds.size": self = .size
             case "bounds": self = .rect
             case "contentsRect", "contentsCenter": self = .unitRect
@@ -140,7 +140,7 @@ extension LayerBuilder {
         let keyPath = try keyPathNode.string()
         guard AnimatableProperty(keyPath: keyPath, customKeys: ownKeys.contains) != nil else {
             let shown = keyPath.count > 60 ? String(keyPath.prefix(60)) + "…" : keyPath
-            throw keyPathNode.error("'\(shown)' is not an animatable key path; animatable: position(.x/.y), zPosition, bounds(.origin/.size/.size.width/.size.height), anchorPoint, anchorPointZ, transform, sublayerTransform (and their .rotation(.x/.y/.z), .scale(.x/.y/.z), .translation.x/y/z), opacity, backgroundColor, borderColor, borderWidth, cornerRadius, contentsRect, contentsCenter, contents, uniforms.NAME (a shader layer's uniform), shaderEffect.uniforms.NAME; a shape layer's fillColor, strokeColor, lineWidth, lineDashPhase, strokeStart, strokeEnd")
+            throw keyPathNode.error("'\(shown)' is not an animatable key path; animatable: position(.x/.y), zPosition, bounds(.origin/.size/.size.width/.size.height), anchorPoint, anchorPointZ, transform, sublayerTransform (and their .rotation(.x/.y/.z), .scale(.x/.y/.z), .translation.x/y/z), opacity, backgroundColor, borderColor, borderWidth, cornerRadius, contentsRect, contentsCenter, contents, uniforms.NAME (a shader layer's uniform), shaderEffect.uniforms.NAME; a shape layer's fillColor, strokeColor, lineWidth, lineDashPhase, strokeStart, strokeEnd; a gradient layer's startPoint, endPoint")
         }
         let valueKind = ValueKind(keyPath: keyPath)
         let additive = try f["additive"]?.bool() ?? false

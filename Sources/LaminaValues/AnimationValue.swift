@@ -206,6 +206,8 @@ public struct AnimatableProperty: Hashable, Sendable, CustomStringConvertible {
         case effectUniform(String)
         /// A key of the layer's own kind (`LayerProperties.custom`): drawn by the model.
         case custom(String)
+        /// A `GradientLayer`'s `startPoint` and `endPoint` (drawn by the renderer).
+        case gradientStartPoint, gradientEndPoint
     }
     package let base: Base
     /// The key path it was made from.
@@ -240,6 +242,8 @@ public struct AnimatableProperty: Hashable, Sendable, CustomStringConvertible {
         case "shadowRadius": b = .shadowRadius
         case "shadowOffset": b = .shadowOffset
         case "shadowColor": b = .shadowColor
+        case "startPoint": b = .gradientStartPoint
+        case "endPoint": b = .gradientEndPoint
         default:
             if keyPath.hasPrefix("shaderEffect.uniforms."), keyPath.count > 22 {
                 self.base = .effectUniform(String(keyPath.dropFirst(22)))
@@ -307,6 +311,7 @@ public struct AnimatableProperty: Hashable, Sendable, CustomStringConvertible {
         case .contentsRect, .contentsCenter, .contents, .uniform: return .contents
         case .effectUniform: return .effects
         case .custom: return []
+        case .gradientStartPoint, .gradientEndPoint: return .effects
         case .shadowOpacity, .shadowRadius, .shadowOffset, .shadowColor: return .shadow
         }
     }
@@ -344,13 +349,15 @@ public struct AnimatableProperty: Hashable, Sendable, CustomStringConvertible {
         case .uniform(let name): return p.shader?.uniforms[name].map { .shader($0) } ?? .number(0)
         case .effectUniform(let name): return p.shaderEffect?.uniforms[name].map { .shader($0) } ?? .number(0)
         case .custom(let key): return p.custom?[key] ?? .number(0)
+        case .gradientStartPoint: return .point(p.gradient?.startPoint ?? .zero)
+        case .gradientEndPoint: return .point(p.gradient?.endPoint ?? .zero)
         }
     }
 
     /// A value of the property's kind (its value in default properties).
     var kind: AnimationValue {
         switch base {
-        case .position, .boundsOrigin, .anchorPoint: return .point(.zero)
+        case .position, .boundsOrigin, .anchorPoint, .gradientStartPoint, .gradientEndPoint: return .point(.zero)
         case .positionX, .positionY, .zPosition, .boundsWidth, .boundsHeight, .anchorPointZ, .transformComponent,
              .opacity, .borderWidth, .cornerRadius, .shadowOpacity, .shadowRadius: return .number(0)
         case .bounds, .contentsRect, .contentsCenter: return .rect(.zero)
@@ -418,6 +425,8 @@ public struct AnimatableProperty: Hashable, Sendable, CustomStringConvertible {
         case (.shadowRadius, .number(let x)): p.shadowRadius = max(0, x)
         case (.shadowOffset, .size(let x)): p.shadowOffset = x
         case (.shadowColor, .color(let x)): p.shadowColor = x ?? .clear
+        case (.gradientStartPoint, .point(let x)): if var g = p.gradient { g.startPoint = x; p.gradient = g }
+        case (.gradientEndPoint, .point(let x)): if var g = p.gradient { g.endPoint = x; p.gradient = g }
         default: break
         }
     }

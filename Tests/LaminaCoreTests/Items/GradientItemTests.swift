@@ -126,3 +126,84 @@ extension EffectsTests {
         }
     }
 }
+
+extension EffectsTests {
+    @Test("a gradient's startPoint and endPoint animate on the GPU: presented values at fixed times are the linear ones, each frame equals a still gradient with them, nothing is drawn on the CPU")
+    func gradientPointsAnimate() throws {
+        try Transaction.flush()
+        let device = try GPUDevice()
+        defer { device.close() }
+        func gradient() -> GradientLayer {
+            let g = GradientLayer()
+            g.frame = Rect(x: 10, y: 10, width: 80, height: 80)
+            g.colors = [.red, Color(red: 0.1, green: 0.8, blue: 0.3), .blue]
+            g.startPoint = Point(x: 0, y: 0.5)
+            g.endPoint = Point(x: 1, y: 0.5)
+            return g
+        }
+        let root = rootLayer(width: 100, height: 100)
+        let g = gradient()
+        root.addSublayer(g)
+        let host = LayerTreeHost(rootLayer: root, target: try OffscreenTarget(device: device, size: Size(width: 100, height: 100)),
+                                 background: .white)
+        defer { host.detach() }
+        let start = MonotonicClock.now()
+        MediaClock.set(start)
+        defer { MediaClock.set(nil) }
+        try Transaction.flush()
+        var sweep = BasicAnimation(keyPath: "endPoint")
+        sweep.fromValue = .point(Point(x: 1, y: 0.5))
+        sweep.toValue = .point(Point(x: 0.5, y: 1))
+        sweep.duration = 1
+        sweep.beginTime = start
+        sweep.timingFunction = .linear
+        var shift = BasicAnimation(keyPath: "startPoint")
+        shift.byValue = .point(Point(x: 0.2, y: -0.4))
+        shift.duration = 1
+        shift.beginTime = start
+        shift.timingFunction = .linear
+        g.add(sweep, forKey: "sweep")
+        g.add(shift, forKey: "shift")
+        for t in [0.25, 0.7] {
+            MediaClock.set(start + t)
+            try TransactionContext.current.commitIfNeeded()
+            let end = Point(x: 1 - 0.5 * t, y: 0.5 + 0.5 * t), begin = Point(x: 0.2 * t, y: 0.5 - 0.4 * t)
+            let p = g.presentation()
+            #expect(abs(p.endPoint.x - end.x) < 1e-9 && abs(p.endPoint.y - end.y) < 1e-9, "\(p.endPoint) at \(t)")
+            #expect(abs(p.startPoint.x - begin.x) < 1e-9 && abs(p.startPoint.y - begin.y) < 1e-9, "\(p.startPoint) at \(t)")
+            #expect(host.lastFrame.textureBytesUploaded == 0, "evaluated on the GPU: \(host.lastFrame)")
+            let stillRoot = rootLayer(width: 100, height: 100)
+            let still = gradient()
+            still.startPoint = begin
+            still.endPoint = end
+            stillRoot.addSublayer(still)
+            try Transaction.flush()
+            let d = try host.target.readPixels().difference(from: try render(stillRoot, width: 100, height: 100).image, tolerance: 0)
+            #expect(d.differing == 0, "at \(t): \(d.differing) pixels differ (max \(d.maxDifference))")
+        }
+    }
+}
+
+@MainActor
+@Suite("Gradient layers: implicit animations of their points", .isolatedTransactions)
+struct GradientImplicitAnimationTests {
+    @Test("setting a hosted gradient's startPoint animates it from the point shown (CAGradientLayer's implicit action)")
+    func implicit() throws {
+        try Transaction.flush()
+        let device = try GPUDevice()
+        defer { device.close() }
+        let root = rootLayer(width: 50, height: 50)
+        let g = GradientLayer()
+        g.frame = Rect(x: 0, y: 0, width: 50, height: 50)
+        g.colors = [.red, .blue]
+        root.addSublayer(g)
+        let host = LayerTreeHost(rootLayer: root, target: try OffscreenTarget(device: device, size: Size(width: 50, height: 50)),
+                                 background: .white)
+        defer { host.detach() }
+        try Transaction.flush()
+        g.startPoint = Point(x: 0.5, y: 0.5)
+        let a = try #require(g.animation(forKey: "startPoint") as? BasicAnimation)
+        #expect(a.fromValue == .point(Point(x: 0.5, y: 0)))
+        #expect(g.startPoint == Point(x: 0.5, y: 0.5))
+    }
+}
