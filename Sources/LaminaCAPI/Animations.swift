@@ -159,7 +159,8 @@ public func c_layer_add_animation(_ l: OpaquePointer?, _ a: UnsafePointer<lamina
         var made = try animation(a.pointee, total: &total)
         try finite(a.pointee.delay, what: "the delay")
         if a.pointee.delay > 0 { made.beginTime = layer.convertTime(MediaClock.now(), from: nil) + a.pointee.delay }
-        guard let effect = made.makeEffect() else {
+        // (A layer kind's own keys count: a shape layer's strokeEnd, say.)
+        guard let effect = made.makeEffect(customKeys: { layer.value(forKey: $0) != nil }) else {
             throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "'\(a.pointee.key_path.map { String(cString: $0) } ?? "")' cannot be animated with these values (see docs/animations.md for the key paths)")
         }
         guard effect.hasValidTiming else {

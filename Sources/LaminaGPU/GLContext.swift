@@ -426,37 +426,50 @@ final class GLContext {
         }
     }
 
-    /// eglMakeCurrent of this context on this thread; the error, or nil.
+    /// eglMakeCurrent of this context on this thread; the error, or nil. On failure, what
+    /// was current before (an EGL or a GLX binding it released) is current again.
     private func switchHere(_ stack: ScopeStack) -> GPUError? {
+        let previousEGL = (display: eglGetCurrentDisplay(), context: eglGetCurrentContext(),
+                           draw: eglGetCurrentSurface(EGL_DRAW), read: eglGetCurrentSurface(EGL_READ))
+        func restoreEGL() {
+            if let d = previousEGL.display, let c = previousEGL.context { eglMakeCurrent(d, previousEGL.draw, previousEGL.read, c) }
+        }
         if let host = hostGLX {
             // An adopted GLX context: with the drawables the host has current, or had when
             // it was adopted. A Lamina EGL context current meanwhile is released first.
-            if eglGetCurrentContext() != nil, let d = eglGetCurrentDisplay() { eglMakeCurrent(d, nil, nil, nil) }
+            if previousEGL.context != nil, let d = previousEGL.display { eglMakeCurrent(d, nil, nil, nil) }
             let binding = stack.caller?.glx.flatMap { $0.context == context ? $0 : nil } ?? host
             guard binding.makeCurrent() else {
+                restoreEGL()
                 return GPUError.loggedEGLFailure(call: "glXMakeContextCurrent (Lamina's adopted GLX context)", error: "refused",
                                                  hint: "the adopted context could not be made current on this thread: call Lamina on the host's thread, with its context current (and before destroying it)")
             }
             return nil
         }
         // EGL cannot replace a GLX context current on the thread (EGL_BAD_ACCESS under
-        // libglvnd): it is released, and the caller's is put back when Lamina returns.
-        GLXBinding.releaseCurrent()
+        // libglvnd): it is released, and the caller's is put back when Lamina returns (or at
+        // once if EGL still refuses).
+        var releasedGLX = GLXBinding.current()
+        if releasedGLX != nil { GLXBinding.releaseCurrent() }
         var made = eglMakeCurrent(display, scopeSurfaces.draw, scopeSurfaces.read, context) == EGL_TRUE
-        if !made, eglGetError() == EGL_BAD_ACCESS, let glx = GLXBinding.current(lookUp: true) {
+        var code = made ? EGLint(EGL_SUCCESS) : eglGetError()
+        if !made, code == EGL_BAD_ACCESS, let glx = GLXBinding.current(lookUp: true) {
             if let caller = stack.caller, caller.context == nil, caller.glx == nil { stack.caller?.glx = glx }
+            releasedGLX = glx
             GLXBinding.releaseCurrent()
             made = eglMakeCurrent(display, scopeSurfaces.draw, scopeSurfaces.read, context) == EGL_TRUE
+            code = made ? EGLint(EGL_SUCCESS) : eglGetError()
         }
         guard made else {
-            let code = eglGetError()
+            // Nothing changed for the caller: what was current is current again.
+            if let glx = releasedGLX { glx.makeCurrent() } else { restoreEGL() }
             var hint: String
             switch ownership {
             case .adopt: hint = "the adopted context could not be made current on this thread: call Lamina on the host's thread, with its context current (and before destroying it)"
             default: hint = "is this GPUDevice in use on another thread? Use a device from one thread at a time"
             }
             if code == EGL_BAD_ACCESS && stack.caller?.context == nil {
-                hint = "another window-system API (GLX, say) has a context current on this thread, which EGL cannot replace: release it first, or create the host's context through EGL (SDL: SDL_HINT_VIDEO_X11_FORCE_EGL)"
+                hint = "another window-system API has a context current on this thread, which EGL cannot replace: release it first, or create the host's context through EGL (SDL: SDL_HINT_VIDEO_X11_FORCE_EGL)"
             }
             return GPUError.loggedEGLFailure(call: "eglMakeCurrent (Lamina's \(ownership) context)", error: eglErrorName(code), hint: hint)
         }

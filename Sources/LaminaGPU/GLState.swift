@@ -276,6 +276,7 @@ struct DesktopGL {
 
     static let framebufferSRGB: Int32 = 0x8DB9, polygonModeQuery: Int32 = 0x0B40, primitiveRestart: Int32 = 0x8F9D
     static let colorLogicOp: Int32 = 0x0BF2, polygonSmooth: Int32 = 0x0B41, multisample: Int32 = 0x809D
+    static let sampleAlphaToOne: Int32 = 0x809F
     static let alphaTest: Int32 = 0x0BC0, clipDistance0: Int32 = 0x3000, maxClipDistances: Int32 = 0x0D32
     static let clipOrigin: Int32 = 0x935C, clipDepthMode: Int32 = 0x935D, lowerLeft: Int32 = 0x8CA1
     static let negativeOneToOne: Int32 = 0x935E, fill: Int32 = 0x1B02, front: Int32 = 0x0404, back: Int32 = 0x0405
@@ -313,13 +314,14 @@ struct DesktopGL {
 
     /// Lamina's settings of the desktop-only state its drawing depends on: no sRGB
     /// encoding on write, no logic op, filled and unsmoothed polygons, no primitive
-    /// restart or clip distances, multisampling on (as on ES), GL's clip origin and depth
+    /// restart or clip distances, no alpha-to-one, multisampling on (as on ES), GL's clip origin and depth
     /// range, and no alpha test (compatibility profile).
     func applyDefaults() {
         glDisable(GLenum(DesktopGL.framebufferSRGB))
         glDisable(GLenum(DesktopGL.colorLogicOp))
         glDisable(GLenum(DesktopGL.polygonSmooth))
         glDisable(GLenum(DesktopGL.primitiveRestart))
+        glDisable(GLenum(DesktopGL.sampleAlphaToOne))
         glEnable(GLenum(DesktopGL.multisample))
         for i in 0..<clipDistances { glDisable(GLenum(DesktopGL.clipDistance0 + Int32(i))) }
         polygonMode(GLenum(DesktopGL.frontAndBack), GLenum(DesktopGL.fill))
@@ -332,6 +334,7 @@ struct DesktopGL {
 /// changes of it).
 struct DesktopGLStateSnapshot: Equatable {
     var framebufferSRGB = false, colorLogicOp = false, polygonSmooth = false, primitiveRestart = false, multisample = true
+    var sampleAlphaToOne = false
     var clipDistances: [Bool] = []
     /// Front and back polygon modes.
     var polygonMode: [GLint] = [DesktopGL.fill, DesktopGL.fill]
@@ -348,6 +351,7 @@ struct DesktopGLStateSnapshot: Equatable {
         s.polygonSmooth = on(DesktopGL.polygonSmooth)
         s.primitiveRestart = on(DesktopGL.primitiveRestart)
         s.multisample = on(DesktopGL.multisample)
+        s.sampleAlphaToOne = on(DesktopGL.sampleAlphaToOne)
         s.clipDistances = (0..<gl.clipDistances).map { on(DesktopGL.clipDistance0 + Int32($0)) }
         glGetIntegerv(GLenum(DesktopGL.polygonModeQuery), &s.polygonMode)
         if gl.clipControl != nil {
@@ -367,6 +371,7 @@ struct DesktopGLStateSnapshot: Equatable {
         set(DesktopGL.polygonSmooth, polygonSmooth)
         set(DesktopGL.primitiveRestart, primitiveRestart)
         set(DesktopGL.multisample, multisample)
+        set(DesktopGL.sampleAlphaToOne, sampleAlphaToOne)
         for (i, on) in clipDistances.enumerated() { set(DesktopGL.clipDistance0 + Int32(i), on) }
         if gl.compatibility && polygonMode[0] != polygonMode[1] {
             gl.polygonMode(GLenum(DesktopGL.front), GLenum(polygonMode[0]))

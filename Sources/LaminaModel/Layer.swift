@@ -302,6 +302,9 @@ open class Layer {
     /// While the layer displays with an animation of one of its own keys running: the
     /// values of those keys shown now (`value(forKey:)` gives them).
     var drawingValues: [String: AnimationValue]?
+    /// The local time the layer's animated own keys were last looked at (a paused layer
+    /// draws again only when it changes).
+    var drawnAnimationTime = Double.nan
     /// The layer was handed to the renderers (it is in a rendered tree): its animatable
     /// properties run actions when they change.
     @exclusivity(unchecked) var wasDelivered = false

@@ -334,18 +334,23 @@ public final class TransactionContext {
         if layer.needsDisplay { noteNeedsDisplay(layer) }
         if !layer.pendingChanges.isEmpty { noteChanged(layer) }
         if !layer.addedAnimations.isEmpty { animatingLayers[ObjectIdentifier(layer)] = Unmanaged.passUnretained(layer) }
+        if layer.addedAnimations.contains(where: { layer.draws($0.effect) }) {
+            drawnAnimationLayers[ObjectIdentifier(layer)] = Unmanaged.passUnretained(layer)
+        }
         if let hooked = layer as? any CommitHookLayer { addCommitHook(hooked) }
     }
 
     /// Takes `layer` out of every queue, its animations left running (it moves to another context).
     private func release(_ layer: Layer) {
         animatingLayers[ObjectIdentifier(layer)] = nil
+        drawnAnimationLayers[ObjectIdentifier(layer)] = nil
         changedLayers.remove(layer)
         layoutQueue.remove(layer)
         displayQueue.remove(layer)
     }
 
     func forget(_ layer: Layer) {
+        if !drawnAnimationLayers.isEmpty { drawnAnimationLayers[ObjectIdentifier(layer)] = nil }
         if !animatingLayers.isEmpty { forgetAnimations(of: layer) }
         changedLayers.remove(layer)
         layoutQueue.remove(layer)
@@ -386,6 +391,7 @@ public final class TransactionContext {
         // Display: every invalid layer draws once (shape layers now shown larger than they
         // were rasterised are invalid too).
         runCommitHooks()
+        markDrawnAnimations()
         phaseObserver?(.display)
         let toDisplay = displayQueue.take()
         for layer in toDisplay {

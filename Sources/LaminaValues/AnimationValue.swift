@@ -70,7 +70,7 @@ public enum AnimationValue: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Every component is finite.
-    var isFinite: Bool {
+    package var isFinite: Bool {
         switch self {
         case .number(let v): return v.isFinite
         case .point(let p): return p.isFinite

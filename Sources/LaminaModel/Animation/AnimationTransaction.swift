@@ -141,15 +141,24 @@ extension TransactionContext {
     /// Animations, or the timing they run in, changed: the next commit looks again.
     func invalidateAnimationEvents() { nextAnimationEvent = -.infinity }
 
-    func updateAnimations() {
-        // Layers that draw an animated key of their own display at the next frame while
-        // it runs (their animations' start and end are events of the walk below).
-        if !drawnAnimationLayers.isEmpty {
-            let now = MediaClock.now()
-            for (key, ref) in drawnAnimationLayers where !ref.takeUnretainedValue().redisplayForDrawnAnimations(at: now) {
-                drawnAnimationLayers[key] = nil
-            }
+    /// Before a commit's display pass: layers that draw an animated key of their own
+    /// (`needsDisplay(forKey:)`) display in this commit while the animation runs, and when
+    /// their time moves while it stands still (a paused layer scrubbed by `timeOffset`).
+    /// Their animations' ends are events of `updateAnimations`.
+    func markDrawnAnimations() {
+        guard !drawnAnimationLayers.isEmpty else { return }
+        let now = MediaClock.now()
+        // (Only layers of rendered trees: one outside them has not begun, and drawing it
+        // every commit would never stop.)
+        let hostedRoots = Set(hosts.compactMap { $0.host?.rootLayer.id } + deliveryRoots)
+        for (key, ref) in drawnAnimationLayers {
+            let layer = ref.takeUnretainedValue()
+            guard hostedRoots.contains(layer.rootLayer.id) else { continue }
+            if !layer.redisplayForDrawnAnimations(at: now) { drawnAnimationLayers[key] = nil }
         }
+    }
+
+    func updateAnimations() {
         var running = false
         let now = animatingLayers.isEmpty ? 0 : MediaClock.now()
         if !animatingLayers.isEmpty && now < nextAnimationEvent {

@@ -70,14 +70,17 @@ extension Layer {
     func redisplayForDrawnAnimations(at now: Double) -> Bool {
         var left = false
         let t = localTime(at: now)
+        // (A layer whose time stands still draws again only when that time moves.)
+        let moved = !timeIsFrozen || t != drawnAnimationTime
         for a in addedAnimations where draws(a.effect) {
-            if a.beginsAtCommit || a.effect.isRunning(at: t) {
-                if !timeIsFrozen { setNeedsDisplay() }
+            if a.beginsAtCommit || a.effect.isRunning(at: t) || a.effect.hasStarted(at: t) && !a.effect.hasEnded(at: t) {
+                if moved { setNeedsDisplay() }
                 left = true
             } else if !a.effect.hasEnded(at: t) {
                 left = true   // not begun yet
             }
         }
+        drawnAnimationTime = t
         return left
     }
 
@@ -228,7 +231,8 @@ extension Layer {
     }
 
     /// Sets a key of the layer's own (the first set declares it, with its value's kind:
-    /// numbers, points, sizes, rectangles, colours, transforms). The layer redraws when
+    /// numbers, points, sizes, rectangles, colours, transforms; a value that is not finite,
+    /// or not convertible to that kind, is refused with a `TransactionWarning`). The layer redraws when
     /// `needsDisplay(forKey:)` says so; a hosted layer's change runs the key's action
     /// (none by default, as for Core Animation's custom keys: `actions` or a delegate can
     /// give one). A key every layer has (`opacity`, …) is refused: set the property.
@@ -238,9 +242,19 @@ extension Layer {
                                                                   reason: "'\(key)' is a property of every layer: set it as such"))
             return
         }
+        let layerName = name ?? String(describing: type(of: self))
+        guard value.isFinite else {
+            transactionContext.warningHandler?(.animationNotAdded(layer: layerName, key: key, reason: "\(value) is not finite: the key keeps its value"))
+            return
+        }
         let old = properties.custom?[key]
         guard old != value else { return }
-        if let old, let converted = value.converted(like: old) {
+        if let old {
+            guard let converted = value.converted(like: old) else {
+                transactionContext.warningHandler?(.animationNotAdded(layer: layerName, key: key,
+                    reason: "\(value) is not of the key's kind (it holds \(old)): the key keeps its value"))
+                return
+            }
             actionWillChange(key, from: old)
             properties.custom?[key] = converted
         } else {

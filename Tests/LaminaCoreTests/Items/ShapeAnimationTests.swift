@@ -202,6 +202,52 @@ extension EffectsTests {
         #expect(plain.animationKeys().isEmpty && warned?.contains("strokeEnd") == true, "\(warned ?? "no warning")")
     }
 
+    @Test("a paused ring scrubbed by timeOffset draws the strokeEnd of each offset (and not again while it stays); a ring outside every rendered tree is not drawn at every commit; non-finite or wrong-kind values are refused")
+    func strokeEndScrubbedAndGuarded() throws {
+        try Transaction.flush()
+        let device = try GPUDevice()
+        defer { device.close() }
+        let (shape, host) = try hostedRing(device: device)
+        defer { host.detach() }
+        try Transaction.flush()
+        shape.speed = 0
+        var grow = BasicAnimation(keyPath: "strokeEnd")
+        grow.fromValue = .number(0)
+        grow.toValue = .number(1)
+        grow.duration = 1
+        grow.beginTime = 1e-9                       // local time 0 (0 would mean "when committed")
+        grow.timingFunction = .linear
+        grow.fillMode = .both
+        shape.add(grow, forKey: "scrub")
+        for offset in [0.4, 0.7] {
+            shape.timeOffset = offset
+            try Transaction.flush()
+            let d = try host.target.readPixels().difference(from: try stillRing { $0.strokeEnd = offset }, tolerance: 0)
+            #expect(d.differing == 0, "paused at \(offset): \(d.differing) pixels differ from a still ring")
+        }
+        let displays = shape.displayCount
+        for _ in 0..<3 { try Transaction.flush(); try TransactionContext.current.commitIfNeeded() }
+        #expect(shape.displayCount == displays, "no redraw while the paused time stays")
+
+        let loose = ring()                           // in no rendered tree
+        var spin = BasicAnimation(keyPath: "strokeEnd")
+        spin.fromValue = .number(0)
+        spin.toValue = .number(1)
+        spin.duration = 10
+        loose.add(spin, forKey: "loose")
+        try Transaction.flush()
+        let looseDisplays = loose.displayCount
+        for _ in 0..<3 { loose.transactionContext.noteChange(); try Transaction.flush() }
+        #expect(loose.displayCount == looseDisplays, "\(loose.displayCount - looseDisplays) displays of a layer nobody shows")
+
+        var warnings: [String] = []
+        TransactionContext.current.warningHandler = { warnings.append("\($0)") }
+        defer { TransactionContext.current.warningHandler = nil }
+        shape.lineWidth = .nan
+        shape.setValue(.point(Point(x: 1, y: 2)), forKey: "strokeEnd")
+        #expect(shape.lineWidth == 8 && shape.strokeEnd == 1 && warnings.count == 2, "\(warnings)")
+    }
+
     @Test("a subclass's own key with needsDisplay(forKey:) redraws at every frame of its animation with the value shown, and not after it ends")
     func customKeyRedraws() throws {
         try Transaction.flush()
