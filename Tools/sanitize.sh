@@ -40,6 +40,9 @@ for s in "${sanitizers[@]}"; do
   if [ "$test_status" != 0 ] || [ "$reports" != 0 ]; then
     grep -E -A30 '^(==[0-9]+==ERROR|WARNING: ThreadSanitizer)' "$log" | head -120 || true
     grep -E '^✘' "$log" | head -40 || true
+    # A run that ends without a report (a crash) says why only at its end: show it, keep it.
+    tail -40 "$log"
+    cp "$log" "/tmp/lamina-$s-suite-failed.log" && echo "(the whole log: /tmp/lamina-$s-suite-failed.log)"
     status=1
   fi
   echo "sanitizer $s: $passed tests passed, $failed failed, $reports sanitizer reports (status $test_status)"
