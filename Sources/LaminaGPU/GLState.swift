@@ -55,7 +55,7 @@ struct GLStateSnapshot: Equatable {
     static let packNames = [GL_PACK_ALIGNMENT, GL_PACK_ROW_LENGTH, GL_PACK_SKIP_ROWS, GL_PACK_SKIP_PIXELS]
 
     /// Reads the current context's state. Leaves the active texture unit as it found it.
-    static func capture(externalTextures: Bool = false, desktop: DesktopGL? = nil) -> GLStateSnapshot {
+    static func capture(externalTextures: Bool = false, indexed: IndexedDrawBufferFunctions? = nil, desktop: DesktopGL? = nil) -> GLStateSnapshot {
         func int(_ name: Int32) -> GLint { var v: GLint = 0; glGetIntegerv(GLenum(name), &v); return v }
         func ints(_ name: Int32, _ n: Int) -> [GLint] {
             var v = [GLint](repeating: 0, count: n); glGetIntegerv(GLenum(name), &v); return v
@@ -68,10 +68,19 @@ struct GLStateSnapshot: Equatable {
         s.viewport = ints(GL_VIEWPORT, 4)
         s.scissorTest = on(GL_SCISSOR_TEST)
         s.scissorBox = ints(GL_SCISSOR_BOX, 4)
-        s.blend = on(GL_BLEND)
-        s.blendFunc = [int(GL_BLEND_SRC_RGB), int(GL_BLEND_DST_RGB), int(GL_BLEND_SRC_ALPHA), int(GL_BLEND_DST_ALPHA)]
-        s.blendEquation = [int(GL_BLEND_EQUATION_RGB), int(GL_BLEND_EQUATION_ALPHA)]
-        glGetBooleanv(GLenum(GL_COLOR_WRITEMASK), &s.colorMask)
+        if let i = indexed {
+            // Draw buffer 0's, the one Lamina changes (and restores) when buffers differ.
+            func int0(_ name: Int32) -> GLint { var v: GLint = 0; i.getInteger(GLenum(name), 0, &v); return v }
+            s.blend = i.isEnabled(GLenum(GL_BLEND), 0) == GLboolean(GL_TRUE)
+            s.blendFunc = [int0(GL_BLEND_SRC_RGB), int0(GL_BLEND_DST_RGB), int0(GL_BLEND_SRC_ALPHA), int0(GL_BLEND_DST_ALPHA)]
+            s.blendEquation = [int0(GL_BLEND_EQUATION_RGB), int0(GL_BLEND_EQUATION_ALPHA)]
+            i.getBoolean(GLenum(GL_COLOR_WRITEMASK), 0, &s.colorMask)
+        } else {
+            s.blend = on(GL_BLEND)
+            s.blendFunc = [int(GL_BLEND_SRC_RGB), int(GL_BLEND_DST_RGB), int(GL_BLEND_SRC_ALPHA), int(GL_BLEND_DST_ALPHA)]
+            s.blendEquation = [int(GL_BLEND_EQUATION_RGB), int(GL_BLEND_EQUATION_ALPHA)]
+            glGetBooleanv(GLenum(GL_COLOR_WRITEMASK), &s.colorMask)
+        }
         glGetFloatv(GLenum(GL_COLOR_CLEAR_VALUE), &s.clearColor)
         s.depthTest = on(GL_DEPTH_TEST)
         s.cullFace = on(GL_CULL_FACE)
@@ -109,7 +118,7 @@ struct GLStateSnapshot: Equatable {
 
     /// Puts this state back into the current context. With indexed draw-buffer state,
     /// blending and the colour mask go back to draw buffer 0 only (what was read of them
-    /// is draw buffer 0's; the others were never touched).
+    /// is draw buffer 0's, through the indexed queries; the others were never touched).
     func restore(indexed: IndexedDrawBufferFunctions?, desktopGL: DesktopGL?) {
         func set(_ cap: Int32, _ on: Bool) { on ? glEnable(GLenum(cap)) : glDisable(GLenum(cap)) }
         glBindFramebuffer(GLenum(GL_DRAW_FRAMEBUFFER), GLuint(drawFramebuffer))
@@ -143,8 +152,9 @@ struct GLStateSnapshot: Equatable {
             glStencilMaskSeparate(GLenum(face), GLuint(bitPattern: s[6]))
         }
         glClearStencil(stencilClear)
-        // A program the host deleted while it was current went when Lamina bound its own:
-        // it cannot come back (GL would refuse the name).
+        // A program the host deleted while it was current may have gone when Lamina bound
+        // its own (Mesa frees it; NVIDIA keeps it): gone, it cannot come back (GL would
+        // refuse the name).
         glUseProgram(program != 0 && glIsProgram(GLuint(program)) == GLboolean(GL_TRUE) ? GLuint(program) : 0)
         glBindVertexArray(GLuint(vertexArray))
         glBindBuffer(GLenum(GL_ARRAY_BUFFER), GLuint(arrayBuffer))

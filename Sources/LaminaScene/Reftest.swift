@@ -4,8 +4,11 @@ import LaminaGeometry
 import LaminaGPU
 import LaminaGraphics
 
-/// A reftest manifest: lines of `[fuzzy(maxDiff,count)] [time(T)] == test.json ref.json|ref.png`
-/// or `[fuzzy(…)] [time(T)] != a.json b.json`; `#` starts a comment. Paths are relative to
+/// A reftest manifest: lines of `[fuzzy(maxDiff,count)] [fuzzy-if(RENDERER,maxDiff,count)…]
+/// [time(T)] == test.json ref.json|ref.png` or `[fuzzy(…)] [time(T)] != a.json b.json`; `#`
+/// starts a comment. `fuzzy-if` replaces the fuzz where the GL renderer string contains
+/// RENDERER (case-insensitive; the first that matches), as WebRender's `fuzzy-if` does for
+/// its platforms: rasterizers may round a half level or a filter weight differently. Paths are relative to
 /// the manifest. `include other.list` reads another manifest. `time(T)` renders the scenes
 /// (both sides, when the reference is a scene) at T seconds after their start.
 public struct ReftestManifest {
@@ -18,11 +21,21 @@ public struct ReftestManifest {
         /// Largest allowed channel difference, and how many pixels may differ by up to it.
         public var maxDifference: Int
         public var maxDifferingPixels: Int
+        /// `fuzzy-if(RENDERER,maxDiff,count)`: the fuzz on renderers whose name contains RENDERER.
+        public var fuzzByRenderer: [(renderer: String, maxDifference: Int, maxDifferingPixels: Int)] = []
         /// The time the scenes are rendered at, in seconds after their start (`time(T)`; 0
         /// without it).
         public var time: Double = 0
         /// "file:line", for messages.
         public var location: String
+
+        /// The fuzz that applies on `renderer` (a GL renderer string).
+        public func fuzz(on renderer: String) -> (maxDifference: Int, maxDifferingPixels: Int) {
+            if let f = fuzzByRenderer.first(where: { renderer.range(of: $0.renderer, options: .caseInsensitive) != nil }) {
+                return (f.maxDifference, f.maxDifferingPixels)
+            }
+            return (maxDifference, maxDifferingPixels)
+        }
     }
 
     public var entries: [Entry] = []
@@ -55,9 +68,19 @@ public struct ReftestManifest {
             var maxDiff = 0, count = 0
             var time: Double?
             var fuzzy = false
-            // Annotations, in any order, each at most once.
-            while let word = words.first, word.hasPrefix("fuzzy(") || word.hasPrefix("time(") {
-                if word.hasPrefix("fuzzy(") {
+            var byRenderer: [(renderer: String, maxDifference: Int, maxDifferingPixels: Int)] = []
+            // Annotations, in any order, each at most once (fuzzy-if once per renderer).
+            while let word = words.first, word.hasPrefix("fuzzy(") || word.hasPrefix("fuzzy-if(") || word.hasPrefix("time(") {
+                if word.hasPrefix("fuzzy-if(") {
+                    let parts = word.dropFirst(9).dropLast().split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+                    guard word.hasSuffix(")"), parts.count == 3, !parts[0].isEmpty, let m = Int(parts[1]), let c = Int(parts[2]), m >= 0, c >= 0 else {
+                        throw fail("'\(word)' is not fuzzy-if(renderer,maxDiff,count) with a renderer name and two non-negative integers")
+                    }
+                    guard !byRenderer.contains(where: { $0.renderer.lowercased() == parts[0].lowercased() }) else {
+                        throw fail("'fuzzy-if(\(parts[0]),…)' is given twice")
+                    }
+                    byRenderer.append((parts[0], m, c))
+                } else if word.hasPrefix("fuzzy(") {
                     guard !fuzzy else { throw fail("'fuzzy(…)' is given twice") }
                     let inside = word.dropFirst(6).dropLast()
                     let parts = inside.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
@@ -82,7 +105,7 @@ public struct ReftestManifest {
             }
             func resolve(_ p: String) -> String { p.hasPrefix("/") ? p : base.appendingPathComponent(p).path }
             entries.append(Entry(relation: relation, test: resolve(words[1]), reference: resolve(words[2]),
-                                 maxDifference: maxDiff, maxDifferingPixels: count, time: time ?? 0, location: location))
+                                 maxDifference: maxDiff, maxDifferingPixels: count, fuzzByRenderer: byRenderer, time: time ?? 0, location: location))
         }
     }
 }
@@ -132,9 +155,10 @@ public struct ReftestRunner {
             let d = actual.difference(from: expected, tolerance: 0)
             result.differingPixels = d.differing
             result.maxDifference = d.maxDifference
-            let withinFuzz = d.maxDifference <= entry.maxDifference && d.differing <= entry.maxDifferingPixels
+            let allowed = entry.fuzz(on: device.capabilities.glRenderer)
+            let withinFuzz = d.maxDifference <= allowed.maxDifference && d.differing <= allowed.maxDifferingPixels
             result.passed = entry.relation == .equal ? withinFuzz : !withinFuzz
-            let fuzz = entry.maxDifference > 0 || entry.maxDifferingPixels > 0 ? " (allowed: max \(entry.maxDifference), \(entry.maxDifferingPixels) px)" : ""
+            let fuzz = allowed.maxDifference > 0 || allowed.maxDifferingPixels > 0 ? " (allowed: max \(allowed.maxDifference), \(allowed.maxDifferingPixels) px)" : ""
             result.message = d.differing == 0 ? "identical" : "\(d.differing) pixels differ, max difference \(d.maxDifference)\(fuzz)"
             if !result.passed {
                 if entry.relation == .notEqual { result.message += "; expected the images to differ" }

@@ -233,25 +233,50 @@ private let unit = Rect(x: 0, y: 0, width: 1, height: 1)
 /// seam may show either side (NineSliceTests' rule): the old shader compared an
 /// interpolated position with the seam (and sent an exact hit to the centre's middle),
 /// the rasterizer decides by the edge, snapped to its sub-pixel grid (1/256 px here).
-/// Those pixels, within 0.01 pt of such a seam, are left out of the comparison.
+/// Those pixels, within 0.01 pt of such a seam, are left out of the comparison. So are,
+/// with nearest filtering, pixels whose centre maps within 0.01 texel of a texel's edge:
+/// which texel they show depends on the last bit of the interpolated coordinate (the old
+/// shader computed it per pixel, the geometry interpolates it per piece; seen on an NVIDIA
+/// H200 at the edge of a rotated 40×40 slice, where the centre mapped to texel 3.000).
 private struct NineSliceJumps {
     var xs: [Double], ys: [Double]
     var rect: Rect
     /// Target points → the rectangle's local points (the transforms here are 2D affine).
     var inverse: (Double, Double) -> (Double, Double)
+    /// Local points → content texels, per axis (nil: not checked, linear filtering).
+    var texelX: ((Double) -> Double)?, texelY: ((Double) -> Double)?
 
     func ambiguous(_ px: Int, _ py: Int) -> Bool {
         let (x, y) = inverse(Double(px) + 0.5, Double(py) + 0.5)
-        return xs.contains { abs(x - rect.origin.x - $0) < 0.01 } || ys.contains { abs(y - rect.origin.y - $0) < 0.01 }
+        let (lx, ly) = (x - rect.origin.x, y - rect.origin.y)
+        func onTexelEdge(_ map: ((Double) -> Double)?, _ v: Double) -> Bool {
+            guard let t = map?(v) else { return false }
+            return abs(t - t.rounded()) < 0.01
+        }
+        return xs.contains { abs(lx - $0) < 0.01 } || ys.contains { abs(ly - $0) < 0.01 } || onTexelEdge(texelX, lx) || onTexelEdge(texelY, ly)
     }
 }
 
-private func nineSliceJumps(rect: Rect, center: Rect, contentSize: Size, transform t: Transform3D) -> NineSliceJumps {
+private func nineSliceJumps(rect: Rect, center: Rect, contentSize: Size, transform t: Transform3D, nearest: Bool = false) -> NineSliceJumps {
     func jumps(_ size: Double, _ capStart: Double, _ capEnd: Double, _ centerSize: Double) -> [Double] {
         var (a, b) = (capStart, capEnd)
         if a + b > size { (a, b) = (a * size / (a + b), b * size / (a + b)) }
         let continuous = centerSize > 0 && size - a - b > 1e-9
         return continuous ? [] : [a, size - b]
+    }
+    /// The nine-slice map of one axis, local points → content units (= texels here: one
+    /// content point per texel): caps as they are (shrunk in proportion when they do not
+    /// fit), the centre stretched over the rest.
+    func texels(_ size: Double, _ content: Double, _ capStart: Double, _ capEnd: Double) -> (Double) -> Double {
+        let shrink = capStart + capEnd > size ? size / (capStart + capEnd) : 1
+        let (a, b) = (capStart * shrink, capEnd * shrink)
+        return { d in
+            if d <= a { return d / shrink }
+            if d >= size - b { return content - (size - d) / shrink }
+            // A zero-size centre repeats one exact column (by definition, not by rounding).
+            let stretched = content - capStart - capEnd
+            return stretched > 0 ? capStart + (d - a) / (size - a - b) * stretched : .nan
+        }
     }
     let c = center.standardized
     let det = t.m11 * t.m22 - t.m12 * t.m21
@@ -262,7 +287,9 @@ private func nineSliceJumps(rect: Rect, center: Rect, contentSize: Size, transfo
         inverse: { x, y in
             let (dx, dy) = (x - t.m41, y - t.m42)
             return ((dx * t.m22 - dy * t.m21) / det, (dy * t.m11 - dx * t.m12) / det)
-        })
+        },
+        texelX: nearest ? texels(rect.width, contentSize.width, c.minX * contentSize.width, (1 - c.maxX) * contentSize.width) : nil,
+        texelY: nearest ? texels(rect.height, contentSize.height, c.minY * contentSize.height, (1 - c.maxY) * contentSize.height) : nil)
 }
 
 // MARK: Tests
@@ -546,7 +573,8 @@ struct BatchingTests {
                                             alpha: alpha, minFilter: filter, magFilter: filter, transform: transform)
                     }
                     #expect(batched.drawCalls == 1)
-                    let seams = nineSliceJumps(rect: rect, center: center, contentSize: Size(width: 5, height: 5), transform: transform)
+                    let seams = nineSliceJumps(rect: rect, center: center, contentSize: Size(width: 5, height: 5), transform: transform,
+                                               nearest: filter == .nearest)
                     let wrong = batched.image.mismatches({ x, y in seams.ambiguous(x, y) ? nil : old.image[x, y] }, tolerance: 1)
                     #expect(wrong.isEmpty, "\(width)×\(height) centre \(center) \(filter) alpha \(alpha) \(transform.isIdentity ? "" : "rotated"): \(wrong)")
                 }

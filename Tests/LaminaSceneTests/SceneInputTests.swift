@@ -181,7 +181,7 @@ struct SceneLimitTests {
 struct SceneRenderLimitTests {
     @Test("a drawn layer whose backing store is beyond the GPU is an error naming the file, the layer's path and its name")
     func backingStoreTooLarge() throws {
-        let scene = try parse(oneLayer(#""bounds": [0, 0, 20000, 10], "drawing": [{"rect": [0, 0, 9, 9], "fill": "red"}]"#), file: "big.json")
+        let scene = try parse(oneLayer(#""bounds": [0, 0, 40000, 10], "drawing": [{"rect": [0, 0, 9, 9], "fill": "red"}]"#), file: "big.json")
         let device = try GPUDevice()
         defer { device.close() }
         #expect {
@@ -189,7 +189,7 @@ struct SceneRenderLimitTests {
         } throws: { error in
             guard let e = error as? SceneError else { return false }
             return e.file == "big.json" && e.path == "$.root.sublayers[0]" && e.layer == "probe"
-                && e.problem.contains("20000×10 px") && e.problem.contains("the limit is \(min(device.capabilities.maxTextureSize, Bitmap.maximumSide)) px a side")
+                && e.problem.contains("40000×10 px") && e.problem.contains("the limit is \(min(device.capabilities.maxTextureSize, Bitmap.maximumSide)) px a side")
         }
         // Nothing was queued: the next scene renders.
         let ok = try parse(oneLayer(#""frame": [0, 0, 8, 8], "backgroundColor": "red""#))

@@ -145,6 +145,31 @@ struct SceneFileTests {
         }
     }
 
+    @Test("fuzzy-if(RENDERER,…) replaces the fuzz on renderers whose name contains RENDERER; malformed or repeated ones are errors")
+    func fuzzyIf() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("lamina-\(UUID().uuidString).list")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try "fuzzy(2,5) fuzzy-if(NVIDIA,1,400) fuzzy-if(llvmpipe,3,7) == a.json b.json\n== c.json d.json\n".write(to: file, atomically: true, encoding: .utf8)
+        let m = try ReftestManifest(contentsOf: file.path)
+        let e = m.entries[0]
+        #expect(e.fuzz(on: "NVIDIA H200/PCIe/SSE2") == (1, 400))
+        #expect(e.fuzz(on: "llvmpipe (LLVM 15.0.6, 256 bits)") == (3, 7))
+        #expect(e.fuzz(on: "AMD Radeon (radeonsi)") == (2, 5))
+        #expect(m.entries[1].fuzz(on: "NVIDIA H200") == (0, 0))
+        for (line, problem) in [("fuzzy-if(NVIDIA,1) == a.json b.json", "fuzzy-if(renderer,maxDiff,count)"),
+                                ("fuzzy-if(,1,2) == a.json b.json", "fuzzy-if(renderer,maxDiff,count)"),
+                                ("fuzzy-if(NVIDIA,-1,2) == a.json b.json", "fuzzy-if(renderer,maxDiff,count)"),
+                                ("fuzzy-if(NVIDIA,1,2) fuzzy-if(nvidia,3,4) == a.json b.json", "given twice")] {
+            try "\(line)\n".write(to: file, atomically: true, encoding: .utf8)
+            #expect {
+                _ = try ReftestManifest(contentsOf: file.path)
+            } throws: { error in
+                guard let e = error as? SceneError else { return false }
+                return e.path == "line 1" && e.problem.contains(problem)
+            }
+        }
+    }
+
     @Test("the showcase scene renders and uses most features")
     func showcase() throws {
         let path = repositoryRoot.appendingPathComponent("Examples/showcase.json").path
