@@ -70,8 +70,9 @@ open class ShaderLayer: Layer {
 
     override func willDescribe() {
         super.willDescribe()
+        guard var style = properties.shader else { return }
         let label = name.map { "'\($0)'" } ?? "a ShaderLayer"
-        if var style = properties.shader, style.label != label {
+        if style.label != label {
             style.label = label
             properties.shader = style
         }
