@@ -23,6 +23,32 @@ public struct AnimationOptions: OptionSet, Sendable, Hashable {
 
     /// `View.transition(with:…)`: the view's old picture cross-dissolves into its new one.
     public static let transitionCrossDissolve = AnimationOptions(rawValue: 5 << 20)
+    /// `View.transition(with:…)`, Lamina's (UIKit has them only as `CATransition` types): the
+    /// new picture slides in and pushes the old one out; slides in over the old one; the old
+    /// one slides out, showing the new one. From the left unless a `transitionFrom…` option
+    /// says otherwise.
+    public static let transitionPush = AnimationOptions(rawValue: 8 << 20)
+    public static let transitionMoveIn = AnimationOptions(rawValue: 9 << 20)
+    public static let transitionReveal = AnimationOptions(rawValue: 10 << 20)
+    /// Where `transitionPush`, `transitionMoveIn` and `transitionReveal` start.
+    public static let transitionFromLeft = AnimationOptions(rawValue: 0 << 28)
+    public static let transitionFromRight = AnimationOptions(rawValue: 1 << 28)
+    public static let transitionFromTop = AnimationOptions(rawValue: 2 << 28)
+    public static let transitionFromBottom = AnimationOptions(rawValue: 3 << 28)
+
+    /// The transition the options ask for (nil: none, or one Lamina does not draw: the
+    /// flips and curls).
+    var transition: TransitionAnimation? {
+        let subtypes: [TransitionAnimation.Subtype] = [.fromLeft, .fromRight, .fromTop, .fromBottom]
+        let subtype = subtypes[Int((rawValue >> 28) & 3)]
+        switch (rawValue >> 20) & 0xF {
+        case 5: return TransitionAnimation(type: .fade)
+        case 8: return TransitionAnimation(type: .push, subtype: subtype)
+        case 9: return TransitionAnimation(type: .moveIn, subtype: subtype)
+        case 10: return TransitionAnimation(type: .reveal, subtype: subtype)
+        default: return nil
+        }
+    }
 
     var timingFunction: TimingFunction {
         switch (rawValue >> 16) & 3 {
@@ -157,14 +183,14 @@ extension View {
     /// with `.transitionCrossDissolve`, the view and its subviews as they were before
     /// `animations` cross-dissolve into what they show after it — subviews added or
     /// removed, content redrawn, anything — over `duration` seconds (a `TransitionAnimation`
-    /// on its layer). The changes themselves are not animated one by one. Without a
-    /// transition option they happen at once. `completion` runs when the transition ends
-    /// (`true`) or is replaced (`false`).
+    /// on its layer); with `.transitionPush`, `.transitionMoveIn` or `.transitionReveal`
+    /// (and a `.transitionFrom…` side) the two pictures slide instead. The changes
+    /// themselves are not animated one by one. Without a transition option they happen at
+    /// once. `completion` runs when the transition ends (`true`) or is replaced (`false`).
     public static func transition(with view: View, duration: Double, options: AnimationOptions = [],
                                   animations: (() -> Void)?, completion: ((Bool) -> Void)? = nil) {
         let d = duration.isFinite ? max(0, duration) : 0
-        if options.contains(.transitionCrossDissolve), d > 0 {
-            var t = TransitionAnimation(type: .fade)
+        if var t = options.transition, d > 0 {
             t.duration = d
             t.timingFunction = options.timingFunction
             let blocksInteraction = !options.contains(.allowUserInteraction)

@@ -143,8 +143,9 @@ public final class AnimationEffect: Sendable {
         case contents(from: FadeEnd, to: FadeEnd, spring: SpringSolver?)
         /// A keyframe animation of `contents`: keyframe indices, and their contents.
         case contentsKeyframes(KeyframeData, [ContentRef?])
-        /// A transition (`TransitionAnimation`), by its identity, from `start` to `end` progress.
-        case transition(id: UInt64, start: Double, end: Double)
+        /// A transition (`TransitionAnimation`), by its identity, from `start` to `end`
+        /// progress, showing the old and new pictures as `motion` says.
+        case transition(id: UInt64, start: Double, end: Double, motion: TransitionMotion)
     }
     package let timing: MediaTiming
     let timingFunction: TimingFunction?
@@ -168,7 +169,7 @@ public final class AnimationEffect: Sendable {
     /// The transitions in it (itself, or members of a group), by id.
     package var transitionIDs: [UInt64] {
         switch kind {
-        case .transition(let id, _, _): return [id]
+        case .transition(let id, _, _, _): return [id]
         case .group(let members): return members.flatMap(\.transitionIDs)
         default: return []
         }
@@ -246,9 +247,9 @@ public final class AnimationEffect: Sendable {
             let i = min(max(Int(x.rounded(.down)), 0), refs.count - 1)
             let f = i + 1 < refs.count ? min(max(x - Double(i), 0), 1) : 0
             p.contentsFade = ContentsFade(from: .contents(refs[i]), to: .contents(refs[min(i + 1, refs.count - 1)]), fraction: f)
-        case let .transition(id, start, end):
+        case let .transition(id, start, end, motion):
             let f = paced(s.time / d, duration: d)
-            p.transition = TransitionProgress(id: id, fraction: min(max(start + (end - start) * f, 0), 1))
+            p.transition = TransitionProgress(id: id, fraction: min(max(start + (end - start) * f, 0), 1), motion: motion)
         case let .keyframes(property, data, additive, cumulative):
             guard !data.values.isEmpty else { return }
             var v = data.value(at: paced(s.time / d, duration: d))

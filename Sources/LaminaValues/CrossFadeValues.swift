@@ -28,11 +28,27 @@ package struct ContentsFade: Sendable, Hashable {
     package var fraction: Double
 }
 
-/// What a transition presents: the layer's old picture cross-fading into its new one.
+/// What a transition presents: the layer's old picture cross-fading into its new one, or
+/// the two moving (push, move in, reveal).
 package struct TransitionProgress: Sendable, Hashable {
     /// The transition's identity (its old picture is kept under it).
     package var id: UInt64
     package var fraction: Double
+    package var motion: TransitionMotion = .fade
+}
+
+/// How a transition shows the old picture and the new (`CATransitionType` and its
+/// subtype): `dx`, `dy` is the direction things move in, in the layer's own coordinates
+/// (y down), one of (±1, 0) and (0, ±1) — from the left is (1, 0).
+package enum TransitionMotion: Sendable, Hashable {
+    /// The old picture fades out as the new fades in (the exact per-pixel mix).
+    case fade
+    /// The new picture comes in from the subtype's side and pushes the old out.
+    case push(dx: Double, dy: Double)
+    /// The new picture comes in over the old, which stays.
+    case moveIn(dx: Double, dy: Double)
+    /// The old picture moves out, showing the new under it.
+    case reveal(dx: Double, dy: Double)
 }
 
 extension AnimationValue {

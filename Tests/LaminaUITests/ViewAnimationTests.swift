@@ -501,4 +501,35 @@ struct ViewAnimationTests {
         #expect(wrong == 0, "\(wrong) pixels are not the half-way mix")
         #expect(new[30, 30] == RGBAPixel(r: 0, g: 255, b: 0, a: 255) && new[100, 100] == RGBAPixel(r: 0, g: 0, b: 255, a: 255))
     }
+    @Test("View.transition with .transitionPush, .transitionMoveIn or .transitionReveal and a .transitionFrom… side adds that TransitionAnimation; a push from the top slides the new picture down over half the view at half time")
+    func movingViewTransitions() throws {
+        let cases: [(AnimationOptions, TransitionAnimation.Kind, TransitionAnimation.Subtype)] = [
+            ([.transitionPush], .push, .fromLeft), ([.transitionPush, .transitionFromRight], .push, .fromRight),
+            ([.transitionMoveIn, .transitionFromTop], .moveIn, .fromTop), ([.transitionReveal, .transitionFromBottom], .reveal, .fromBottom),
+        ]
+        for (options, kind, subtype) in cases {
+            let t = try #require(options.transition)
+            #expect(t.type == kind && t.subtype == subtype)
+        }
+        #expect(AnimationOptions.transitionCrossDissolve.transition?.type == .fade)
+        #expect(AnimationOptions.curveLinear.transition == nil)
+
+        let s = try AnimatedWindow()
+        defer { s.close() }
+        let container = try s.view(Rect(x: 20, y: 20, width: 100, height: 100), .red)
+        try s.commit(at: 0)
+        View.transition(with: container, duration: 1, options: [.transitionPush, .transitionFromTop, .curveLinear], animations: {
+            container.backgroundColor = .blue
+        })
+        let added = try #require(container.layer.animation(forKey: "transition") as? TransitionAnimation)
+        #expect(added.type == .push && added.subtype == .fromTop && added.duration == 1)
+        try s.commit(at: 0)
+        try s.commit(at: 0.5)
+        let half = try s.pixels()
+        // The new (blue) picture covers the top half, the old (red) was pushed 50 pt down.
+        #expect(half[70, 25] == RGBAPixel(r: 0, g: 0, b: 255, a: 255) && half[70, 69] == RGBAPixel(r: 0, g: 0, b: 255, a: 255))
+        #expect(half[70, 71] == RGBAPixel(r: 255, g: 0, b: 0, a: 255) && half[70, 169] == RGBAPixel(r: 255, g: 0, b: 0, a: 255))
+        // Unclipped, as in Core Animation: the new picture's upper half is above the view.
+        #expect(half[70, 15] == RGBAPixel(r: 0, g: 0, b: 255, a: 255) && half[70, 171] != RGBAPixel(r: 255, g: 0, b: 0, a: 255))
+    }
 }

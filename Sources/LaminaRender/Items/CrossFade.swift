@@ -60,8 +60,10 @@ enum ContentsCrossFadeItem: ItemKind {
 }
 
 /// A transition (`TransitionAnimation`): while it runs the layer is a group, and its
-/// composite is the mix of its old picture (taken when the transition was added) and its
-/// image now, made again as the progress advances.
+/// composite is made from its old picture (taken when the transition was added) and its
+/// image now, again as the progress advances: their exact mix for a fade; for a push, a
+/// move in or a reveal the two drawn over each other (source over), moved along the
+/// transition's direction by the layer's width or height through its transform.
 enum TransitionCrossFade: CompositeEffect {
     static let name = "transition"
 
@@ -72,8 +74,33 @@ enum TransitionCrossFade: CompositeEffect {
         // The old picture shows even when the layer itself is now hidden or transparent (a
         // transition that hides it fades it out) — not when a superlayer hides it.
         guard node.inheritedAlpha > 0, node.parentNode?.visible ?? true else { return nil }
-        let ob = TargetBox(targetRect: rect)
-        return node.visible ? image.map { $0.union(ob) } ?? ob : ob
+        let (oldOffset, newOffset) = offsets(t, of: node)
+        let ob = TargetBox(targetRect: moved(rect, oldOffset))
+        return node.visible ? image.map { TargetBox(targetRect: moved($0.targetRect, newOffset)).union(ob) } ?? ob : ob
+    }
+
+    /// Where the old and the new picture are drawn, as offsets in target points: along the
+    /// motion's direction, by the layer's width or height times the progress (the new one
+    /// starts a whole width or height away), mapped through the layer's transform.
+    static func offsets(_ t: TransitionProgress, of node: RenderNode) -> (old: Point, new: Point) {
+        let b = node.state.bounds, world = node.world
+        func along(_ dx: Double, _ dy: Double, _ k: Double) -> Point {
+            let c = Point(x: b.midX, y: b.midY)
+            let p = world.apply(to: c), q = world.apply(to: Point(x: c.x + dx * b.width * k, y: c.y + dy * b.height * k))
+            let d = Point(x: q.x - p.x, y: q.y - p.y)
+            return d.x.isFinite && d.y.isFinite ? d : .zero
+        }
+        let f = t.fraction
+        switch t.motion {
+        case .fade: return (.zero, .zero)
+        case let .push(dx, dy): return (along(dx, dy, f), along(dx, dy, f - 1))
+        case let .moveIn(dx, dy): return (.zero, along(dx, dy, f - 1))
+        case let .reveal(dx, dy): return (along(dx, dy, f), .zero)
+        }
+    }
+
+    private static func moved(_ r: Rect, _ by: Point) -> Rect {
+        Rect(x: r.origin.x + by.x, y: r.origin.y + by.y, width: r.size.width, height: r.size.height)
     }
 
     static func apply(_ composite: inout Composite, of node: RenderNode, into builder: inout DrawBuilder) {
@@ -83,23 +110,31 @@ enum TransitionCrossFade: CompositeEffect {
         // opacity then: the mix fades between the two opacities too.
         let newOpacity = node.visible ? (s.allowsGroupOpacity ? Placement.opacity(of: s) : 1) : 0
         let old = node.transitionPicture.flatMap { $0.id == t.id ? $0 : nil }
-        var box = composite.image.map { TargetBox(targetRect: $0.rect) }
-        if let r = old?.rect { box = box.map { $0.union(TargetBox(targetRect: r)) } ?? TargetBox(targetRect: r) }
+        let (oldOffset, newOffset) = offsets(t, of: node)
+        let oldRect = old?.rect.map { moved($0, oldOffset) }
+        let image = composite.image.map { (key: $0.key, rect: moved($0.rect, newOffset)) }
+        var box = image.map { TargetBox(targetRect: $0.rect) }
+        if let r = oldRect { box = box.map { $0.union(TargetBox(targetRect: r)) } ?? TargetBox(targetRect: r) }
         guard let b = box, let pixels = builder.imagePixels(covering: b) else { composite.image = nil; return }
         let key = ImageKey.transitionMix(node.id)
-        let image = composite.image
-        let stamp = [t.fraction, Double(composite.version), newOpacity] + (image.map { [$0.rect.minX, $0.rect.minY, $0.rect.width, $0.rect.height] } ?? [])
+        let stamp = [t.fraction, Double(composite.version), newOpacity, oldOffset.x, oldOffset.y]
+            + (image.map { [$0.rect.minX, $0.rect.minY, $0.rect.width, $0.rect.height] } ?? [])
         if builder.needsImage(key, pixels: pixels, stamp: stamp) {
-            var draws: [DrawItem] = []
-            if let o = old, let rect = o.rect, t.fraction < 1, o.opacity > 0 {
-                draws.append(DrawItem(clip: nil, cuts: [], op: .image(ImageDraw(image: .oldPicture(t.id), rect: rect,
-                                                                                 alpha: (1 - t.fraction) * o.opacity, filter: .nearest))))
+            var oldDraw: DrawItem?, newDraw: DrawItem?
+            let fades = t.motion == .fade
+            // A fade mixes (each at its share, added); the others draw each whole.
+            if let o = old, let rect = oldRect, o.opacity > 0, !fades || t.fraction < 1 {
+                oldDraw = DrawItem(clip: nil, cuts: [], op: .image(ImageDraw(image: .oldPicture(t.id), rect: rect,
+                                                                            alpha: (fades ? 1 - t.fraction : 1) * o.opacity, filter: .nearest)))
             }
-            if let (k, r) = image, t.fraction > 0, newOpacity > 0 {
-                draws.append(DrawItem(clip: nil, cuts: [], op: .image(ImageDraw(image: k, rect: r, alpha: t.fraction * newOpacity,
-                                                                                 filter: .nearest))))
+            if let (k, r) = image, newOpacity > 0, !fades || t.fraction > 0 {
+                newDraw = DrawItem(clip: nil, cuts: [], op: .image(ImageDraw(image: k, rect: r, alpha: (fades ? t.fraction : 1) * newOpacity,
+                                                                            filter: .nearest)))
             }
-            builder.addTask(key, .picture(PictureTask(pixels: pixels, scale: builder.scale, additive: true, draws: draws)))
+            // A reveal's old picture lies over the new; a push's and a move-in's new over the old.
+            var draws = [oldDraw, newDraw].compactMap { $0 }
+            if case .reveal = t.motion { draws.reverse() }
+            builder.addTask(key, .picture(PictureTask(pixels: pixels, scale: builder.scale, additive: fades, draws: draws)))
         }
         composite.image = (key, pixels.targetBox(scale: builder.scale).targetRect)
         composite.version = builder.version(of: key)

@@ -240,6 +240,96 @@ struct CrossFadeTests {
         #expect(Self.targets(s.device) == Self.targets(live), "old picture and mixes freed: \(s.device.liveObjectCounts) vs \(live)")
     }
 
+    /// The moving transitions (`push`, `moveIn`, `reveal`) from each side, at fixed
+    /// progress: the frame equals the old and new frames' pictures of the layer, each moved
+    /// by its share of the layer's width or height and laid over the rest in the kind's
+    /// order — worked out here pixel by pixel from the two still frames. The host draws
+    /// damage-limited frames, so a moved picture's old place must be redrawn too.
+    nonisolated static let movingCases: [(TransitionAnimation.Kind, TransitionAnimation.Subtype)] =
+        [TransitionAnimation.Kind.push, .moveIn, .reveal].flatMap { k in TransitionAnimation.Subtype.allCases.map { (k, $0) } }
+
+    @Test("push, moveIn and reveal from each side: frames at fixed progress equal the still pictures moved by the layer's width or height, in the kind's order; nothing is drawn or uploaded",
+          arguments: movingCases)
+    func movingTransition(kind: TransitionAnimation.Kind, subtype: TransitionAnimation.Subtype) throws {
+        let s = try AnimationStage()
+        defer { s.close() }
+        let container = Layer()
+        let r = (x: 60, y: 70, w: 40, h: 40)
+        container.frame = Rect(x: Double(r.x), y: Double(r.y), width: Double(r.w), height: Double(r.h))
+        container.backgroundColor = .red
+        let a = solid(Rect(x: 5, y: 5, width: 10, height: 10), .green)
+        let b = solid(Rect(x: 20, y: 12, width: 15, height: 22), Color(red: 1, green: 1, blue: 0))
+        container.addSublayer(a)
+        s.root.addSublayer(container)
+        let old = try s.frame(at: 0)
+        func newState() { container.backgroundColor = .blue; a.removeFromSuperlayer(); container.addSublayer(b) }
+        newState()
+        let new = try s.frame(at: 0)
+        container.backgroundColor = .red; b.removeFromSuperlayer(); container.addSublayer(a)
+        #expect(try s.frame(at: 0).mismatches { old[$0, $1] }.isEmpty)
+
+        var t = TransitionAnimation(type: kind, subtype: subtype)
+        t.duration = 1
+        t.timingFunction = .linear
+        container.add(t, forKey: nil)
+        newState()
+        try s.frame(at: 1)
+        let (dx, dy): (Int, Int) = switch subtype {
+        case .fromLeft: (1, 0)
+        case .fromRight: (-1, 0)
+        case .fromTop: (0, 1)
+        case .fromBottom: (0, -1)
+        }
+        let background = old[0, 0]
+        for f in [0.25, 0.5, 0.75] {
+            let frame = try s.frame(at: 1 + f)
+            func shift(_ k: Double) -> (Int, Int) { (Int(Double(dx * r.w) * k), Int(Double(dy * r.h) * k)) }
+            let (oldShift, newShift): ((Int, Int), (Int, Int)) = switch kind {
+            case .push: (shift(f), shift(f - 1))
+            case .moveIn: ((0, 0), shift(f - 1))
+            case .reveal: (shift(f), (0, 0))
+            case .fade: ((0, 0), (0, 0))
+            }
+            // A picture's pixel at (x, y) once moved by `d`, if its layer covers it.
+            func picture(_ image: RGBAImage, _ d: (Int, Int), _ x: Int, _ y: Int) -> RGBAPixel? {
+                let (u, v) = (x - d.0, y - d.1)
+                return (r.x..<r.x + r.w).contains(u) && (r.y..<r.y + r.h).contains(v) ? image[u, v] : nil
+            }
+            let wrong = frame.mismatches { x, y in
+                let o = picture(old, oldShift, x, y), n = picture(new, newShift, x, y)
+                return kind == .reveal ? (o ?? n ?? background) : (n ?? o ?? background)
+            }
+            #expect(wrong.isEmpty, "\(kind) \(subtype) at \(f): \(wrong)")
+            #expect(s.host.lastFrame.layersDrawn == 0 && s.host.lastFrame.textureBytesUploaded == 0)
+        }
+        try s.frame(at: 2.1)
+        #expect(container.animationKeys().isEmpty)
+        #expect(try s.frame(at: 2.2).mismatches { new[$0, $1] }.isEmpty)
+    }
+
+    @Test("a moving transition moves the pictures through the layer's transform: a push from the left on a layer scaled 2× moves them twice as far")
+    func movingTransitionThroughTransform() throws {
+        let s = try AnimationStage()
+        defer { s.close() }
+        let container = Layer()
+        container.frame = Rect(x: 40, y: 40, width: 30, height: 30)
+        container.transform = Transform3D(scaleX: 2, y: 2, z: 1)    // on screen: 25…85 a side
+        container.backgroundColor = .red
+        s.root.addSublayer(container)
+        try s.frame(at: 0)
+        var t = TransitionAnimation(type: .push, subtype: .fromLeft)
+        t.duration = 1
+        t.timingFunction = .linear
+        container.add(t, forKey: nil)
+        container.backgroundColor = .blue
+        try s.frame(at: 1)
+        let mid = try s.frame(at: 1.5)
+        // Half of 30 pt, scaled 2×: 30 px. The old (red) covers 55…115, the new (blue) −5…55.
+        #expect(mid[20, 50] == px(0, 0, 255) && mid[54, 50] == px(0, 0, 255))
+        #expect(mid[56, 50] == px(255, 0, 0) && mid[114, 50] == px(255, 0, 0))
+        #expect(mid[116, 50] == px(255, 255, 255))
+    }
+
     @Test("a transition on the root layer cross-fades the whole target; on a render thread too")
     func rootTransition() throws {
         for thread in [false, true] {
