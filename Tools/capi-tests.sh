@@ -25,6 +25,13 @@ fi
 export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
 lib=$(readlink -f "$prefix/lib/liblamina.so")
 echo "   liblamina: $(du -h "$lib" | cut -f1); it needs: $(readelf -d "$lib" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')"
+# The Swift runtime beside it: FoundationEssentials only (Foundation would bring ICU, 39 MB).
+runtime=$(du -cb "$prefix/lib/lamina"/* | tail -1 | cut -f1)
+if ls "$prefix/lib/lamina" | grep -qE '^(lib_FoundationICU|libFoundation|libFoundationInternationalization)\.so$'; then
+  ko "runtime: Foundation or ICU is installed again ($(ls "$prefix/lib/lamina" | tr '\n' ' ')): a library module imports Foundation (use FoundationEssentials, docs/c-api.md)"
+else
+  ok "runtime: $((runtime / 1048576)) MB of Swift runtime in lib/lamina, no Foundation or ICU"
+fi
 
 # The ABI: the library exports exactly the committed list of lamina_* functions (the
 # version script Tools/lamina.map hides every Swift symbol), and every function the header

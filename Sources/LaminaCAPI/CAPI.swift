@@ -1,5 +1,6 @@
 import CLamina
-import Foundation
+import FoundationEssentials
+import Glibc
 import LaminaCore
 import LaminaGeometry
 import LaminaGPU

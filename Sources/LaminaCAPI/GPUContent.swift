@@ -1,5 +1,6 @@
 import CLamina
-import Foundation
+import FoundationEssentials
+import Glibc
 import LaminaCore
 import LaminaGeometry
 import LaminaModel
@@ -10,7 +11,7 @@ import LaminaModel
 /// The C callback of a GL layer, called on the compositor's thread under a lock that its
 /// replacement and the layer's end take: `destroy` never runs while `draw` does.
 final class GLCallbackBox: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = ConditionLock()
     private var draw: lamina_gl_draw_fn?
     private var user: UnsafeMutableRawPointer?
     private var destroy: lamina_destroy_fn?

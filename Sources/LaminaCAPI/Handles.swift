@@ -1,5 +1,6 @@
 import CLamina
-import Foundation
+import CRunLoop
+import FoundationEssentials
 import Glibc
 import Synchronization
 import LaminaCore
@@ -152,7 +153,7 @@ private let mainThread = Atomic<UInt>(0)
     let me = UInt(pthread_self())
     let known = mainThread.load(ordering: .relaxed)
     if known != 0 { return me == known }
-    guard Thread.isMainThread else { return false }
+    guard lamina_is_main_thread() != 0 else { return false }   // (Thread.isMainThread, without Foundation)
     mainThread.store(me, ordering: .relaxed)
     return true
 }

@@ -1,7 +1,7 @@
 import LaminaValues
 import CEGL
 import CGBM
-import Foundation
+import FoundationEssentials
 import Glibc
 import Synchronization
 

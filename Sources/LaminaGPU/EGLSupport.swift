@@ -1,6 +1,7 @@
 import LaminaValues
 import CEGL
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// Names of EGL error codes, for messages.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import LaminaGeometry
 
 /// The backends Lamina can open an EGL display on.
@@ -29,7 +30,7 @@ public enum BackendSelection: Equatable, Sendable, CustomStringConvertible {
 
     /// Parses `auto`, `gbm`, `device` or `surfaceless`.
     public init(parsing text: String) throws {
-        let t = text.trimmingCharacters(in: .whitespaces).lowercased()
+        let t = text.trimmed.lowercased()
         if t == "auto" || t.isEmpty { self = .auto; return }
         guard let b = GPUBackend(rawValue: t), b != .host else {
             throw GPUError.invalidBackendName(text)
@@ -117,9 +118,9 @@ public enum GPUError: Error, Equatable, CustomStringConvertible, LocalizedError 
         case let .shaderNotFound(name, available):
             return "no shader named '\(name)' is embedded; available: \(available.joined(separator: ", ")). Add the file to Shaders/ and rebuild."
         case let .shaderCompile(name, log):
-            return "shader '\(name)' failed to compile. Driver log:\n\(log.trimmingCharacters(in: .whitespacesAndNewlines))"
+            return "shader '\(name)' failed to compile. Driver log:\n\(log.trimmed)"
         case let .programLink(vertex, fragment, log):
-            return "program '\(vertex)' + '\(fragment)' failed to link. Driver log:\n\(log.trimmingCharacters(in: .whitespacesAndNewlines))"
+            return "program '\(vertex)' + '\(fragment)' failed to link. Driver log:\n\(log.trimmed)"
         case let .invalidSize(what, size):
             return "\(what) of \(size) is not allowed: width and height must be at least 1 pixel"
         case let .tooLarge(what, size, maximum):

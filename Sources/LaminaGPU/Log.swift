@@ -1,7 +1,8 @@
 import LaminaValues
 import CEGL
 import CGLES
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
 import Synchronization
 

@@ -39,8 +39,10 @@ enum GLSLDialect: String, Sendable {
     /// `source` in this dialect: only the `#version` line changes, so line numbers in the
     /// driver's log are the source's.
     func translate(_ source: String) -> String {
-        guard self == .glsl330, let r = source.range(of: "#version 300 es") else { return source }
-        return source.replacingCharacters(in: r, with: "#version 330 core")
+        guard self == .glsl330, let r = source.firstRange(of: "#version 300 es") else { return source }
+        var s = source
+        s.replaceSubrange(r, with: "#version 330 core")
+        return s
     }
 }
 

@@ -1,5 +1,6 @@
 import CGLES
-import Foundation
+import FoundationEssentials
+import Glibc
 import LaminaGeometry
 import LaminaValues
 
@@ -177,7 +178,7 @@ extension GPUError {
         let lines = source.split(separator: "\n", omittingEmptySubsequences: false)
         var named: [Int] = []
         for entry in log.split(separator: "\n") {
-            var s = Substring(entry.trimmingCharacters(in: .whitespaces))
+            var s = Substring(entry.trimmed)
             if s.hasPrefix("ERROR:") || s.hasPrefix("WARNING:") { s = s.drop(while: { $0 != ":" }).dropFirst().drop(while: { $0 == " " }) }
             // <string>:<line> or <string>(<line>)
             let digits = s.prefix(while: \.isNumber)
@@ -188,11 +189,11 @@ extension GPUError {
             if let n = Int(number), n >= 1, n <= lines.count, !named.contains(n) { named.append(n) }
         }
         guard !named.isEmpty else { return log }
-        var out = log.trimmingCharacters(in: .whitespacesAndNewlines) + "\nSource:"
+        var out = log.trimmed + "\nSource:"
         var shown = Set<Int>()
         for n in named.sorted() {
             for k in max(1, n - 1)...min(lines.count, n + 1) where shown.insert(k).inserted {
-                out += "\n" + (k == n ? "> " : "  ") + String(format: "%4d | ", k) + lines[k - 1]
+                out += "\n" + (k == n ? "> " : "  ") + cFormat("%4d | ", k) + lines[k - 1]
             }
         }
         return out

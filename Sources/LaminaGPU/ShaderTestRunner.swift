@@ -1,5 +1,6 @@
 import CGLES
-import Foundation
+import FoundationEssentials
+import Glibc
 import LaminaGeometry
 import LaminaValues
 
@@ -94,7 +95,7 @@ public enum ShaderTestRunner {
             var vertex: [String] = [], fragment: [String] = []
             for (i, raw) in text.components(separatedBy: "\n").enumerated() {
                 let line = i + 1
-                let trimmed = raw.trimmingCharacters(in: .whitespaces)
+                let trimmed = raw.trimmed
                 if trimmed.hasPrefix("[") && trimmed.hasSuffix("]") {
                     section = String(trimmed.dropFirst().dropLast())
                     switch section {
@@ -110,7 +111,7 @@ public enum ShaderTestRunner {
                 case "":
                     if !trimmed.isEmpty, !trimmed.hasPrefix("#") { throw Failure(message: "line \(line): text before the first section: \(trimmed)") }
                 default:
-                    let content = trimmed.components(separatedBy: "#").first!.trimmingCharacters(in: .whitespaces)
+                    let content = trimmed.components(separatedBy: "#").first!.trimmed
                     guard !content.isEmpty else { continue }
                     switch section {
                     case "require": requirements.append((line, content))
@@ -420,7 +421,7 @@ public enum ShaderTestRunner {
                 guard text.hasPrefix("probe") || text.hasPrefix("relative probe") else { return nil }
                 self.text = text; self.line = line
                 // Numbers anywhere after the keywords, parentheses and commas ignored.
-                let cleaned = text.replacingOccurrences(of: "(", with: " ").replacingOccurrences(of: ")", with: " ").replacingOccurrences(of: ",", with: " ")
+                let cleaned = text.replacing("(", with: " ").replacing(")", with: " ").replacing(",", with: " ")
                 let w = cleaned.split(separator: " ").map(String.init)
                 let keywords = w.prefix { Float($0) == nil }
                 let numbers = w.dropFirst(keywords.count).compactMap { Float($0) }
@@ -474,7 +475,7 @@ public enum ShaderTestRunner {
                     if (0..<n).contains(where: { abs(observed[$0] - probe.expected[$0]) > tolerance[$0] }) {
                         bad += 1
                         if first == nil {
-                            func f(_ v: [Float]) -> String { v.map { String(format: "%.6f", $0) }.joined(separator: " ") }
+                            func f(_ v: [Float]) -> String { v.map { cFormat("%.6f", $0) }.joined(separator: " ") }
                             first = "Probe color at (\(r.x + i),\(r.y + j))\n  Expected: \(f(probe.expected))\n  Observed: \(f(observed))"
                         }
                     }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Points, sizes and rectangles in UIKit's coordinate space: points, origin top-left, y down.
 

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A 4×4 homogeneous transform laid out like Core Animation's `CATransform3D`:
 /// points are row vectors, `p' = p · M`, so translation lives in m41…m43 and

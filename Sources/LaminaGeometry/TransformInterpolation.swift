@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A `Transform3D` split into simple parts (the "unmatrix" decomposition of Graphics Gems II,
 /// as CSS Transforms Level 2 uses to interpolate 3D matrices), in `Transform3D`'s row-vector

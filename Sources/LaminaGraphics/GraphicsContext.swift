@@ -1,7 +1,8 @@
 import LaminaValues
 import CCairo
 import CPango
-import Foundation
+import FoundationEssentials
+import Glibc
 import LaminaGeometry
 
 public enum FillRule: String, Sendable, CaseIterable { case nonZero, evenOdd }

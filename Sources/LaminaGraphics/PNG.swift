@@ -1,6 +1,7 @@
 import LaminaValues
 import CCairo
-import Foundation
+import FoundationEssentials
+import Glibc
 import LaminaGeometry
 
 /// Errors from image files.
@@ -59,7 +60,7 @@ enum PNGStructure {
     private static func name(_ b: [UInt8], _ at: Int) -> String {
         let bytes = b[at..<at + 4]
         return bytes.allSatisfy({ (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) })
-            ? String(decoding: bytes, as: UTF8.self) : bytes.map { String(format: "%02X", $0) }.joined(separator: " ")
+            ? String(decoding: bytes, as: UTF8.self) : bytes.map { cFormat("%02X", $0) }.joined(separator: " ")
     }
 
     /// Nil when the file is a well-formed PNG within the limits, else what is wrong.
@@ -85,7 +86,7 @@ enum PNGStructure {
             let stored = u32(b, at + 8 + length)
             let computed = crc(b[(at + 4)..<(at + 8 + length)])
             guard stored == computed else {
-                return "bad CRC in chunk '\(type)' at byte \(at) (stored \(String(format: "%08X", stored)), computed \(String(format: "%08X", computed))): the file is corrupt"
+                return "bad CRC in chunk '\(type)' at byte \(at) (stored \(cFormat("%08X", stored)), computed \(cFormat("%08X", computed))): the file is corrupt"
             }
             if first {
                 guard type == "IHDR", length == 13 else { return "the first chunk is '\(type)' (\(length) bytes), not a 13-byte IHDR header: the file is corrupt" }
@@ -111,11 +112,11 @@ extension RGBAImage {
     public init(contentsOfPNG path: String) throws {
         guard FileManager.default.fileExists(atPath: path) else { throw GraphicsError.imageNotFound(path: path) }
         // Only regular files of a bounded size: a device (/dev/zero) or a FIFO never ends.
-        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
-        guard attributes?[.type] as? FileAttributeType == .typeRegular else {
+        let file = regularFileSize(atPath: path)
+        guard let file, file.isRegular else {
             throw GraphicsError.imageUnreadable(path: path, reason: "not a regular file (a directory, device or pipe)")
         }
-        let size = (attributes?[.size] as? NSNumber)?.intValue ?? 0
+        let size = file.size
         guard size <= PNGStructure.maximumFileSize else {
             throw GraphicsError.imageUnreadable(path: path, reason: "the file is \(size) bytes, beyond the limit of \(PNGStructure.maximumFileSize) bytes for a PNG")
         }

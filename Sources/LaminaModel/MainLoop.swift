@@ -1,5 +1,5 @@
 import CRunLoop
-import Foundation
+import FoundationEssentials
 import Glibc
 import Synchronization
 import LaminaValues

@@ -1,5 +1,6 @@
 import LaminaValues
-import Foundation
+import FoundationEssentials
+import Glibc
 import LaminaGeometry
 import LaminaGraphics
 

@@ -1,8 +1,10 @@
 import LaminaValues
-import Foundation
+import FoundationEssentials
+import Glibc
 import LaminaGeometry
 import LaminaGraphics
 import Synchronization
+import Dispatch
 
 /// Like `CATiledLayer`: content of any size (100 000 × 100 000 points and more) drawn in
 /// tiles of `tileSize` pixels, only where it is visible on screen, at the level of detail
@@ -379,7 +381,7 @@ final class TileQueue: @unchecked Sendable {
         let job: Job
         let image: RGBAImage?
     }
-    private let condition = NSCondition()
+    private let condition = ConditionLock()
     private var jobs: [Job] = []
     private var running: [TiledLayer.TileKey] = []
     private var results: [Result] = []

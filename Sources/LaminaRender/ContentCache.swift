@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 import LaminaGeometry
 import LaminaGPU
 import LaminaValues

@@ -1,5 +1,5 @@
 import LaminaValues
-import Foundation
+import FoundationEssentials
 import Glibc
 import LaminaGeometry
 import LaminaGPU
@@ -108,9 +108,7 @@ public final class RenderThread: @unchecked Sendable {
         pthread_cond_init(condition, &attributes)
         pthread_condattr_destroy(&attributes)
         if driver == .ownThread {
-            let thread = Thread { [self] in self.run() }
-            thread.name = "lamina-render"
-            thread.start()
+            startThread(named: "lamina-render") { [self] in self.run() }
         }
     }
 

@@ -1,5 +1,6 @@
 @_spi(LaminaInternal) import LaminaValues
-import Foundation
+import FoundationEssentials
+import Glibc
 import LaminaGeometry
 import LaminaGPU
 

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import LaminaCore
 import LaminaGeometry
 import LaminaGraphics
@@ -148,7 +149,7 @@ extension LayerBuilder {
     /// A path's text: M, L, Q, C, Z commands with absolute coordinates.
     func path(_ node: JSONNode, commandsSoFar: inout Int) throws -> Path {
         let text = try node.string()
-        var tokens = text.replacingOccurrences(of: ",", with: " ").split(whereSeparator: \.isWhitespace).map(String.init)[...]
+        var tokens = text.replacing(",", with: " ").split(whereSeparator: \.isWhitespace).map(String.init)[...]
         var path = Path()
         func numbers(_ n: Int, for command: String) throws -> [Double] {
             var out: [Double] = []

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import LaminaCore
 import LaminaGeometry
 import LaminaGPU
@@ -31,7 +32,7 @@ public struct ReftestManifest {
 
         /// The fuzz that applies on `renderer` (a GL renderer string).
         public func fuzz(on renderer: String) -> (maxDifference: Int, maxDifferingPixels: Int) {
-            if let f = fuzzByRenderer.first(where: { renderer.range(of: $0.renderer, options: .caseInsensitive) != nil }) {
+            if let f = fuzzByRenderer.first(where: { renderer.lowercased().contains($0.renderer.lowercased()) }) {
                 return (f.maxDifference, f.maxDifferingPixels)
             }
             return (maxDifference, maxDifferingPixels)
@@ -72,7 +73,7 @@ public struct ReftestManifest {
             // Annotations, in any order, each at most once (fuzzy-if once per renderer).
             while let word = words.first, word.hasPrefix("fuzzy(") || word.hasPrefix("fuzzy-if(") || word.hasPrefix("time(") {
                 if word.hasPrefix("fuzzy-if(") {
-                    let parts = word.dropFirst(9).dropLast().split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+                    let parts = word.dropFirst(9).dropLast().split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmed }
                     guard word.hasSuffix(")"), parts.count == 3, !parts[0].isEmpty, let m = Int(parts[1]), let c = Int(parts[2]), m >= 0, c >= 0 else {
                         throw fail("'\(word)' is not fuzzy-if(renderer,maxDiff,count) with a renderer name and two non-negative integers")
                     }
@@ -83,7 +84,7 @@ public struct ReftestManifest {
                 } else if word.hasPrefix("fuzzy(") {
                     guard !fuzzy else { throw fail("'fuzzy(…)' is given twice") }
                     let inside = word.dropFirst(6).dropLast()
-                    let parts = inside.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+                    let parts = inside.split(separator: ",").map { Int($0.trimmed) }
                     guard word.hasSuffix(")"), parts.count == 2, let m = parts[0], let c = parts[1], m >= 0, c >= 0 else {
                         throw fail("'\(word)' is not fuzzy(maxDiff,count) with two non-negative integers")
                     }
@@ -101,7 +102,7 @@ public struct ReftestManifest {
                 words.removeFirst()
             }
             guard words.count == 3, let relation = Relation(rawValue: words[0]) else {
-                throw fail("expected '== test ref' or '!= a b' (optionally after fuzzy(maxDiff,count) and time(seconds)), found '\(line.trimmingCharacters(in: .whitespaces))'")
+                throw fail("expected '== test ref' or '!= a b' (optionally after fuzzy(maxDiff,count) and time(seconds)), found '\(line.trimmed)'")
             }
             func resolve(_ p: String) -> String { p.hasPrefix("/") ? p : base.appendingPathComponent(p).path }
             entries.append(Entry(relation: relation, test: resolve(words[1]), reference: resolve(words[2]),
@@ -109,6 +110,9 @@ public struct ReftestManifest {
         }
     }
 }
+
+/// The last component of a path.
+private func fileName(_ path: String) -> String { URL(fileURLWithPath: path).lastPathComponent }
 
 /// The outcome of one reftest.
 public struct ReftestResult: Sendable, CustomStringConvertible {
@@ -122,7 +126,7 @@ public struct ReftestResult: Sendable, CustomStringConvertible {
     public var images: [String]
 
     public var description: String {
-        "\(passed ? "PASS" : "FAIL") \(entry.location) \(entry.relation.rawValue) \((entry.test as NSString).lastPathComponent) \((entry.reference as NSString).lastPathComponent): \(message)"
+        "\(passed ? "PASS" : "FAIL") \(entry.location) \(entry.relation.rawValue) \(fileName(entry.test)) \(fileName(entry.reference)): \(message)"
     }
 }
 
@@ -182,8 +186,8 @@ public struct ReftestRunner {
 
     private func writeImages(_ entry: ReftestManifest.Entry, actual: RGBAImage, expected: RGBAImage) throws -> [String] {
         try FileManager.default.createDirectory(atPath: outputDirectory, withIntermediateDirectories: true)
-        let name = ((entry.test as NSString).lastPathComponent as NSString).deletingPathExtension
-        let base = (outputDirectory as NSString).appendingPathComponent(name)
+        let name = URL(fileURLWithPath: entry.test).deletingPathExtension().lastPathComponent
+        let base = URL(fileURLWithPath: outputDirectory).appendingPathComponent(name).path
         var written = [base + "-actual.png", base + "-expected.png"]
         try actual.writePNG(to: written[0])
         try expected.writePNG(to: written[1])

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import LaminaCore
 import LaminaGeometry
 import LaminaGPU
@@ -110,11 +111,11 @@ public struct Scene {
     public static func load(contentsOf path: String) throws -> Scene {
         guard FileManager.default.fileExists(atPath: path) else { throw SceneError(file: path, path: "$", problem: "no such file") }
         // Only regular files of a bounded size: a device (/dev/zero) or a FIFO never ends.
-        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
-        guard attributes?[.type] as? FileAttributeType == .typeRegular else {
+        let file = regularFileSize(atPath: path)
+        guard let file, file.isRegular else {
             throw SceneError(file: path, path: "$", problem: "not a regular file (a directory, device or pipe)")
         }
-        let size = (attributes?[.size] as? NSNumber)?.intValue ?? 0
+        let size = file.size
         guard size <= SceneLimits.maximumFileSize else {
             throw SceneError(file: path, path: "$", problem: "the file is \(size) bytes, beyond the limit of \(SceneLimits.maximumFileSize) bytes for a scene")
         }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import LaminaGeometry
 
 /// How an animation shows outside its active time (`CAMediaTimingFillMode`).

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import LaminaGeometry
 
 /// A value of an animatable property (`fromValue`, `toValue`, keyframe values): Core

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import LaminaGeometry
 
 /// A filter of `Layer.backgroundFilters`: what lies behind the layer, processed, under it.

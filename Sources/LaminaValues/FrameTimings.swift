@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 import LaminaGeometry
 
@@ -23,7 +23,7 @@ public struct FrameTimings: Sendable, Equatable, CustomStringConvertible {
     public init() {}
 
     public var description: String {
-        func ms(_ t: Double) -> String { String(format: "%.3f", t * 1000) }
+        func ms(_ t: Double) -> String { cFormat("%.3f", t * 1000) }
         return "layout \(ms(layout)) ms, display \(ms(display)) ms, commit \(ms(commit)) ms, build \(ms(build)) ms, execute \(ms(execute)) ms"
             + (gpu.map { ", GPU \(ms($0)) ms" } ?? "")
     }

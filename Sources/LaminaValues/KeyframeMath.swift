@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// How a keyframe animation fills the time between its values (`CAAnimationCalculationMode`).
 public enum CalculationMode: String, Sendable, Hashable, CaseIterable {

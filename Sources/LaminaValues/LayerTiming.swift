@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import LaminaGeometry
 
 /// A layer's own media timing (`CAMediaTiming` on `CALayer`).

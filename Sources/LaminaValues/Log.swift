@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
 
 /// Where Lamina logs (swift-log): what backend was chosen and why others were not, EGL and

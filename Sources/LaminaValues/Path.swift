@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import LaminaGeometry
 
 /// A path as a value (`CGPath`): made once, drawn by any context (`GraphicsContext.addPath`),

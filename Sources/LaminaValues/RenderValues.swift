@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import LaminaGeometry
 
 /// Core Animation's blur radius convention: a `shadowRadius` (or a backdrop blur's radius)

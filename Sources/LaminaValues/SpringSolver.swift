@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The analytic damped harmonic oscillator behind `CASpringAnimation`: position x(t) goes from 0
 /// at t = 0 towards 1 (rest) under m·x'' = -k·(x - 1) - c·x', with x(0) = 0 and

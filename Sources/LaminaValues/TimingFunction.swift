@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A cubic Bézier easing curve from (0, 0) to (1, 1), as `CAMediaTimingFunction`: x is the
 /// fraction of time, y the fraction of progress. The control points' x are clamped to 0…1

@@ -1,5 +1,6 @@
 import LaminaValues
-import Foundation
+import FoundationEssentials
+import Glibc
 import LaminaGeometry
 
 /// What a delegate answers when a layer looks for the action of a property change.

@@ -77,7 +77,7 @@ final class ShaderPrograms {
     /// The source with its `main` renamed and a `main` that multiplies the output by the
     /// layer's opacity (`lamina_alpha`) appended; line numbers are unchanged.
     static func withAlpha(_ source: String) -> String {
-        guard let output = outputName(in: source), let range = source.range(of: "void main(") else { return source }
+        guard let output = outputName(in: source), let range = source.firstRange(of: "void main(") else { return source }
         var s = source
         s.replaceSubrange(range, with: "void lamina_user_main(")
         return s + "\nuniform float lamina_alpha;\nvoid main() { lamina_user_main(); \(output) *= lamina_alpha; }\n"
@@ -86,7 +86,7 @@ final class ShaderPrograms {
     /// The name of the shader's `out vec4`.
     static func outputName(in source: String) -> String? {
         for line in source.split(separator: "\n") {
-            let words = line.replacingOccurrences(of: ";", with: " ; ").split(whereSeparator: { $0 == " " || $0 == "\t" })
+            let words = line.replacing(";", with: " ; ").split(whereSeparator: { $0 == " " || $0 == "\t" })
             guard let out = words.firstIndex(of: "out"), out + 1 < words.count else { continue }
             var i = out + 1
             if ["highp", "mediump", "lowp"].contains(words[i]) { i += 1 }

@@ -1,0 +1,75 @@
+import FoundationEssentials
+import Glibc
+
+/// A mutex with a condition variable (what `NSLock` and `NSCondition` give, without
+/// Foundation: the library links `FoundationEssentials` only, no ICU).
+package final class ConditionLock: @unchecked Sendable {
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+
+    package init() {
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(condition, nil)
+    }
+
+    deinit {
+        pthread_cond_destroy(condition)
+        pthread_mutex_destroy(mutex)
+        condition.deallocate()
+        mutex.deallocate()
+    }
+
+    package func lock() { pthread_mutex_lock(mutex) }
+    package func unlock() { pthread_mutex_unlock(mutex) }
+
+    package func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        lock(); defer { unlock() }
+        return try body()
+    }
+
+    /// Wakes every waiter.
+    package func broadcast() { pthread_cond_broadcast(condition) }
+
+    /// Waits (the lock held) until woken or `deadline` (wall-clock time); false when the
+    /// deadline passed.
+    package func wait(until deadline: Date) -> Bool {
+        let t = max(0, deadline.timeIntervalSince1970)
+        var spec = timespec()
+        spec.tv_sec = t >= Double(Int.max) ? Int.max : Int(t)
+        spec.tv_nsec = Int((t - t.rounded(.down)) * 1e9)
+        return pthread_cond_timedwait(condition, mutex, &spec) != ETIMEDOUT
+    }
+}
+
+/// Starts a detached thread running `body` (`Foundation.Thread`, without Foundation).
+package func startThread(named name: String, _ body: @escaping @Sendable () -> Void) {
+    final class Box { let body: @Sendable () -> Void; init(_ b: @escaping @Sendable () -> Void) { body = b } }
+    let context = Unmanaged.passRetained(Box(body)).toOpaque()
+    var thread = pthread_t()
+    let started = pthread_create(&thread, nil, { raw in
+        let box = Unmanaged<AnyObject>.fromOpaque(raw!).takeRetainedValue() as! Box
+        box.body()
+        return nil
+    }, context)
+    guard started == 0 else {
+        // No thread to be had (the process is out of them): run it here rather than lose it.
+        Unmanaged<AnyObject>.fromOpaque(context).release()
+        body()
+        return
+    }
+    // (glibc's pthread_setname_np is not in Swift's Glibc module: looked up; 15 bytes at most.)
+    typealias SetName = @convention(c) (pthread_t, UnsafePointer<CChar>) -> Int32
+    if let symbol = dlsym(nil, "pthread_setname_np") {
+        _ = unsafeBitCast(symbol, to: SetName.self)(thread, String(decoding: name.utf8.prefix(15), as: UTF8.self))
+    }
+    pthread_detach(thread)
+}
+
+/// Whether `path` is a regular file, and its size in bytes (nil: it cannot be read).
+/// (`stat`: FoundationEssentials' attribute dictionary types its values differently from
+/// Foundation's.)
+package func regularFileSize(atPath path: String) -> (isRegular: Bool, size: Int)? {
+    var s = stat()
+    guard stat(path, &s) == 0 else { return nil }
+    return ((s.st_mode & S_IFMT) == S_IFREG, Int(s.st_size))
+}
