@@ -19,4 +19,4 @@ mkdir -p out
 # The animated example at 0.4 s (its animations evaluated at that media time).
 .build/debug/lamina render Examples/animated.json --time 0.4 -o out/animated.png --stats "$@"
 .build/debug/lamina demo -o out/demo --filmstrip out/demo/filmstrip.png --transition-filmstrip out/demo/transition-filmstrip.png \
-  --tiled-filmstrip out/demo/tiled-zoom.png
+  --tiled-filmstrip out/demo/tiled-zoom.png --push-filmstrip out/demo/push-filmstrip.png

@@ -19,6 +19,8 @@ struct Demo: ParsableCommand {
     var filmstrip: String?
     @Option(help: "Also write a filmstrip of a fade transition and a contents cross-fade to this PNG.")
     var transitionFilmstrip: String?
+    @Option(help: "Also write a filmstrip of push, move-in and reveal transitions to this PNG.")
+    var pushFilmstrip: String?
     @Option(help: "Also write a filmstrip of a tiled layer (100 000² pt, 5 levels of detail) zooming in and out to this PNG.")
     var tiledFilmstrip: String?
 
@@ -33,6 +35,7 @@ struct Demo: ParsableCommand {
             if let filmstrip { try app.writeFilmstrip(to: filmstrip) }
             if let transitionFilmstrip { try app.writeTransitionFilmstrip(to: transitionFilmstrip) }
             if let tiledFilmstrip { try app.writeTiledFilmstrip(to: tiledFilmstrip) }
+            if let pushFilmstrip { try app.writePushFilmstrip(to: pushFilmstrip) }
         }
     }
 }
@@ -410,6 +413,51 @@ struct DemoApp {
                    f.textureBytesUploaded, f.offscreenPasses)
         })
         print("wrote \(path): frames of a fade transition (left) and a contents cross-fade (right), 0.5 s, linear")
+    }
+
+    /// The moving transitions at fixed media times: three cards (each inside a frame that
+    /// clips it: `masksToBounds`) change from a blue face to a green one under a push from the right,
+    /// a move-in from the bottom and a reveal from the left.
+    func writePushFilmstrip(to path: String) throws {
+        var cards: [(Layer, Layer, Layer)] = []
+        try recordFilmstrip(to: path, times: [0.0, 0.1, 0.2, 0.3, 0.4, 0.5], start: 4000, build: { root in
+            for i in 0..<3 {
+                // The transition is not clipped by its own layer: a frame around it clips it.
+                let frame = Layer(), card = Layer(), dot = Layer(), bar = Layer()
+                frame.frame = Rect(x: 6 + Double(i) * 62, y: 18, width: 54, height: 60)
+                frame.cornerRadius = 8
+                frame.masksToBounds = true
+                frame.addSublayer(card)
+                card.frame = Rect(x: 0, y: 0, width: 54, height: 60)
+                card.backgroundColor = Color(r8: 66, g8: 133, b8: 244)
+                dot.frame = Rect(x: 15, y: 18, width: 24, height: 24)
+                dot.cornerRadius = 12
+                dot.backgroundColor = .white
+                card.addSublayer(dot)
+                bar.frame = Rect(x: 8, y: 40, width: 38, height: 10)
+                bar.cornerRadius = 3
+                bar.backgroundColor = Color(r8: 250, g8: 250, b8: 250)
+                root.addSublayer(frame)
+                cards.append((card, dot, bar))
+            }
+        }, animate: {
+            let kinds: [(TransitionAnimation.Kind, TransitionAnimation.Subtype)] = [(.push, .fromRight), (.moveIn, .fromBottom), (.reveal, .fromLeft)]
+            for ((card, dot, bar), (kind, subtype)) in zip(cards, kinds) {
+                var transition = TransitionAnimation(type: kind, subtype: subtype)
+                transition.duration = 0.5
+                transition.timingFunction = .linear
+                card.add(transition, forKey: nil)
+                Transaction.withoutActions {
+                    dot.removeFromSuperlayer()
+                    card.addSublayer(bar)
+                    card.backgroundColor = Color(r8: 52, g8: 168, b8: 83)
+                }
+            }
+        }, describe: { t, f in
+            String(format: "push filmstrip t = %.2f s: drew %d, uploaded %d B, %d offscreen passes", t, f.layersDrawn,
+                   f.textureBytesUploaded, f.offscreenPasses)
+        })
+        print("wrote \(path): frames of a push from the right, a move-in from the bottom and a reveal from the left, 0.5 s, linear")
     }
 
     /// Frames side by side with a caption under each, composited by Lamina.
