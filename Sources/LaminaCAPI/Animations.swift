@@ -172,6 +172,34 @@ public func c_layer_add_animation(_ l: OpaquePointer?, _ a: UnsafePointer<lamina
     }
 }
 
+@_cdecl("lamina_layer_add_transition")
+public func c_layer_add_transition(_ l: OpaquePointer?, _ type: lamina_transition_type, _ subtype: lamina_transition_subtype,
+                                   _ duration: Double, _ timing: lamina_timing_function, _ key: UnsafePointer<CChar>?) -> lamina_status {
+    nonisolated(unsafe) let l = l, key = key
+    return call("lamina_layer_add_transition") {
+        let layer = try Handles.layer(l)
+        let kinds: [lamina_transition_type: TransitionAnimation.Kind] = [
+            LAMINA_TRANSITION_FADE: .fade, LAMINA_TRANSITION_PUSH: .push, LAMINA_TRANSITION_MOVE_IN: .moveIn, LAMINA_TRANSITION_REVEAL: .reveal]
+        let subtypes: [lamina_transition_subtype: TransitionAnimation.Subtype] = [
+            LAMINA_TRANSITION_FROM_LEFT: .fromLeft, LAMINA_TRANSITION_FROM_RIGHT: .fromRight,
+            LAMINA_TRANSITION_FROM_TOP: .fromTop, LAMINA_TRANSITION_FROM_BOTTOM: .fromBottom]
+        guard let kind = kinds[type] else { throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "unknown transition type \(type.rawValue)") }
+        guard let side = subtypes[subtype] else { throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "unknown transition subtype \(subtype.rawValue)") }
+        try finite(duration, what: "the duration")
+        var t = TransitionAnimation(type: kind, subtype: side)
+        t.duration = duration > 0 ? duration : layer.transactionContext.animationDuration()
+        switch timing {
+        case LAMINA_TIMING_DEFAULT: t.timingFunction = layer.transactionContext.animationTimingFunction() ?? .default
+        case LAMINA_TIMING_LINEAR: t.timingFunction = .linear
+        case LAMINA_TIMING_EASE_IN: t.timingFunction = .easeIn
+        case LAMINA_TIMING_EASE_OUT: t.timingFunction = .easeOut
+        case LAMINA_TIMING_EASE_IN_EASE_OUT: t.timingFunction = .easeInEaseOut
+        default: throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "a transition's timing is LAMINA_TIMING_DEFAULT … LAMINA_TIMING_EASE_IN_EASE_OUT (got \(timing.rawValue))")
+        }
+        layer.add(t, forKey: key.map { String(cString: $0) } ?? "transition")
+    }
+}
+
 @_cdecl("lamina_layer_remove_animation")
 public func c_layer_remove_animation(_ l: OpaquePointer?, _ key: UnsafePointer<CChar>?) -> lamina_status {
     nonisolated(unsafe) let l = l, key = key

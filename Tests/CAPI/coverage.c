@@ -341,6 +341,49 @@ int main(int argc, char **argv) {
         lamina_flush();
     }
 
+    /* A push transition from the right on a fixed frame clock: half-way, the old (red)
+       picture is pushed half out to the left and the new (blue) one fills the right half. */
+    {
+        lamina_layer *card;
+        lamina_color red = {1, 0, 0, 1}, blue = {0, 0, 1, 1};
+        lamina_layer_create(&card);
+        lamina_layer_set_frame(card, (lamina_rect){60, 60, 40, 40});
+        lamina_layer_set_background_color(card, &red);
+        lamina_layer_add_sublayer(root, card);
+        const double t0 = 2000;
+        lamina_set_frame_time(t0);
+        lamina_flush();
+        check(lamina_layer_add_transition(card, LAMINA_TRANSITION_PUSH, LAMINA_TRANSITION_FROM_RIGHT, 10, LAMINA_TIMING_LINEAR, NULL) == LAMINA_OK,
+              "lamina_layer_add_transition (push from the right)");
+        lamina_layer_set_background_color(card, &blue);
+        int has = 0;
+        check(lamina_layer_has_animation(card, "transition", &has) == LAMINA_OK && has, "under the key \"transition\" when NULL");
+        lamina_flush();                                   /* it begins at this commit: t0 */
+        lamina_set_frame_time(t0 + 5);
+        lamina_flush();
+        lamina_target_read_pixels(target, LAMINA_PIXEL_RGBA8, px, 400, sizeof px);
+        const uint8_t *old = px + (80 * 100 + 70) * 4, *new = px + (80 * 100 + 90) * 4, *out = px + (80 * 100 + 50) * 4;
+        printf("   push half-way: (70, 80) %d %d %d, (90, 80) %d %d %d, (50, 80) %d %d %d\n", old[0], old[1], old[2],
+               new[0], new[1], new[2], out[0], out[1], out[2]);
+        check(near(old, 255, 0, 0) && near(new, 0, 0, 255) && near(out, 255, 0, 0),
+              "half-way: the old picture moved 20 pt left (unclipped), the new one in the right half");
+        lamina_set_frame_time(t0 + 20);
+        lamina_flush();
+        lamina_target_read_pixels(target, LAMINA_PIXEL_RGBA8, px, 400, sizeof px);
+        check(near(px + (80 * 100 + 70) * 4, 0, 0, 255) && lamina_layer_has_animation(card, "transition", &has) == LAMINA_OK && !has,
+              "after it: the new picture, the transition removed");
+        check(lamina_layer_add_transition(card, (lamina_transition_type)9, LAMINA_TRANSITION_FROM_LEFT, 1, LAMINA_TIMING_LINEAR, "t")
+              == LAMINA_ERROR_INVALID_ARGUMENT, "an unknown transition type is refused");
+        check(lamina_layer_add_transition(card, LAMINA_TRANSITION_FADE, LAMINA_TRANSITION_FROM_LEFT, 0.0 / 0.0, LAMINA_TIMING_LINEAR, "t")
+              == LAMINA_ERROR_INVALID_ARGUMENT, "a NaN duration is refused");
+        check(lamina_layer_add_transition(card, LAMINA_TRANSITION_FADE, LAMINA_TRANSITION_FROM_LEFT, 1, LAMINA_TIMING_BEZIER, "t")
+              == LAMINA_ERROR_INVALID_ARGUMENT, "a Bézier timing is refused (the description has no control points)");
+        lamina_set_frame_time(0.0 / 0.0);
+        lamina_layer_remove_from_superlayer(card);
+        lamina_release(card);
+        lamina_flush();
+    }
+
     /* A scene file: loaded, rendered to PNG, its root layer reachable. */
     lamina_scene *scene;
     check(lamina_scene_load(scene_path, &scene) == LAMINA_OK, "lamina_scene_load");

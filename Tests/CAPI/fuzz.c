@@ -151,7 +151,10 @@ static void random_call(void) {
                lamina_target_read_pixels(h, (lamina_pixel_format)below(4), below(10) ? buffer : NULL, (size_t)below(2000),
                                          below(2) ? sizeof buffer : (size_t)below(5000)); break; }
     case 33: { lamina_layer *hit = NULL; lamina_layer_hit_test(h, point(), &hit); keep(hit); break; }
-    case 34: random_animation(h); break;
+    case 34: if (below(4)) random_animation(h);
+             else lamina_layer_add_transition(h, (lamina_transition_type)below(6), (lamina_transition_subtype)below(6), number(),
+                                              (lamina_timing_function)below(7), below(2) ? "k" : NULL);
+             break;
     case 35: lamina_layer_remove_animation(h, below(2) ? "k" : NULL); if (!below(4)) lamina_layer_remove_all_animations(h); break;
     case 36: { lamina_layer *p = NULL; lamina_layer_presentation(h, &p); double v; lamina_layer_get_opacity(p, &v);
                lamina_rect r; lamina_layer_get_frame(p, &r); lamina_release(p); break; }

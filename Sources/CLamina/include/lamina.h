@@ -265,6 +265,21 @@ lamina_status lamina_animation_init(lamina_animation *animation, lamina_animatio
 lamina_status lamina_layer_add_animation(lamina_layer *layer, const lamina_animation *animation, const char *key);
 lamina_status lamina_layer_remove_animation(lamina_layer *layer, const char *key);
 lamina_status lamina_layer_remove_all_animations(lamina_layer *layer);
+/* A transition (CATransition, docs/animations.md): make the layer's changes (sublayers,
+ * colours, contents) in the same transaction; its old picture turns into the new one over
+ * `duration` seconds (≤ 0: the transaction's animation duration, 0.25 s by default) — a
+ * fade, or the new picture pushing the old out, moving in over it, or the old revealing it,
+ * from `subtype`'s side (origin at the top left: FROM_TOP moves down). `timing` is one of
+ * LAMINA_TIMING_DEFAULT … LAMINA_TIMING_EASE_IN_EASE_OUT. `key` NULL: "transition" (a new
+ * one replaces one running). */
+typedef enum lamina_transition_type {
+    LAMINA_TRANSITION_FADE = 0, LAMINA_TRANSITION_PUSH, LAMINA_TRANSITION_MOVE_IN, LAMINA_TRANSITION_REVEAL
+} lamina_transition_type;
+typedef enum lamina_transition_subtype {
+    LAMINA_TRANSITION_FROM_LEFT = 0, LAMINA_TRANSITION_FROM_RIGHT, LAMINA_TRANSITION_FROM_TOP, LAMINA_TRANSITION_FROM_BOTTOM
+} lamina_transition_subtype;
+lamina_status lamina_layer_add_transition(lamina_layer *layer, lamina_transition_type type, lamina_transition_subtype subtype,
+                                          double duration, lamina_timing_function timing, const char *key);
 /* Whether an animation runs under `key`. */
 lamina_status lamina_layer_has_animation(const lamina_layer *layer, const char *key, int *has);
 
