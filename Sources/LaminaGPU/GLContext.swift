@@ -158,7 +158,9 @@ struct IndexedDrawBufferFunctions {
     /// when the buffers differ is the driver's choice (Mesa: buffer 0's; NVIDIA: enabled
     /// when buffer 1's is, seen on an H200 with driver 580).
     let getInteger: PFNGLGETINTEGERI_VPROC
-    let getBoolean: GetBooleanIndexedProc
+    /// (nil on OpenGL ES 3.0 with the extension: glGetBooleani_v is ES 3.1's; the plain
+    /// query is read then.)
+    let getBoolean: GetBooleanIndexedProc?
     /// glGetBooleani_v (OpenGL ES 3.1, desktop 3.0: not in the ES 3.0 headers Lamina builds with).
     typealias GetBooleanIndexedProc = @convention(c) (GLenum, GLuint, UnsafeMutablePointer<GLboolean>?) -> Void
 
@@ -181,8 +183,8 @@ struct IndexedDrawBufferFunctions {
               let equation = eglProcedure("glBlendEquationSeparatei" + suffixes.1, as: PFNGLBLENDEQUATIONSEPARATEIOESPROC.self),
               let function = eglProcedure("glBlendFuncSeparatei" + suffixes.1, as: PFNGLBLENDFUNCSEPARATEIOESPROC.self),
               let mask = eglProcedure("glColorMaski" + suffixes.0, as: PFNGLCOLORMASKIOESPROC.self),
-              let getInteger = eglProcedure("glGetIntegeri_v", as: PFNGLGETINTEGERI_VPROC.self),
-              let getBoolean = eglProcedure("glGetBooleani_v", as: GetBooleanIndexedProc.self) else { return nil }
+              let getInteger = eglProcedure("glGetIntegeri_v", as: PFNGLGETINTEGERI_VPROC.self) else { return nil }
+        let getBoolean = eglProcedure("glGetBooleani_v", as: GetBooleanIndexedProc.self)
         return IndexedDrawBufferFunctions(enable: enable, disable: disable, isEnabled: isEnabled, blendEquation: equation, blendFunc: function,
                                           colorMask: mask, getInteger: getInteger, getBoolean: getBoolean)
     }

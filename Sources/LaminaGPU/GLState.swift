@@ -74,7 +74,8 @@ struct GLStateSnapshot: Equatable {
             s.blend = i.isEnabled(GLenum(GL_BLEND), 0) == GLboolean(GL_TRUE)
             s.blendFunc = [int0(GL_BLEND_SRC_RGB), int0(GL_BLEND_DST_RGB), int0(GL_BLEND_SRC_ALPHA), int0(GL_BLEND_DST_ALPHA)]
             s.blendEquation = [int0(GL_BLEND_EQUATION_RGB), int0(GL_BLEND_EQUATION_ALPHA)]
-            i.getBoolean(GLenum(GL_COLOR_WRITEMASK), 0, &s.colorMask)
+            if let getBoolean = i.getBoolean { getBoolean(GLenum(GL_COLOR_WRITEMASK), 0, &s.colorMask) }
+            else { glGetBooleanv(GLenum(GL_COLOR_WRITEMASK), &s.colorMask) }
         } else {
             s.blend = on(GL_BLEND)
             s.blendFunc = [int(GL_BLEND_SRC_RGB), int(GL_BLEND_DST_RGB), int(GL_BLEND_SRC_ALPHA), int(GL_BLEND_DST_ALPHA)]

@@ -41,8 +41,10 @@ package final class ConditionLock: @unchecked Sendable {
     }
 }
 
-/// Starts a detached thread running `body` (`Foundation.Thread`, without Foundation).
-package func startThread(named name: String, _ body: @escaping @Sendable () -> Void) {
+/// Starts a detached thread running `body` (`Foundation.Thread`, without Foundation); false
+/// when the system gives no thread (the caller fails cleanly: nothing runs `body`).
+@discardableResult
+package func startThread(named name: String, _ body: @escaping @Sendable () -> Void) -> Bool {
     final class Box { let body: @Sendable () -> Void; init(_ b: @escaping @Sendable () -> Void) { body = b } }
     let context = Unmanaged.passRetained(Box(body)).toOpaque()
     var thread = pthread_t()
@@ -52,10 +54,8 @@ package func startThread(named name: String, _ body: @escaping @Sendable () -> V
         return nil
     }, context)
     guard started == 0 else {
-        // No thread to be had (the process is out of them): run it here rather than lose it.
         Unmanaged<AnyObject>.fromOpaque(context).release()
-        body()
-        return
+        return false
     }
     // (glibc's pthread_setname_np is not in Swift's Glibc module: looked up; 15 bytes at most.)
     typealias SetName = @convention(c) (pthread_t, UnsafePointer<CChar>) -> Int32
@@ -63,6 +63,7 @@ package func startThread(named name: String, _ body: @escaping @Sendable () -> V
         _ = unsafeBitCast(symbol, to: SetName.self)(thread, String(decoding: name.utf8.prefix(15), as: UTF8.self))
     }
     pthread_detach(thread)
+    return true
 }
 
 /// Whether `path` is a regular file, and its size in bytes (nil: it cannot be read).

@@ -108,7 +108,9 @@ public final class RenderThread: @unchecked Sendable {
         pthread_cond_init(condition, &attributes)
         pthread_condattr_destroy(&attributes)
         if driver == .ownThread {
-            startThread(named: "lamina-render") { [self] in self.run() }
+            // No thread to be had: the thread counts as stopped, and every wait for a frame
+            // throws (GPUError.deviceClosed) instead of waiting forever.
+            if !startThread(named: "lamina-render", { [self] in self.run() }) { exited = true }
         }
     }
 
