@@ -2,14 +2,19 @@ import FoundationEssentials
 import Glibc
 
 /// A mutex with a condition variable (what `NSLock` and `NSCondition` give, without
-/// Foundation: the library links `FoundationEssentials` only, no ICU).
+/// Foundation: the library links `FoundationEssentials` only, no ICU). Timed waits run on
+/// CLOCK_MONOTONIC, so a change of the wall clock neither ends nor stretches them.
 package final class ConditionLock: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
 
     package init() {
         pthread_mutex_init(mutex, nil)
-        pthread_cond_init(condition, nil)
+        var attributes = pthread_condattr_t()
+        pthread_condattr_init(&attributes)
+        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+        pthread_cond_init(condition, &attributes)
+        pthread_condattr_destroy(&attributes)
     }
 
     deinit {
@@ -30,14 +35,24 @@ package final class ConditionLock: @unchecked Sendable {
     /// Wakes every waiter.
     package func broadcast() { pthread_cond_broadcast(condition) }
 
-    /// Waits (the lock held) until woken or `deadline` (wall-clock time); false when the
-    /// deadline passed.
-    package func wait(until deadline: Date) -> Bool {
-        let t = max(0, deadline.timeIntervalSince1970)
+    /// Waits (the lock held) until woken.
+    package func wait() { pthread_cond_wait(condition, mutex) }
+
+    /// Waits (the lock held) until woken or `seconds` of CLOCK_MONOTONIC; false when that
+    /// time passed.
+    package func wait(untilMonotonic seconds: Double) -> Bool {
+        let t = seconds.isNaN ? 0 : max(0, seconds)
         var spec = timespec()
         spec.tv_sec = t >= Double(Int.max) ? Int.max : Int(t)
-        spec.tv_nsec = Int((t - t.rounded(.down)) * 1e9)
+        spec.tv_nsec = t >= Double(Int.max) ? 0 : Int((t - t.rounded(.down)) * 1e9)
         return pthread_cond_timedwait(condition, mutex, &spec) != ETIMEDOUT
+    }
+
+    /// Waits (the lock held) until woken or `deadline`; false when the deadline passed.
+    package func wait(until deadline: Date) -> Bool {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return wait(untilMonotonic: Double(now.tv_sec) + Double(now.tv_nsec) / 1e9 + deadline.timeIntervalSinceNow)
     }
 }
 

@@ -70,9 +70,8 @@ public final class RenderThread: @unchecked Sendable {
     private var lastRequest = FrameRequest(background: .clear, always: false, overlays: [])
     private var nextTick = 0.0
 
-    // Shared, under `mutex`.
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    // Shared, under `condition` (its lock).
+    private let condition = ConditionLock()
     private var commands: [Command] = []
     private var stopping = false
     private var exited = false
@@ -101,12 +100,6 @@ public final class RenderThread: @unchecked Sendable {
         self.rootID = rootID
         self.driver = driver
         self.framesPerSecond = max(1, min(framesPerSecond.isFinite ? framesPerSecond : 60, 1000))
-        pthread_mutex_init(mutex, nil)
-        var attributes = pthread_condattr_t()
-        pthread_condattr_init(&attributes)
-        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
-        pthread_cond_init(condition, &attributes)
-        pthread_condattr_destroy(&attributes)
         if driver == .ownThread {
             // No thread to be had: the thread counts as stopped, and every wait for a frame
             // throws (GPUError.deviceClosed) instead of waiting forever.
@@ -114,20 +107,13 @@ public final class RenderThread: @unchecked Sendable {
         }
     }
 
-    deinit {
-        pthread_cond_destroy(condition)
-        pthread_mutex_destroy(mutex)
-        condition.deallocate()
-        mutex.deallocate()
-    }
-
-    private func lock() { pthread_mutex_lock(mutex) }
-    private func unlock() { pthread_mutex_unlock(mutex) }
+    private func lock() { condition.lock() }
+    private func unlock() { condition.unlock() }
 
     private func send(_ command: Command) {
         lock()
         commands.append(command)
-        pthread_cond_broadcast(condition)
+        condition.broadcast()
         unlock()
     }
 
@@ -153,7 +139,7 @@ public final class RenderThread: @unchecked Sendable {
     /// frame).
     public var drawsAnimationFramesByItself: Bool {
         get { lock(); defer { unlock() }; return ticks }
-        set { lock(); ticks = newValue; pthread_cond_broadcast(condition); unlock() }
+        set { lock(); ticks = newValue; condition.broadcast(); unlock() }
     }
     private var ticks = true
 
@@ -186,7 +172,7 @@ public final class RenderThread: @unchecked Sendable {
         requested += 1
         let serial = requested
         commands.append(.frame(serial: serial, request))
-        pthread_cond_broadcast(condition)
+        condition.broadcast()
         defer { unlock() }
         guard wait else { return nil }
         try waitLocked(for: serial)
@@ -196,7 +182,7 @@ public final class RenderThread: @unchecked Sendable {
 
     private func waitLocked(for serial: Int) throws {
         // (With `.external`, the host's thread runs the loop: it must not wait for this one.)
-        while completed < serial && !exited { pthread_cond_wait(condition, mutex) }
+        while completed < serial && !exited { condition.wait() }
         if completed < serial {
             throw GPUError.deviceClosed(operation: "waiting for the render thread's frame (the render thread stopped)")
         }
@@ -210,7 +196,7 @@ public final class RenderThread: @unchecked Sendable {
         requested += 1
         let serial = requested
         commands.append(.perform(serial: serial) { result = Result { try body() } })
-        pthread_cond_broadcast(condition)
+        condition.broadcast()
         do {
             defer { unlock() }
             try waitLocked(for: serial)
@@ -226,8 +212,8 @@ public final class RenderThread: @unchecked Sendable {
         send(.release)
         lock()
         stopping = true
-        pthread_cond_broadcast(condition)
-        while !exited { pthread_cond_wait(condition, mutex) }
+        condition.broadcast()
+        while !exited { condition.wait() }
         unlock()
     }
 
@@ -262,7 +248,7 @@ public final class RenderThread: @unchecked Sendable {
         if stop {
             lock()
             exited = true
-            pthread_cond_broadcast(condition)
+            condition.broadcast()
             unlock()
         }
     }
@@ -280,12 +266,9 @@ public final class RenderThread: @unchecked Sendable {
                         lock()
                         continue
                     }
-                    var deadline = timespec()
-                    deadline.tv_sec = Int(nextTick.rounded(.down))
-                    deadline.tv_nsec = Int((nextTick - nextTick.rounded(.down)) * 1e9)
-                    pthread_cond_timedwait(condition, mutex, &deadline)
+                    _ = condition.wait(untilMonotonic: nextTick)
                 } else {
-                    pthread_cond_wait(condition, mutex)
+                    condition.wait()
                 }
                 continue
             }
@@ -296,7 +279,7 @@ public final class RenderThread: @unchecked Sendable {
             lock()
         }
         exited = true
-        pthread_cond_broadcast(condition)
+        condition.broadcast()
         unlock()
     }
 
@@ -309,7 +292,7 @@ public final class RenderThread: @unchecked Sendable {
         func complete(_ serial: Int) {
             lock()
             completed = max(completed, serial)
-            pthread_cond_broadcast(condition)
+            condition.broadcast()
             unlock()
         }
         for (i, command) in batch.enumerated() {

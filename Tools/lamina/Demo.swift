@@ -408,10 +408,7 @@ struct DemoApp {
                 card.backgroundColor = Color(r8: 52, g8: 168, b8: 83)
             }
             photo.contents = .image(try picture(Color(r8: 120, g8: 80, b8: 200), Color(r8: 40, g8: 200, b8: 200), ring: false))
-        }, describe: { t, f in
-            String(format: "transition filmstrip t = %.2f s: drew %d, uploaded %d B, %d offscreen passes", t, f.layersDrawn,
-                   f.textureBytesUploaded, f.offscreenPasses)
-        })
+        }, describe: Self.passLine("transition filmstrip"))
         print("wrote \(path): frames of a fade transition (left) and a contents cross-fade (right), 0.5 s, linear")
     }
 
@@ -453,11 +450,16 @@ struct DemoApp {
                     card.backgroundColor = Color(r8: 52, g8: 168, b8: 83)
                 }
             }
-        }, describe: { t, f in
-            String(format: "push filmstrip t = %.2f s: drew %d, uploaded %d B, %d offscreen passes", t, f.layersDrawn,
-                   f.textureBytesUploaded, f.offscreenPasses)
-        })
+        }, describe: Self.passLine("push filmstrip"))
         print("wrote \(path): frames of a push from the right, a move-in from the bottom and a reveal from the left, 0.5 s, linear")
+    }
+
+    /// A filmstrip frame's line: what it drew and uploaded, and its offscreen passes.
+    private static func passLine(_ name: String) -> (Double, FrameStatistics) -> String {
+        { t, f in
+            String(format: "\(name) t = %.2f s: drew %d, uploaded %d B, %d offscreen passes", t, f.layersDrawn, f.textureBytesUploaded,
+                   f.offscreenPasses)
+        }
     }
 
     /// Frames side by side with a caption under each, composited by Lamina.
