@@ -32,7 +32,9 @@ public enum QuadPaint {
     case solid(Color)
     /// A rounded rectangle of `color` with antialiased edges, the size of the quad's
     /// rectangle: filled when `borderWidth` is 0, else a ring of that width inside its edge.
-    case roundedRect(color: Color, cornerRadius: Double, borderWidth: Double = 0)
+    /// `corners` says which corners are rounded and how (named in the quad's rectangle:
+    /// `layerMinXMinYCorner` is at its origin).
+    case roundedRect(color: Color, corners: CornerShape, borderWidth: Double = 0)
     /// A premultiplied texture faded by `alpha`.
     /// - `source`: the part of the texture shown, unit coordinates (y down).
     /// - `clamp`: a unit rectangle sampling is clamped to (an atlas entry's rectangle inset
@@ -49,6 +51,13 @@ public enum QuadPaint {
     /// `color`. The quad's rectangle is the shape grown by 3σ on every side (use
     /// `Quad.shadow(of:cornerRadius:sigma:color:transform:)`).
     case shadow(color: Color, cornerRadius: Double, sigma: Double)
+}
+
+extension QuadPaint {
+    /// A rounded rectangle with four circular corners of `cornerRadius`.
+    public static func roundedRect(color: Color, cornerRadius: Double, borderWidth: Double = 0) -> QuadPaint {
+        .roundedRect(color: color, corners: CornerShape(radius: cornerRadius), borderWidth: borderWidth)
+    }
 }
 
 extension Quad {

@@ -260,6 +260,12 @@ public final class RenderPass {
     /// scissor). Each push needs the matching `popClip` with the same shape.
     /// At most `maxClipDepth` clips nest (the stencil's 8 bits); one more throws.
     public func pushClip(_ rect: Rect, cornerRadius: Double = 0, transform: Transform3D = .identity) throws {
+        try pushClip(rect, corners: CornerShape(radius: cornerRadius), transform: transform)
+    }
+
+    /// `pushClip(_:cornerRadius:transform:)` for any corner shape (some corners rounded,
+    /// continuous corners).
+    public func pushClip(_ rect: Rect, corners: CornerShape, transform: Transform3D = .identity) throws {
         try claimBatch("pushClip(_:)")
         guard clipDepth < RenderPass.maxClipDepth else { throw RenderPassError.clipsTooDeep(limit: RenderPass.maxClipDepth) }
         prepare()
@@ -273,15 +279,20 @@ public final class RenderPass {
             glClear(GLbitfield(GL_STENCIL_BUFFER_BIT))
             stencilCleared = true
         }
-        try appendClipShape(rect, cornerRadius: cornerRadius, transform: transform, write: .increment)
+        try appendClipShape(rect, corners: corners, transform: transform, write: .increment)
         clipDepth += 1
     }
 
     /// Removes the innermost clip; pass the shape given to `pushClip`.
     public func popClip(_ rect: Rect, cornerRadius: Double = 0, transform: Transform3D = .identity) throws {
+        try popClip(rect, corners: CornerShape(radius: cornerRadius), transform: transform)
+    }
+
+    /// Removes the innermost clip pushed with `pushClip(_:corners:transform:)`.
+    public func popClip(_ rect: Rect, corners: CornerShape, transform: Transform3D = .identity) throws {
         try claimBatch("popClip(_:)")
         guard clipDepth > 0 else { throw RenderPassError.popClipWithoutPush }
-        try appendClipShape(rect, cornerRadius: cornerRadius, transform: transform, write: .decrement)
+        try appendClipShape(rect, corners: corners, transform: transform, write: .decrement)
         clipDepth -= 1
     }
 
@@ -289,12 +300,19 @@ public final class RenderPass {
     public static let maxClipDepth = 255
 
     /// The shape, drawn into the stencil only where the stencil equals the current depth.
-    private func appendClipShape(_ rect: Rect, cornerRadius: Double, transform: Transform3D, write: ClipWrite) throws {
+    private func appendClipShape(_ rect: Rect, corners: CornerShape, transform: Transform3D, write: ClipWrite) throws {
         let state = BatchState(program: .roundedRect, texture: 0, filters: 0, blend: true,
                                clipDepth: Int32(clipDepth), clipWrite: write)
         try appendQuad(rect, transform, state, nil, coords: (0, 0, 1, 1), color: (0, 0, 0, 0),
-                       params: (Float(abs(rect.size.width)), Float(abs(rect.size.height)), Float(max(0, cornerRadius)), 0),
-                       flags: (1, 0))
+                       params: (Float(abs(rect.size.width)), Float(abs(rect.size.height)), Float(max(0, corners.radius)), 0),
+                       flags: (1, Self.cornerBits(corners, of: rect)))
+    }
+
+    /// `batch-rrect.frag`'s corner bits: the corners left square (in the quad's coordinates:
+    /// a negative width or height mirrors the rectangle) and whether they are continuous.
+    static func cornerBits(_ corners: CornerShape, of rect: Rect) -> Float {
+        let square = CornerMask.all.subtracting(corners.corners).mirrored(x: rect.size.width < 0, y: rect.size.height < 0)
+        return Float(Int(square.rawValue) | (corners.curve == .continuous ? 16 : 0))
     }
 
     /// Inside clips, draw only where the stencil equals the depth; outside, no test.
@@ -425,12 +443,12 @@ public final class RenderPass {
             let state = BatchState(program: .solid, texture: 0, filters: 0, blend: !quad.isOpaque, clipDepth: depth, clipWrite: .none)
             try appendQuad(quad.rect, quad.transform, state, nil, coords: (0, 0, 1, 1), color: premultiplied(color),
                            params: (0, 0, 0, 0), flags: (0, 0))
-        case let .roundedRect(color, cornerRadius, borderWidth):
+        case let .roundedRect(color, corners, borderWidth):
             let state = BatchState(program: .roundedRect, texture: 0, filters: 0, blend: !quad.isOpaque, clipDepth: depth, clipWrite: .none)
             try appendQuad(quad.rect, quad.transform, state, nil, coords: (0, 0, 1, 1), color: premultiplied(color),
                            params: (Float(abs(quad.rect.size.width)), Float(abs(quad.rect.size.height)),
-                                    Float(max(0, cornerRadius)), Float(max(0, borderWidth))),
-                           flags: (0, 0))
+                                    Float(max(0, corners.radius)), Float(max(0, borderWidth))),
+                           flags: (0, Self.cornerBits(corners, of: quad.rect)))
         case let .shadow(color, cornerRadius, sigma):
             let state = BatchState(program: .shadow, texture: 0, filters: 0, blend: true, clipDepth: depth, clipWrite: .none)
             try appendQuad(quad.rect, quad.transform, state, nil, coords: (0, 0, 1, 1), color: premultiplied(color),

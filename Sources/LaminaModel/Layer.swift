@@ -465,6 +465,19 @@ open class Layer {
         get { properties.cornerRadius }
         set { if accepts(newValue.isFinite, "cornerRadius", newValue), newValue != properties.cornerRadius { actionWillChange("cornerRadius", from: .number(properties.cornerRadius)); properties.cornerRadius = newValue; changed(.cornerRadius) } }
     }
+    /// Which corners `cornerRadius` rounds (`CALayer.maskedCorners`; all by default): the
+    /// background, border, gradient, shadow and — with `masksToBounds` — the clip follow it.
+    /// Not animatable (as Core Animation's).
+    public var maskedCorners: CornerMask {
+        get { properties.maskedCorners }
+        set { if newValue != properties.maskedCorners { properties.maskedCorners = newValue; changed(.cornerRadius) } }
+    }
+    /// The curve of the rounded corners (`CALayer.cornerCurve`): circular (the default) or
+    /// continuous. Not animatable (as Core Animation's).
+    public var cornerCurve: CornerCurve {
+        get { properties.cornerCurve }
+        set { if newValue != properties.cornerCurve { properties.cornerCurve = newValue; changed(.cornerRadius) } }
+    }
     /// Clips contents and sublayers to the (rounded) bounds, exactly under any transform.
     public var masksToBounds: Bool {
         get { properties.masksToBounds }

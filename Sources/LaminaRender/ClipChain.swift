@@ -50,7 +50,7 @@ final class ClipChain {
         if box.isEmpty { box = .none }
         // An axis-aligned rectangle: scale and translation only, no corner radius.
         var r: Rect?
-        if !(s.cornerRadius > 0), world.m12 == 0, world.m21 == 0, world.m14 == 0, world.m24 == 0, world.m44 == 1,
+        if !s.cornerShape.isRounded, world.m12 == 0, world.m21 == 0, world.m14 == 0, world.m24 == 0, world.m44 == 1,
            world.m11 != 0, world.m22 != 0 {
             let b = s.bounds
             let x0 = b.minX * world.m11 + world.m41, x1 = b.maxX * world.m11 + world.m41

@@ -100,7 +100,7 @@ public enum DrawOp {
     /// A rectangle of a layer's space under `transform`, filled (a background, a fill).
     case solid(Rect, transform: Transform3D, color: Color, opaque: Bool)
     /// A rounded rectangle, filled or a ring of `borderWidth` inside its edge, antialiased.
-    case roundedRect(Rect, transform: Transform3D, color: Color, cornerRadius: Double, borderWidth: Double)
+    case roundedRect(Rect, transform: Transform3D, color: Color, corners: CornerShape, borderWidth: Double)
     /// The analytic Gaussian shadow of a (rounded) rectangle.
     case shadow(Rect, transform: Transform3D, color: Color, cornerRadius: Double, sigma: Double)
     /// A layer's contents (an image, a backing store, a texture, an external buffer).
@@ -162,9 +162,9 @@ public struct BackdropDraw {
     /// σ in target points.
     public var sigma: Double
     public var alpha: Double
-    /// The layer's shape: its bounds and corner radius under its world transform.
+    /// The layer's shape: its bounds and corners under its world transform.
     public var bounds: Rect
-    public var cornerRadius: Double
+    public var corners: CornerShape
     public var transform: Transform3D
     public var cuts: [HalfPlane]
 }
@@ -175,11 +175,11 @@ public struct ClipEntry {
     public var parent: Int?
     /// The stencil levels up to this one (this one's included).
     public var depth: Int
-    /// Its shape: a layer's bounds and corner radius under a transform (target points), or
+    /// Its shape: a layer's bounds and corners under a transform (target points), or
     /// — for the intersection of a run of axis-aligned rectangular clips — a rectangle of
     /// target points (`isTargetRect`).
     public var rect: Rect
-    public var cornerRadius: Double
+    public var corners: CornerShape
     public var transform: Transform3D
     public var cuts: [HalfPlane]
     public var isTargetRect: Bool

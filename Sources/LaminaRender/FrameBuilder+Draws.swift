@@ -174,11 +174,11 @@ extension FrameBuilder {
                 current.madeClips.append(chain)
                 return same
             }
-            entry = ClipEntry(parent: parent, depth: chain.stencilDepth, rect: r, cornerRadius: 0, transform: .identity, cuts: [],
+            entry = ClipEntry(parent: parent, depth: chain.stencilDepth, rect: r, corners: .square, transform: .identity, cuts: [],
                               isTargetRect: true)
         } else {
             let n = chain.node
-            entry = ClipEntry(parent: parent, depth: chain.stencilDepth, rect: n.state.bounds, cornerRadius: n.state.cornerRadius,
+            entry = ClipEntry(parent: parent, depth: chain.stencilDepth, rect: n.state.bounds, corners: n.state.cornerShape,
                               transform: n.world, cuts: n.cutPlanes, isTargetRect: false)
         }
         current.clips.append(entry)

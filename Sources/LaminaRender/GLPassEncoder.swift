@@ -146,14 +146,14 @@ final class GLPassEncoder: PassEncoder {
         guard let pass else { return }
         pass.cutPlanes = clip.cuts
         cutting = !clip.cuts.isEmpty
-        try pass.pushClip(clip.rect, cornerRadius: clip.cornerRadius, transform: moved(clip.transform, targetRect: clip.isTargetRect))
+        try pass.pushClip(clip.rect, corners: clip.corners, transform: moved(clip.transform, targetRect: clip.isTargetRect))
     }
 
     func popClip(_ clip: ClipEntry) throws {
         guard let pass else { return }
         pass.cutPlanes = clip.cuts
         cutting = !clip.cuts.isEmpty
-        try pass.popClip(clip.rect, cornerRadius: clip.cornerRadius, transform: moved(clip.transform, targetRect: clip.isTargetRect))
+        try pass.popClip(clip.rect, corners: clip.corners, transform: moved(clip.transform, targetRect: clip.isTargetRect))
     }
 
     private func moved(_ t: Transform3D, targetRect: Bool = false) -> Transform3D {
@@ -171,8 +171,8 @@ final class GLPassEncoder: PassEncoder {
         switch op {
         case let .solid(rect, transform, color, opaque):
             try pass.addSolid(color, in: rect, transform: moved(transform), isOpaque: opaque)
-        case let .roundedRect(rect, transform, color, radius, border):
-            try pass.add(Quad(rect, transform: moved(transform), paint: .roundedRect(color: color, cornerRadius: radius, borderWidth: border)))
+        case let .roundedRect(rect, transform, color, corners, border):
+            try pass.add(Quad(rect, transform: moved(transform), paint: .roundedRect(color: color, corners: corners, borderWidth: border)))
         case let .shadow(rect, transform, color, radius, sigma):
             try pass.add(Quad.shadow(of: rect, cornerRadius: radius, sigma: sigma, color: color, transform: moved(transform)))
         case .contents(let c):
@@ -332,7 +332,7 @@ final class GLPassEncoder: PassEncoder {
         let r = blurred.sourceRect
         let rect = Rect(x: Double(region.x + r.x) / s, y: Double(region.y + r.y) / s, width: Double(r.width) / s, height: Double(r.height) / s)
         let world = moved(b.transform)
-        if !(b.cornerRadius > 0), b.cuts.isEmpty, world.m12 == 0, world.m21 == 0, world.m14 == 0, world.m24 == 0, world.m44 == 1 {
+        if !b.corners.isRounded, b.cuts.isEmpty, world.m12 == 0, world.m21 == 0, world.m14 == 0, world.m24 == 0, world.m44 == 1 {
             // An axis-aligned rectangle: the blurred image's part under it, no stencil.
             let bounds = b.bounds
             let x0 = bounds.minX * world.m11 + world.m41, x1 = bounds.maxX * world.m11 + world.m41
@@ -345,11 +345,11 @@ final class GLPassEncoder: PassEncoder {
             }
         } else {
             pass.cutPlanes = b.cuts
-            try pass.pushClip(b.bounds, cornerRadius: b.cornerRadius, transform: world)
+            try pass.pushClip(b.bounds, corners: b.corners, transform: world)
             pass.cutPlanes = []
             try pass.draw(blurred.texture, in: rect, alpha: b.alpha)
             pass.cutPlanes = b.cuts
-            try pass.popClip(b.bounds, cornerRadius: b.cornerRadius, transform: world)
+            try pass.popClip(b.bounds, corners: b.corners, transform: world)
             pass.cutPlanes = []
         }
         cutting = false

@@ -130,6 +130,6 @@ public final class RecordingPassEncoder: PassEncoder {
     }
 
     static func describe(_ clip: ClipEntry) -> String {
-        clip.isTargetRect ? "rect \(clip.rect)" : "shape \(clip.rect)" + (clip.cornerRadius > 0 ? " r\(clip.cornerRadius)" : "")
+        clip.isTargetRect ? "rect \(clip.rect)" : "shape \(clip.rect)" + (clip.corners.isRounded ? " \(clip.corners)" : "")
     }
 }

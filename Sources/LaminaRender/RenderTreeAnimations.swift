@@ -79,7 +79,7 @@ extension RenderTree {
         if a.opacity != b.opacity { c.insert(.opacity) }
         if a.backgroundColor != b.backgroundColor { c.insert(.background) }
         if a.borderColor != b.borderColor || a.borderWidth != b.borderWidth { c.insert(.border) }
-        if a.cornerRadius != b.cornerRadius { c.insert(.cornerRadius) }
+        if a.cornerRadius != b.cornerRadius || a.maskedCorners != b.maskedCorners || a.cornerCurve != b.cornerCurve { c.insert(.cornerRadius) }
         if a.contentsRect != b.contentsRect || a.contentsCenter != b.contentsCenter || a.contentsFade != b.contentsFade
             || a.shader != b.shader {
             c.insert(.contents)

@@ -29,8 +29,9 @@ extension RenderNode {
             if let shape = path.roundedRectShape { return .analytic(shape.rect, cornerRadius: shape.cornerRadius, alpha: 1) }
             return s.properties.shadowMask.map { .mask($0) }
         }
-        // The alpha of a layer that draws one rounded rectangle is that rectangle: analytic too.
-        if s.contents == nil, s.properties.gradient == nil, children.isEmpty, let bg = s.backgroundColor, bg.alpha > 0,
+        // The alpha of a layer that draws one rounded rectangle is that rectangle: analytic too
+        // (four circular corners of one radius: the shape the analytic shadow knows).
+        if s.contents == nil, s.cornerShape.isUniformCircular, s.properties.gradient == nil, children.isEmpty, let bg = s.backgroundColor, bg.alpha > 0,
            s.borderWidth == 0 || bg.alpha >= 1 {
             return .analytic(s.bounds, cornerRadius: s.cornerRadius, alpha: bg.alpha)
         }

@@ -170,11 +170,24 @@ struct LayerBuilder {
     static let layerKeys = [
         "type", "name", "frame", "bounds", "position", "anchorPoint", "anchorPointZ", "zPosition",
         "transform", "sublayerTransform", "doubleSided", "backgroundColor", "opacity", "allowsGroupOpacity",
-        "hidden", "borderWidth", "borderColor", "cornerRadius", "masksToBounds", "opaque",
+        "hidden", "borderWidth", "borderColor", "cornerRadius", "maskedCorners", "cornerCurve", "masksToBounds", "opaque",
         "contents", "contentsRect", "contentsCenter", "contentsGravity", "contentsScale", "minificationFilter", "magnificationFilter",
         "sublayers", "drawing", "needsDisplayOnBoundsChange", "contentMode", "contentStretch",
         "animations", "beginTime", "speed", "timeOffset",
     ] + effectKeys + LayerBuilder.typeKeys.values.flatMap { $0 }
+
+    /// The corners of `maskedCorners`, by `CACornerMask`'s names less "layer…Corner".
+    enum CornerName: String, CaseIterable {
+        case minXMinY, maxXMinY, minXMaxY, maxXMaxY
+        var mask: CornerMask {
+            switch self {
+            case .minXMinY: return .layerMinXMinYCorner
+            case .maxXMinY: return .layerMaxXMinYCorner
+            case .minXMaxY: return .layerMinXMaxYCorner
+            case .maxXMaxY: return .layerMaxXMaxYCorner
+            }
+        }
+    }
 
     enum LayerType: String, CaseIterable { case layer, transformLayer, shapeLayer, gradientLayer, replicatorLayer, shaderLayer, textLayer }
 
@@ -312,6 +325,12 @@ struct LayerBuilder {
         if let v = f["borderWidth"] { let w = try v.nonNegative(atMost: SceneLimits.maximumSize, "sizes"); set { $0.borderWidth = w } }
         if let v = f["borderColor"] { let c = try v.color(); set { $0.borderColor = c } }
         if let v = f["cornerRadius"] { let r = try v.nonNegative(atMost: SceneLimits.maximumSize, "sizes"); set { $0.cornerRadius = r } }
+        if let v = f["maskedCorners"] {
+            var mask: CornerMask = []
+            for name in try v.array() { mask.insert(try name.oneOf(CornerName.self).mask) }
+            set { $0.maskedCorners = mask }
+        }
+        if let v = f["cornerCurve"] { let c = try v.oneOf(CornerCurve.self); set { $0.cornerCurve = c } }
         if let v = f["masksToBounds"] { let b = try v.bool(); set { $0.masksToBounds = b } }
         if let v = f["opaque"] { let b = try v.bool(); set { $0.isOpaque = b } }
         if let v = f["needsDisplayOnBoundsChange"] { let b = try v.bool(); set { $0.needsDisplayOnBoundsChange = b } }

@@ -145,6 +145,9 @@ public struct LayerProperties: Sendable, Equatable {
     public var borderWidth: Double = 0.0
     public var borderColor: Color = Color.black
     public var cornerRadius: Double = 0.0
+    /// The corners `cornerRadius` rounds (all by default).
+    public var maskedCorners: CornerMask = .all
+    public var cornerCurve: CornerCurve = .circular
     public var masksToBounds: Bool = false
     public var isOpaque: Bool = false
     public var contentsRect: Rect = Rect(x: 0, y: 0, width: 1, height: 1)
@@ -282,6 +285,10 @@ public final class LayerState: Sendable {
     public var borderWidth: Double { properties.borderWidth }
     public var borderColor: Color { properties.borderColor }
     public var cornerRadius: Double { properties.cornerRadius }
+    /// The bounds' corner shape: `cornerRadius`, `maskedCorners`, `cornerCurve`.
+    public var cornerShape: CornerShape {
+        CornerShape(radius: properties.cornerRadius, corners: properties.maskedCorners, curve: properties.cornerCurve)
+    }
     public var masksToBounds: Bool { properties.masksToBounds }
     public var isOpaque: Bool { properties.isOpaque }
     public var contentsRect: Rect { properties.contentsRect }
@@ -314,6 +321,7 @@ public struct LayerChanges: OptionSet, Sendable, Hashable {
     public static let background = LayerChanges(rawValue: 1 << 4)
     /// borderWidth, borderColor.
     public static let border = LayerChanges(rawValue: 1 << 5)
+    /// cornerRadius, maskedCorners, cornerCurve.
     public static let cornerRadius = LayerChanges(rawValue: 1 << 6)
     public static let masksToBounds = LayerChanges(rawValue: 1 << 7)
     public static let groupOpacity = LayerChanges(rawValue: 1 << 8)

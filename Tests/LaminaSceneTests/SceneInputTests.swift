@@ -315,6 +315,9 @@ struct SceneEffectInputTests {
         (#""type": "replicatorLayer", "instanceCount": 1e9"#, "$.root.sublayers[0].instanceCount", "0"),
         (#""type": "transformLayer", "mask": {"frame": [0, 0, 4, 4]}"#, "$.root.sublayers[0].mask", "no mask"),
         (#""mask": {"frame": [0, 0, 4, 4], "opacity": "x"}"#, "$.root.sublayers[0].mask.opacity", "expected a number"),
+        (#""maskedCorners": ["topLeft"]"#, "$.root.sublayers[0].maskedCorners[0]", "expected one of: minXMinY, maxXMinY, minXMaxY, maxXMaxY"),
+        (#""maskedCorners": "minXMinY""#, "$.root.sublayers[0].maskedCorners", "expected an array"),
+        (#""cornerCurve": "squircle""#, "$.root.sublayers[0].cornerCurve", "expected one of: circular, continuous"),
     ])
     func malformed(members: String, path: String, problem: String) throws {
         let e = try #require(sceneError(oneLayer(members)), "should not parse: \(members)")
@@ -331,7 +334,9 @@ struct SceneEffectInputTests {
            "backgroundFilters": [{"type": "gaussianBlur", "radius": 4}], "mask": {"frame": [0, 0, 5, 5], "backgroundColor": "black"}},
           {"type": "shapeLayer", "path": {"ellipse": [0, 0, 8, 8]}, "fillColor": null, "strokeColor": "blue", "strokeEnd": 0.5},
           {"type": "gradientLayer", "gradientType": "radial", "colors": ["red", "blue"], "locations": [0, 1], "startPoint": [0.5, 0.5]},
-          {"type": "replicatorLayer", "instanceCount": 3, "instanceTransform": [{"translate": [5, 0]}], "instanceAlphaOffset": -0.2}
+          {"type": "replicatorLayer", "instanceCount": 3, "instanceTransform": [{"translate": [5, 0]}], "instanceAlphaOffset": -0.2},
+          {"cornerRadius": 6, "maskedCorners": ["maxXMinY", "minXMaxY"], "cornerCurve": "continuous"},
+          {"cornerRadius": 6, "maskedCorners": []}
         ]}}
         """#
         let scene = try Scene.parse(Data(json.utf8), file: "fx.json", baseDirectory: "/")
@@ -341,6 +346,8 @@ struct SceneEffectInputTests {
         #expect(a.shadowPath?.roundedRectShape?.cornerRadius == 3 && a.compositingFilter == .screen)
         #expect(a.backgroundFilters == [.gaussianBlur(radius: 4)] && a.mask?.bounds.size == Size(width: 5, height: 5))
         #expect(a.mask?.superlayer == nil && a.mask?.maskOwner === a)
+        #expect(subs[4].maskedCorners == [.layerMaxXMinYCorner, .layerMinXMaxYCorner] && subs[4].cornerCurve == .continuous)
+        #expect(subs[5].maskedCorners == [] && subs[5].cornerCurve == .circular && subs[3].maskedCorners == .all)
         let s = try #require(subs[1] as? ShapeLayer)
         #expect(s.fillColor == nil && s.strokeColor == .blue && s.strokeEnd == 0.5 && s.path == Path(ellipseIn: Rect(x: 0, y: 0, width: 8, height: 8)))
         let g = try #require(subs[2] as? GradientLayer)

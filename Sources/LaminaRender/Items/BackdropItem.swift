@@ -20,7 +20,7 @@ enum BackdropItem: ItemKind {
         // (A group's backdrop is drawn in its parent's pass, at the group's opacity.)
         let alpha = n.isGroup ? n.inheritedAlpha * Placement.opacity(of: s) : n.alpha
         let sigma = BlurRadius.sigma(forRadius: s.backdropBlurRadius) * PlaneMath.linearScale(n.world)
-        builder.add(.backdrop(BackdropDraw(box: box, sigma: sigma, alpha: alpha, bounds: s.bounds, cornerRadius: s.cornerRadius,
+        builder.add(.backdrop(BackdropDraw(box: box, sigma: sigma, alpha: alpha, bounds: s.bounds, corners: s.cornerShape,
                                            transform: n.world, cuts: n.cutPlanes)), for: item, cuts: [])
     }
 

@@ -16,6 +16,6 @@ enum BorderItem: ItemKind {
     static func draw(_ item: Item, into builder: inout DrawBuilder) {
         let n = item.node, s = n.state
         builder.add(.roundedRect(s.bounds, transform: n.world, color: s.borderColor.withAlpha(s.borderColor.alpha * n.alpha),
-                                 cornerRadius: s.cornerRadius, borderWidth: s.borderWidth), for: item)
+                                 corners: s.cornerShape, borderWidth: s.borderWidth), for: item)
     }
 }

@@ -17,7 +17,7 @@ enum GradientItem: ItemKind {
         let n = item.node
         guard let key = builder.gradientImage(of: n) else { return }
         let op = DrawOp.image(ImageDraw(image: key, rect: n.state.bounds, alpha: n.alpha, filter: .linear, transform: n.world))
-        if n.state.cornerRadius > 0, !n.state.masksToBounds {
+        if n.state.cornerShape.isRounded, !n.state.masksToBounds {
             // CAGradientLayer fills "the shape of the layer (i.e. including rounded corners)"
             // whether or not it masks to bounds: its own rounded clip, as a background has.
             let own = ClipChain(node: n, parent: item.clip)

@@ -8,7 +8,7 @@ enum RoundedRectItem: ItemKind {
     static let phase = ItemPhase.beforeSublayers
 
     static func occurs(in node: RenderNode) -> Bool {
-        node.state.backgroundColor != nil && node.state.cornerRadius > 0
+        node.state.backgroundColor != nil && node.state.cornerShape.isRounded
     }
 
     static func bounds(of item: Item, _ context: BoundsContext) -> TargetBox? {
@@ -19,7 +19,7 @@ enum RoundedRectItem: ItemKind {
     static func draw(_ item: Item, into builder: inout DrawBuilder) {
         let n = item.node, s = n.state
         guard let base = s.backgroundColor else { return }
-        builder.add(.roundedRect(s.bounds, transform: n.world, color: base.withAlpha(base.alpha * n.alpha), cornerRadius: s.cornerRadius,
+        builder.add(.roundedRect(s.bounds, transform: n.world, color: base.withAlpha(base.alpha * n.alpha), corners: s.cornerShape,
                                  borderWidth: 0), for: item)
     }
 }

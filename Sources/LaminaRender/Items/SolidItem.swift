@@ -8,7 +8,7 @@ enum SolidItem: ItemKind {
     static let phase = ItemPhase.beforeSublayers
 
     static func occurs(in node: RenderNode) -> Bool {
-        node.state.backgroundColor != nil && !(node.state.cornerRadius > 0)
+        node.state.backgroundColor != nil && !node.state.cornerShape.isRounded
     }
 
     static func bounds(of item: Item, _ context: BoundsContext) -> TargetBox? {

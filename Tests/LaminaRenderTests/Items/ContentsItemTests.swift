@@ -29,6 +29,6 @@ struct ContentsItemTests {
         #expect(rig.draws(f).flatMap { $0 } == ["L rounded rect", "L contents"])
         #expect(draws[0].clip == nil, "the background is not clipped by the layer's own clip")
         let clip = try #require(draws[1].clip.map { f.frame.clips[$0] })
-        #expect(clip.cornerRadius == 4 && clip.depth == 1)
+        #expect(clip.corners == CornerShape(radius: 4) && clip.depth == 1)
     }
 }
