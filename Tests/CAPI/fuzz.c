@@ -128,7 +128,9 @@ static void random_call(void) {
                if (below(2)) lamina_layer_set_transform(h, below(10) ? &t : NULL); else lamina_layer_set_sublayer_transform(h, &t); break; }
     case 12: lamina_layer_set_opacity(h, number()); break;
     case 13: { lamina_color c = color(); lamina_layer_set_background_color(h, below(5) ? &c : NULL); break; }
-    case 14: lamina_layer_set_corner_radius(h, number()); lamina_layer_set_masks_to_bounds(h, below(2)); break;
+    case 14: lamina_layer_set_corner_radius(h, number()); lamina_layer_set_masks_to_bounds(h, below(2));
+             lamina_layer_set_masked_corners(h, below(4) ? (unsigned)below(16) : (unsigned)next());
+             lamina_layer_set_corner_curve(h, (lamina_corner_curve)(below(4) ? below(2) : (int)next())); break;
     case 15: lamina_layer_set_border_width(h, number()); lamina_layer_set_border_color(h, color()); break;
     case 16: lamina_layer_set_shadow(h, color(), number(), (lamina_size){number(), number()}, number()); break;
     case 17: lamina_layer_set_mask(h, h2); break;

@@ -197,6 +197,18 @@ lamina_status lamina_layer_set_border_width(lamina_layer *layer, double width);
 lamina_status lamina_layer_set_border_color(lamina_layer *layer, lamina_color color);
 lamina_status lamina_layer_set_corner_radius(lamina_layer *layer, double radius);
 lamina_status lamina_layer_set_masks_to_bounds(lamina_layer *layer, int masks);
+/* The corners cornerRadius rounds (CACornerMask; min y is the top, y down): an OR of these;
+ * LAMINA_CORNERS_ALL by default. Bits past the four are an error. */
+typedef enum lamina_corner {
+    LAMINA_CORNER_MIN_X_MIN_Y = 1, LAMINA_CORNER_MAX_X_MIN_Y = 2, LAMINA_CORNER_MIN_X_MAX_Y = 4, LAMINA_CORNER_MAX_X_MAX_Y = 8,
+    LAMINA_CORNERS_ALL = 15
+} lamina_corner;
+lamina_status lamina_layer_set_masked_corners(lamina_layer *layer, unsigned corners);
+lamina_status lamina_layer_get_masked_corners(const lamina_layer *layer, unsigned *corners);
+/* The curve of the rounded corners (CALayerCornerCurve; docs/effects.md, "Corner shapes"). */
+typedef enum lamina_corner_curve { LAMINA_CORNER_CURVE_CIRCULAR = 0, LAMINA_CORNER_CURVE_CONTINUOUS } lamina_corner_curve;
+lamina_status lamina_layer_set_corner_curve(lamina_layer *layer, lamina_corner_curve curve);
+lamina_status lamina_layer_get_corner_curve(const lamina_layer *layer, lamina_corner_curve *curve);
 lamina_status lamina_layer_set_opaque(lamina_layer *layer, int opaque);
 
 /* Effects (docs/effects.md). The shadow: colour, opacity (0 … 1: none at 0), offset in
