@@ -312,7 +312,7 @@ func color(_ c: lamina_color) throws -> Color {
     try finite(c.red, c.green, c.blue, c.alpha, what: "a colour's components")
     return Color(red: c.red, green: c.green, blue: c.blue, alpha: c.alpha)
 }
-private func transform(_ t: UnsafePointer<lamina_transform>?) throws -> Transform3D {
+func transform(_ t: UnsafePointer<lamina_transform>?) throws -> Transform3D {
     guard let t else { throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "the transform is NULL") }
     let m = withUnsafeBytes(of: t.pointee.m) { Array($0.bindMemory(to: Double.self)) }
     guard m.allSatisfy(\.isFinite) else { throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "a transform's elements must be finite numbers") }

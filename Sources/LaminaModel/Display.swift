@@ -30,6 +30,9 @@ public enum DisplayError: Error, Equatable, CustomStringConvertible {
     /// The layer's bounds at its `contentsScale` make a size no bitmap can have (a side
     /// beyond `Int32.max` pixels, or not finite).
     case backingStoreSizeNotRepresentable(layer: String, bounds: Size, contentsScale: Double, maximum: Int)
+    /// A shape layer's path (with its stroke) reaches so far that its extent is not a
+    /// finite number of points: it cannot be rasterised.
+    case shapeExtentNotRepresentable(layer: String, pathBox: Rect)
 
     public var description: String {
         switch self {
@@ -37,6 +40,8 @@ public enum DisplayError: Error, Equatable, CustomStringConvertible {
             return "layer '\(layer)' needs a \(size) backing store, more than the maximum of \(maximum) pixels per side; make it smaller, lower contentsScale, or split its content into tiles (sublayers)"
         case let .backingStoreSizeNotRepresentable(layer, bounds, scale, maximum):
             return "layer '\(layer)' needs a backing store of \(bounds) points at contentsScale \(scale), far more than the maximum of \(maximum) pixels per side; make it smaller, lower contentsScale, or split its content into tiles (sublayers)"
+        case let .shapeExtentNotRepresentable(layer, box):
+            return "shape layer '\(layer)': its path's box \(box), with its stroke, is wider than any finite number of points; keep the path's coordinates (and lineWidth) within ±1e300"
         }
     }
 }

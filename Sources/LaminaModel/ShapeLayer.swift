@@ -120,6 +120,9 @@ public final class ShapeLayer: Layer, CommitHookLayer {
         if strokeOutset > 0, let stroked = strokeBounds(of: path) { covered = covered.union(stroked) }
         let area = Rect(x: covered.minX - 1, y: covered.minY - 1, width: covered.width + 2, height: covered.height + 2)
         let scale = min(scaleWanted, Double(ShapeLayer.maximumSide) / max(area.width, area.height))
+        guard area.width.isFinite, area.height.isFinite, scale > 0, scale.isFinite else {
+            throw DisplayError.shapeExtentNotRepresentable(layer: name ?? "ShapeLayer", pathBox: box)
+        }
         let x0 = (area.minX * scale).rounded(.down), y0 = (area.minY * scale).rounded(.down)
         let x1 = (area.maxX * scale).rounded(.up), y1 = (area.maxY * scale).rounded(.up)
         let size = PixelSize(width: max(1, Int(x1 - x0)), height: max(1, Int(y1 - y0)))

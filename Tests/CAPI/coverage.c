@@ -289,6 +289,93 @@ int main(int argc, char **argv) {
         lamina_release(tab); lamina_release(frame_layer); lamina_release(corner_target);
     }
 
+    /* Layer kinds: a shape, a gradient, text and a replicator, side by side in 400×100. */
+    {
+        static uint8_t kp[400 * 100 * 4];
+        lamina_target *kinds_target;
+        lamina_layer *kroot, *shape, *grad, *label, *rep, *dot;
+        lamina_host *kinds_host;
+        lamina_color white = {1, 1, 1, 1}, red = {1, 0, 0, 1}, black = {0, 0, 0, 1}, green = {0, 1, 0, 1};
+        lamina_target_create_offscreen(device, 400, 100, 1, &kinds_target);
+        lamina_layer_create(&kroot);
+        lamina_layer_set_frame(kroot, (lamina_rect){0, 0, 400, 100});
+        /* A red triangle (the upper-left half of its square). */
+        check(lamina_shape_layer_create(&shape) == LAMINA_OK, "lamina_shape_layer_create");
+        lamina_layer_set_frame(shape, (lamina_rect){0, 0, 100, 100});
+        lamina_path_op ops[] = {LAMINA_PATH_MOVE, LAMINA_PATH_LINE, LAMINA_PATH_LINE, LAMINA_PATH_CLOSE};
+        lamina_point points[] = {{10, 10}, {90, 10}, {10, 90}};
+        check(lamina_shape_layer_set_path(shape, ops, 4, points, 3) == LAMINA_OK, "lamina_shape_layer_set_path");
+        check(lamina_shape_layer_set_path(shape, ops, 4, points, 2) == LAMINA_ERROR_INVALID_ARGUMENT, "a path with too few points is refused");
+        check(lamina_shape_layer_set_fill_color(shape, &red) == LAMINA_OK, "lamina_shape_layer_set_fill_color");
+        check(lamina_shape_layer_set_stroke_color(shape, NULL) == LAMINA_OK && lamina_shape_layer_set_line_width(shape, 2) == LAMINA_OK
+              && lamina_shape_layer_set_line_style(shape, LAMINA_LINE_CAP_ROUND, LAMINA_LINE_JOIN_BEVEL, 4) == LAMINA_OK
+              && lamina_shape_layer_set_line_dash(shape, (double[]){4, 2}, 2, 0) == LAMINA_OK
+              && lamina_shape_layer_set_even_odd(shape, 0) == LAMINA_OK, "the stroke's and fill's settings");
+        check(lamina_shape_layer_set_line_width(shape, -1) == LAMINA_ERROR_INVALID_ARGUMENT, "a negative line width is refused");
+        double start = -1, end = -1;
+        check(lamina_shape_layer_set_stroke_range(shape, 0, 0.5) == LAMINA_OK && lamina_shape_layer_get_stroke_range(shape, &start, &end) == LAMINA_OK
+              && start == 0 && end == 0.5, "strokeStart and strokeEnd");
+        check(lamina_shape_layer_set_stroke_range(shape, 0, 2) == LAMINA_ERROR_INVALID_ARGUMENT, "a stroke end past 1 is refused");
+        lamina_layer_add_sublayer(kroot, shape);
+        /* A red-to-blue gradient, top to bottom. */
+        check(lamina_gradient_layer_create(&grad) == LAMINA_OK, "lamina_gradient_layer_create");
+        lamina_layer_set_frame(grad, (lamina_rect){100, 0, 100, 100});
+        lamina_color stops[] = {{1, 0, 0, 1}, {0, 0, 1, 1}};
+        check(lamina_gradient_layer_set_colors(grad, stops, NULL, 2) == LAMINA_OK, "lamina_gradient_layer_set_colors");
+        check(lamina_gradient_layer_set_colors(grad, stops, (double[]){0.8, 0.2}, 2) == LAMINA_ERROR_INVALID_ARGUMENT, "decreasing locations are refused");
+        check(lamina_gradient_layer_set_points(grad, (lamina_point){0.5, 0}, (lamina_point){0.5, 1}) == LAMINA_OK
+              && lamina_gradient_layer_set_type(grad, LAMINA_GRADIENT_AXIAL) == LAMINA_OK, "the gradient's points and type");
+        check(lamina_gradient_layer_set_type(grad, (lamina_gradient_type)9) == LAMINA_ERROR_INVALID_ARGUMENT, "an unknown gradient type is refused");
+        check(lamina_shape_layer_set_path(grad, ops, 4, points, 3) == LAMINA_ERROR_INVALID_ARGUMENT, "a shape function on a gradient layer is refused");
+        lamina_layer_add_sublayer(kroot, grad);
+        /* Black text. */
+        check(lamina_text_layer_create(&label) == LAMINA_OK, "lamina_text_layer_create");
+        lamina_layer_set_frame(label, (lamina_rect){200, 0, 100, 100});
+        check(lamina_text_layer_set_string(label, "Hi") == LAMINA_OK && lamina_text_layer_set_font(label, "DejaVu Sans", 48) == LAMINA_OK
+              && lamina_text_layer_set_foreground_color(label, black) == LAMINA_OK
+              && lamina_text_layer_set_alignment(label, LAMINA_TEXT_ALIGN_CENTER) == LAMINA_OK
+              && lamina_text_layer_set_wrapped(label, 1) == LAMINA_OK && lamina_text_layer_set_truncation(label, LAMINA_TRUNCATE_END) == LAMINA_OK,
+              "the text layer's string, font, colour, alignment, wrapping and truncation");
+        check(lamina_text_layer_set_font(label, "DejaVu Sans", 0) == LAMINA_ERROR_INVALID_ARGUMENT, "a font size of 0 is refused");
+        lamina_layer_add_sublayer(kroot, label);
+        /* Three green dots 30 points apart. */
+        check(lamina_replicator_layer_create(&rep) == LAMINA_OK, "lamina_replicator_layer_create");
+        lamina_layer_set_frame(rep, (lamina_rect){300, 0, 100, 100});
+        lamina_layer_create(&dot);
+        lamina_layer_set_frame(dot, (lamina_rect){0, 0, 20, 20});
+        lamina_layer_set_background_color(dot, &white);
+        lamina_layer_add_sublayer(rep, dot);
+        lamina_transform step = {{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 30, 0, 0, 1}};
+        check(lamina_replicator_layer_set_instance_count(rep, 3) == LAMINA_OK
+              && lamina_replicator_layer_set_instance_transform(rep, &step) == LAMINA_OK
+              && lamina_replicator_layer_set_instance_color(rep, green, 0, 0, 0, 0) == LAMINA_OK, "the replicator's count, transform and colour");
+        check(lamina_replicator_layer_set_instance_count(rep, 100000) == LAMINA_ERROR_INVALID_ARGUMENT, "more than 10000 instances are refused");
+        lamina_layer_add_sublayer(kroot, rep);
+        lamina_host_create(kroot, kinds_target, &white, &kinds_host);
+        check(lamina_flush() == LAMINA_OK, "the layer kinds commit");
+        lamina_target_read_pixels(kinds_target, LAMINA_PIXEL_RGBA8, kp, 1600, sizeof kp);
+        #define KAT(x, y) (kp + ((y) * 400 + (x)) * 4)
+        check(near(KAT(20, 20), 255, 0, 0) && near(KAT(80, 80), 255, 255, 255), "the shape: its triangle filled red, the other half of the square not");
+        check(KAT(150, 2)[0] > 240 && KAT(150, 2)[2] < 15 && KAT(150, 97)[2] > 240 && KAT(150, 97)[0] < 15 && abs(KAT(150, 50)[0] - 128) < 8,
+              "the gradient: red at the top, blue at the bottom, half-way between in the middle");
+        int dark = 0;
+        for (int y = 0; y < 100; y++) for (int x = 200; x < 300; x++) dark += KAT(x, y)[0] < 60;
+        printf("   text: %d dark pixels\n", dark);
+        check(dark > 150, "the text layer draws its string");
+        check(near(KAT(305, 5), 0, 255, 0) && near(KAT(335, 5), 0, 255, 0) && near(KAT(365, 5), 0, 255, 0) && near(KAT(395, 5), 255, 255, 255),
+              "the replicator: three instances 30 points apart, coloured by the instance colour");
+        lamina_text_layer_set_string(label, NULL);
+        lamina_flush();
+        lamina_target_read_pixels(kinds_target, LAMINA_PIXEL_RGBA8, kp, 1600, sizeof kp);
+        dark = 0;
+        for (int y = 0; y < 100; y++) for (int x = 200; x < 300; x++) dark += KAT(x, y)[0] < 60;
+        check(dark == 0, "a NULL string shows nothing");
+        #undef KAT
+        lamina_release(kinds_host);
+        lamina_release(shape); lamina_release(grad); lamina_release(label); lamina_release(dot); lamina_release(rep);
+        lamina_release(kroot); lamina_release(kinds_target);
+    }
+
     /* Explicit animations on a fixed frame clock (lamina_set_frame_time): basic, keyframe,
        spring and group, their values half-way through, a completion, refusals. */
     {

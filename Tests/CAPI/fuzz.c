@@ -114,7 +114,7 @@ static uint8_t buffer[256 * 256 * 4];
 
 static void random_call(void) {
     void *h = any(), *h2 = any();
-    switch (below(52)) {
+    switch (below(56)) {
     case 0: case 1: { lamina_layer *l = NULL; lamina_layer_create(&l); keep(l); break; }
     case 2: lamina_release(h); break;
     case 3: lamina_retain(h); break;
@@ -186,6 +186,34 @@ static void random_call(void) {
     case 51: { float v[16]; for (int i = 0; i < 16; i++) v[i] = (float)number(); uint64_t c;
                lamina_layer_set_shader_effect_uniform(h, below(6) ? "amount" : NULL, v, (size_t)below(18));
                lamina_gl_layer_draw_count(h, below(4) ? &c : NULL); break; }
+    case 52: { lamina_layer *l = NULL; lamina_shape_layer_create(&l); keep(l);
+               lamina_path_op ops[8]; lamina_point pts[24];
+               for (int i = 0; i < 8; i++) ops[i] = (lamina_path_op)(below(8) ? below(5) : (int)next());
+               for (int i = 0; i < 24; i++) pts[i] = point();
+               lamina_shape_layer_set_path(below(3) ? l : h, below(8) ? ops : NULL, (size_t)below(9), below(8) ? pts : NULL, (size_t)below(25));
+               lamina_color c = color(); lamina_shape_layer_set_fill_color(h, below(3) ? &c : NULL);
+               lamina_shape_layer_set_stroke_color(below(2) ? l : h, below(3) ? &c : NULL);
+               lamina_shape_layer_set_line_width(h, number());
+               lamina_shape_layer_set_line_style(h, (lamina_line_cap)below(4), (lamina_line_join)below(4), number());
+               double dash[3] = {number(), number(), number()}; lamina_shape_layer_set_line_dash(h, below(6) ? dash : NULL, (size_t)below(4), number());
+               double a, b; lamina_shape_layer_set_stroke_range(h, number(), number()); lamina_shape_layer_get_stroke_range(h, &a, &b); break; }
+    case 53: { lamina_layer *l = NULL; lamina_gradient_layer_create(&l); keep(l);
+               lamina_color cs[4] = {color(), color(), color(), color()}; double locs[4] = {number(), number(), number(), number()};
+               lamina_gradient_layer_set_colors(below(3) ? l : h, below(8) ? cs : NULL, below(2) ? locs : NULL, below(6) ? (size_t)below(5) : (size_t)next());
+               lamina_gradient_layer_set_points(h, point(), point());
+               lamina_gradient_layer_set_type(h, (lamina_gradient_type)(below(4) ? below(3) : (int)next())); break; }
+    case 54: { lamina_layer *l = NULL; lamina_text_layer_create(&l); keep(l);
+               static const char *strings[] = {"Hello", "", "\xff\xfe broken UTF-8", "a long line that wraps and truncates, again and again"};
+               lamina_text_layer_set_string(below(3) ? l : h, below(8) ? strings[below(4)] : NULL);
+               lamina_text_layer_set_font(h, below(6) ? "DejaVu Sans" : NULL, number());
+               lamina_text_layer_set_foreground_color(h, color());
+               lamina_text_layer_set_alignment(h, (lamina_text_alignment)below(7));
+               lamina_text_layer_set_wrapped(h, below(2)); lamina_text_layer_set_truncation(h, (lamina_truncation)below(6)); break; }
+    case 55: { lamina_layer *l = NULL; lamina_replicator_layer_create(&l); keep(l);
+               lamina_replicator_layer_set_instance_count(below(3) ? l : h, below(4) ? (size_t)below(6) : (size_t)next());
+               lamina_transform t; for (int i = 0; i < 16; i++) t.m[i] = below(3) ? (i % 5 == 0) : number();
+               lamina_replicator_layer_set_instance_transform(h, below(10) ? &t : NULL);
+               lamina_replicator_layer_set_instance_color(h, color(), number(), number(), number(), number()); break; }
     }
 }
 

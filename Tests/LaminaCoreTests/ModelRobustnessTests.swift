@@ -101,6 +101,33 @@ struct ModelValueTests {
         #expect(try s.pixels()[5, 5] == red)
     }
 
+    @Test("a shape layer whose path reaches past any finite extent fails its display with a clear error (the C-API fuzzer's trap)")
+    func shapeBeyondFiniteExtent() throws {
+        let s = try Scene()
+        let shape = ShapeLayer()
+        shape.name = "far"
+        shape.frame = Rect(x: 0, y: 0, width: 10, height: 10)
+        var path = Path()
+        path.move(to: Point(x: -1.5e308, y: 0))
+        path.addLine(to: Point(x: 1.5e308, y: 5))
+        path.addLine(to: Point(x: 0, y: 10))
+        path.closeSubpath()
+        shape.path = path
+        s.root.addSublayer(shape)
+        var caught: CommitError?
+        do { try Transaction.flush() } catch let e as CommitError { caught = e }
+        let failures = try #require(caught).failures
+        #expect(failures.map(\.layer) == ["far"] && failures[0].phase == .display)
+        guard case .shapeExtentNotRepresentable(let layer, _)? = failures[0].cause.error as? DisplayError else {
+            Issue.record("cause: \(failures[0].cause)"); return
+        }
+        #expect(layer == "far" && failures[0].message.contains("within ±1e300"), "\(failures[0].message)")
+        // A path within range draws again.
+        shape.path = Path(rect: Rect(x: 1, y: 1, width: 8, height: 8))
+        try Transaction.flush()
+        #expect(shape.displayCount == 1)
+    }
+
     @Test("non-finite geometry is refused and reported (CALayerInvalidGeometry), the property keeps its value; nothing traps at the commit")
     func nonFiniteGeometry() throws {
         let s = try Scene()

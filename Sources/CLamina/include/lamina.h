@@ -378,6 +378,74 @@ lamina_status lamina_shader_layer_set_animating(lamina_layer *layer, int on);
 lamina_status lamina_layer_set_shader_effect(lamina_layer *layer, const char *fragment_source, double max_sample_dx, double max_sample_dy);
 lamina_status lamina_layer_set_shader_effect_uniform(lamina_layer *layer, const char *name, const float *values, size_t count);
 
+/* ---- Layer kinds: shapes, gradients, text, replicators (docs/effects.md) ------------- */
+/* Each kind's functions refuse a layer of another kind (LAMINA_ERROR_INVALID_ARGUMENT). The
+ * layer functions above apply to them all. */
+
+/* A shape layer (CAShapeLayer): a path filled and stroked, rasterised at its on-screen scale.
+ * Its fill is opaque black by default, its stroke none. */
+lamina_status lamina_shape_layer_create(lamina_layer **out);
+/* The path's operations, each taking its points from `points` in order (bounds coordinates):
+ * MOVE and LINE one point, QUAD two (control, end), CUBIC three (control 1, control 2, end),
+ * CLOSE none; the counts must agree. op_count 0: no path. At most 100000 operations. */
+typedef enum lamina_path_op { LAMINA_PATH_MOVE = 0, LAMINA_PATH_LINE, LAMINA_PATH_QUAD, LAMINA_PATH_CUBIC, LAMINA_PATH_CLOSE } lamina_path_op;
+lamina_status lamina_shape_layer_set_path(lamina_layer *layer, const lamina_path_op *ops, size_t op_count,
+                                          const lamina_point *points, size_t point_count);
+/* NULL: not filled / not stroked. Both animate (key paths "fillColor", "strokeColor"). */
+lamina_status lamina_shape_layer_set_fill_color(lamina_layer *layer, const lamina_color *color);
+lamina_status lamina_shape_layer_set_stroke_color(lamina_layer *layer, const lamina_color *color);
+/* Points, ≥ 0 (1 by default); animates ("lineWidth"). */
+lamina_status lamina_shape_layer_set_line_width(lamina_layer *layer, double width);
+typedef enum lamina_line_cap { LAMINA_LINE_CAP_BUTT = 0, LAMINA_LINE_CAP_ROUND, LAMINA_LINE_CAP_SQUARE } lamina_line_cap;
+typedef enum lamina_line_join { LAMINA_LINE_JOIN_MITER = 0, LAMINA_LINE_JOIN_ROUND, LAMINA_LINE_JOIN_BEVEL } lamina_line_join;
+/* The miter limit is ≥ 1 (10 by default). */
+lamina_status lamina_shape_layer_set_line_style(lamina_layer *layer, lamina_line_cap cap, lamina_line_join join, double miter_limit);
+/* Dash lengths (points; count 0: a solid line) and the phase ("lineDashPhase" animates). */
+lamina_status lamina_shape_layer_set_line_dash(lamina_layer *layer, const double *pattern, size_t count, double phase);
+/* Non-zero: the even-odd fill rule (the default is non-zero winding). */
+lamina_status lamina_shape_layer_set_even_odd(lamina_layer *layer, int even_odd);
+/* The part of the path stroked, fractions of its length in 0 … 1 ("strokeStart", "strokeEnd"
+ * animate: a progress ring). */
+lamina_status lamina_shape_layer_set_stroke_range(lamina_layer *layer, double start, double end);
+lamina_status lamina_shape_layer_get_stroke_range(const lamina_layer *layer, double *start, double *end);
+
+/* A gradient layer (CAGradientLayer), drawn on the GPU inside the layer's (rounded) shape. */
+typedef enum lamina_gradient_type { LAMINA_GRADIENT_AXIAL = 0, LAMINA_GRADIENT_RADIAL, LAMINA_GRADIENT_CONIC } lamina_gradient_type;
+lamina_status lamina_gradient_layer_create(lamina_layer **out);
+/* 0 to 16 colours; `locations` NULL spreads them evenly, else one per colour in 0 … 1, not decreasing. */
+lamina_status lamina_gradient_layer_set_colors(lamina_layer *layer, const lamina_color *colors, const double *locations, size_t count);
+/* Unit coordinates of the bounds, y down ((0.5, 0) → (0.5, 1) by default); they animate
+ * ("startPoint", "endPoint") on the GPU. */
+lamina_status lamina_gradient_layer_set_points(lamina_layer *layer, lamina_point start, lamina_point end);
+lamina_status lamina_gradient_layer_set_type(lamina_layer *layer, lamina_gradient_type type);
+
+/* A text layer (CATextLayer, Pango): the string laid out in the bounds. */
+typedef enum lamina_text_alignment {
+    LAMINA_TEXT_ALIGN_NATURAL = 0, LAMINA_TEXT_ALIGN_LEFT, LAMINA_TEXT_ALIGN_RIGHT, LAMINA_TEXT_ALIGN_CENTER, LAMINA_TEXT_ALIGN_JUSTIFIED
+} lamina_text_alignment;
+typedef enum lamina_truncation {
+    LAMINA_TRUNCATE_NONE = 0, LAMINA_TRUNCATE_START, LAMINA_TRUNCATE_MIDDLE, LAMINA_TRUNCATE_END
+} lamina_truncation;
+lamina_status lamina_text_layer_create(lamina_layer **out);
+/* UTF-8 (invalid sequences show as U+FFFD), at most 10⁶ bytes; NULL: none. */
+lamina_status lamina_text_layer_set_string(lamina_layer *layer, const char *utf8);
+/* A fontconfig family ("" for the default, DejaVu Sans) and the size in points (36 by default). */
+lamina_status lamina_text_layer_set_font(lamina_layer *layer, const char *family, double size);
+lamina_status lamina_text_layer_set_foreground_color(lamina_layer *layer, lamina_color color);
+lamina_status lamina_text_layer_set_alignment(lamina_layer *layer, lamina_text_alignment alignment);
+lamina_status lamina_text_layer_set_wrapped(lamina_layer *layer, int wrapped);
+lamina_status lamina_text_layer_set_truncation(lamina_layer *layer, lamina_truncation truncation);
+
+/* A replicator layer (CAReplicatorLayer): its sublayers drawn instance_count times, each
+ * instance through the instance transform once more, its colour multiplied by the instance
+ * colour plus k × the offsets. */
+lamina_status lamina_replicator_layer_create(lamina_layer **out);
+/* 0 to 10000 (1 by default). */
+lamina_status lamina_replicator_layer_set_instance_count(lamina_layer *layer, size_t count);
+lamina_status lamina_replicator_layer_set_instance_transform(lamina_layer *layer, const lamina_transform *transform);
+lamina_status lamina_replicator_layer_set_instance_color(lamina_layer *layer, lamina_color color, double red_offset,
+                                                         double green_offset, double blue_offset, double alpha_offset);
+
 /* ---- Hosts: a layer tree on a target ---------------------------------------------- */
 
 /* Every commit that changes the tree of `root` (a layer without a superlayer) composites
