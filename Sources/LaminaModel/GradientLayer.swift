@@ -11,11 +11,27 @@ public final class GradientLayer: Layer {
     /// startPoint whose radii, in unit coordinates, are |endPoint − startPoint| on each axis), `.conic`
     /// (the angle about startPoint, from the direction of endPoint, clockwise on screen).
     public var type: GradientType = .axial { didSet { if type != oldValue { update() } } }
-    /// The colours, in order (at most 16 are used).
-    public var colors: [Color] = [] { didSet { if colors != oldValue { update() } } }
+    /// The colours, in order (at most 16 are used). Animatable (key path `colors`, implicit
+    /// too): colour by colour, premultiplied, when the counts agree — on the GPU, as the points.
+    public var colors: [Color] {
+        get { isPresentationCopy ? properties.gradient?.colors ?? modelColors : modelColors }
+        set { if newValue != modelColors { actionWillChange("colors", from: .colors(modelColors)); modelColors = newValue; update() } }
+    }
     /// Where each colour sits, 0…1, increasing; nil (default) spreads them evenly. A list
     /// of another length than `colors` is ignored (spread evenly), as Core Animation does.
-    public var locations: [Double]? { didSet { if locations != oldValue { update() } } }
+    /// Animatable (key path `locations`, implicit too; from nil: from the even spread). A
+    /// presentation copy gives the stops shown.
+    public var locations: [Double]? {
+        get { isPresentationCopy ? properties.gradient?.locations ?? modelLocations : modelLocations }
+        set {
+            guard newValue != modelLocations else { return }
+            actionWillChange("locations", from: .numbers(GradientStyle.stops(modelLocations, count: modelColors.count)))
+            modelLocations = newValue
+            update()
+        }
+    }
+    private var modelColors: [Color] = []
+    private var modelLocations: [Double]?
     /// Unit coordinates of the bounds (y down): (0.5, 0) → (0.5, 1) by default (top to bottom).
     /// Both animate (key paths `startPoint`, `endPoint`; implicitly in a rendered tree), on
     /// the GPU: each frame evaluates the gradient again, nothing is drawn on the CPU.
@@ -36,16 +52,10 @@ public final class GradientLayer: Layer {
     public required init() { super.init() }
 
     private func update() {
-        let stops: [Double]
-        if let l = locations, l.count == colors.count, l.allSatisfy(\.isFinite) {
-            var last = -Double.infinity
-            stops = l.map { v in last = max(last, min(1, max(0, v))); return last }
-        } else {
-            stops = colors.count < 2 ? [0] : (0..<colors.count).map { Double($0) / Double(colors.count - 1) }
-        }
-        let finite = modelStartPoint.isFinite && modelEndPoint.isFinite && colors.allSatisfy(\.isFinite)
-        properties.gradient = colors.isEmpty || !finite ? nil
-            : GradientStyle(type: type, colors: colors, locations: Array(stops.prefix(colors.count)), startPoint: modelStartPoint,
+        let stops = GradientStyle.stops(modelLocations, count: modelColors.count)
+        let finite = modelStartPoint.isFinite && modelEndPoint.isFinite && modelColors.allSatisfy(\.isFinite)
+        properties.gradient = modelColors.isEmpty || !finite ? nil
+            : GradientStyle(type: type, colors: modelColors, locations: Array(stops.prefix(modelColors.count)), startPoint: modelStartPoint,
                             endPoint: modelEndPoint, dithers: dithers)
         changed(.effects)
     }

@@ -13,7 +13,14 @@ import LaminaGraphics
 /// them (a zero-sized shape layer placed by `position`, as is usual with Core Animation).
 @MainActor
 public final class ShapeLayer: Layer, CommitHookLayer {
-    public var path: Path? { didSet { if path != oldValue { setNeedsDisplay() } } }
+    /// The shape (bounds coordinates); nil: nothing drawn. Animatable: between two paths
+    /// of the same elements (`Path.structure`: the same kinds in the same order, as Core
+    /// Animation requires the same number of control points) the shape morphs point by
+    /// point; between others it switches half-way. Implicit too, in a rendered tree.
+    public var path: Path? {
+        get { if case .path(let p)? = value(forKey: "path") { return p } else { return nil } }
+        set { setValue(.path(newValue), forKey: "path") }
+    }
     /// nil: not filled. Opaque black by default, as Core Animation's. Animatable.
     public var fillColor: Color? {
         get { if case .color(let c)? = value(forKey: "fillColor") { return c } else { return nil } }
@@ -52,7 +59,8 @@ public final class ShapeLayer: Layer, CommitHookLayer {
 
     /// The keys of a shape layer that animate (implicitly too, in a rendered tree): each
     /// frame of their animations rasterises the shape again with the values shown.
-    public static let animatableKeys: Set<String> = ["fillColor", "strokeColor", "lineWidth", "lineDashPhase", "strokeStart", "strokeEnd"]
+    public static let animatableKeys: Set<String> = ["path", "fillColor", "strokeColor", "lineWidth", "lineDashPhase", "strokeStart",
+                                                     "strokeEnd"]
 
     public override class func needsDisplay(forKey key: String) -> Bool {
         animatableKeys.contains(key) || super.needsDisplay(forKey: key)
@@ -75,7 +83,7 @@ public final class ShapeLayer: Layer, CommitHookLayer {
 
     public required init() {
         super.init()
-        properties.custom = ["fillColor": .color(.black), "strokeColor": .color(nil), "lineWidth": .number(1),
+        properties.custom = ["path": .path(nil), "fillColor": .color(.black), "strokeColor": .color(nil), "lineWidth": .number(1),
                              "lineDashPhase": .number(0), "strokeStart": .number(0), "strokeEnd": .number(1)]
         transactionContext.addCommitHook(self)
     }

@@ -202,8 +202,9 @@ public final class Compositor: @unchecked Sendable {
         } else {
             let request = FrameBuilder.FrameRequest(size: target.size, scale: target.scale, pixelSize: target.pixelSize,
                                                     damage: damage, fullFrameReason: reason, background: background)
-            stats = try draw(builder.makeFrame(request, update: update), on: target, own: own, ownIsEverything: ownIsEverything,
-                             overlays: overlays)
+            var frame = builder.makeFrame(request, update: update)
+            stats = try draw(frame, on: target, own: own, ownIsEverything: ownIsEverything, overlays: overlays)
+            builder.recycle(&frame)
             timings.execute = clock.lap()
             if timesGPU { timings.gpu = device.latestGPUDuration.map { Double($0) / 1e9 } }
             stats.reusedRenderList = always && update.rebuildReason == nil && update.layersVisited == 0

@@ -33,6 +33,8 @@ final class FrameBuilder {
     var renderSerial = 0
     /// Counts frames built.
     var frameSerial = 0
+    /// An emptied draw list of an earlier frame, kept for its storage (`recycle(_:)`).
+    var spareDraws: [DrawItem] = []
     /// The surface a walk started in (its items are added after it).
     var startSurface: SurfaceID?
     /// What the frame being built collects.

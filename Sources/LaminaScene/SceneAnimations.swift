@@ -45,11 +45,18 @@ extension LayerBuilder {
         case contents
         /// A shader layer's uniform (`uniforms.NAME`).
         case uniform
+        /// A shape layer's path (as its `path` key: a path string or a shape object).
+        case path
+        /// A gradient layer's colours (an array of colours) and locations (an array of numbers).
+        case colors, numbers
 
         init(keyPath: String) {
             if keyPath.hasPrefix("uniforms.") || keyPath.hasPrefix("shaderEffect.uniforms.") { self = .uniform; return }
             switch keyPath {
             case "contents": self = .contents
+            case "path": self = .path
+            case "colors": self = .colors
+            case "locations": self = .numbers
             case "position", "bounds.origin": self = .point
             case "anchorPoint", "startPoint", "endPoint": self = .unitPoint
             case "bounds.size": self = .size
@@ -73,6 +80,9 @@ extension LayerBuilder {
             case .transform: return "a transform"
             case .contents: return "contents (an image file name, {\"image\": …} or {\"pixels\": …})"
             case .uniform: return "a number, 2 to 4 numbers, a 3×3 or 4×4 matrix (9 or 16 numbers) or a colour"
+            case .path: return "a path (\"M x y L x y … Z\", or a shape object)"
+            case .colors: return "an array of 1 to \(LayerBuilder.maximumGradientStops) colours"
+            case .numbers: return "an array of numbers in 0…1, not decreasing"
             }
         }
     }
@@ -141,7 +151,7 @@ extension LayerBuilder {
         let keyPath = try keyPathNode.string()
         guard AnimatableProperty(keyPath: keyPath, customKeys: ownKeys.contains) != nil else {
             let shown = keyPath.count > 60 ? String(keyPath.prefix(60)) + "…" : keyPath
-            throw keyPathNode.error("'\(shown)' is not an animatable key path; animatable: position(.x/.y), zPosition, bounds(.origin/.size/.size.width/.size.height), anchorPoint, anchorPointZ, transform, sublayerTransform (and their .rotation(.x/.y/.z), .scale(.x/.y/.z), .translation.x/y/z), opacity, backgroundColor, borderColor, borderWidth, cornerRadius, contentsRect, contentsCenter, contents, uniforms.NAME (a shader layer's uniform), shaderEffect.uniforms.NAME; a shape layer's fillColor, strokeColor, lineWidth, lineDashPhase, strokeStart, strokeEnd; a gradient layer's startPoint, endPoint")
+            throw keyPathNode.error("'\(shown)' is not an animatable key path; animatable: position(.x/.y), zPosition, bounds(.origin/.size/.size.width/.size.height), anchorPoint, anchorPointZ, transform, sublayerTransform (and their .rotation(.x/.y/.z), .scale(.x/.y/.z), .translation.x/y/z), opacity, backgroundColor, borderColor, borderWidth, cornerRadius, contentsRect, contentsCenter, contents, uniforms.NAME (a shader layer's uniform), shaderEffect.uniforms.NAME; a shape layer's path, fillColor, strokeColor, lineWidth, lineDashPhase, strokeStart, strokeEnd; a gradient layer's colors, locations, startPoint, endPoint")
         }
         let valueKind = ValueKind(keyPath: keyPath)
         let additive = try f["additive"]?.bool() ?? false
@@ -347,6 +357,19 @@ extension LayerBuilder {
             if case .float(let x) = u { return .number(x) }
             if !difference, case .vec4 = u, (try? node.string()) != nil, let c = try? node.color() { return .color(c) }
             return .shader(u)
+        case .path:
+            guard !difference else { throw node.error("paths cannot be added ('by' and additive animations take amounts)") }
+            return .path(try shape(node))
+        case .colors:
+            let colors = try node.array().map { try $0.color() }
+            guard (1...LayerBuilder.maximumGradientStops).contains(colors.count) else {
+                throw node.error("a gradient has 1 to \(LayerBuilder.maximumGradientStops) colours (got \(colors.count))")
+            }
+            return .colors(colors)
+        case .numbers:
+            let l = try node.array().map { try $0.number(in: difference ? -1...1 : 0...1) }
+            guard difference || zip(l, l.dropFirst()).allSatisfy({ $0 <= $1 }) else { throw node.error("locations increase") }
+            return .numbers(l)
         case .contents:
             guard !difference else { throw node.error("contents cannot be added ('by' and additive animations take amounts)") }
             guard case .image(let image) = try contents(node) else { throw node.error("expected an image") }

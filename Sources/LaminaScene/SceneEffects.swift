@@ -25,7 +25,7 @@ extension LayerBuilder {
 
     /// Most instances of a replicator, and most gradient stops.
     static let maximumInstances = 10_000
-    static let maximumGradientStops = 16
+    nonisolated static let maximumGradientStops = 16
 
     /// Reads the effect keys and the keys of the layer's type.
     func effects(_ f: [String: JSONNode], type: LayerBuilder.LayerType, set: (@escaping @MainActor (Layer) -> Void) -> Void) throws {

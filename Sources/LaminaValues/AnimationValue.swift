@@ -20,6 +20,14 @@ public enum AnimationValue: Sendable, Hashable, CustomStringConvertible {
     /// A shader uniform's value (`uniforms.NAME` of a `ShaderLayer`), interpolated per
     /// component.
     case shader(ShaderValue)
+    /// A path (`ShapeLayer.path`); nil is no path. Two paths of the same elements (kinds
+    /// and order: `Path.structure`) morph point by point; others switch half-way.
+    case path(Path?)
+    /// A list of colours (`GradientLayer.colors`), interpolated colour by colour
+    /// (premultiplied) when the counts agree; otherwise switched half-way.
+    case colors([Color])
+    /// A list of numbers (`GradientLayer.locations`), interpolated when the counts agree.
+    case numbers([Double])
 
     public var description: String {
         switch self {
@@ -31,6 +39,9 @@ public enum AnimationValue: Sendable, Hashable, CustomStringConvertible {
         case .transform(let t): return "\(t.values)"
         case .contents(let c): return c.map { "contents(\($0.pixelSize))" } ?? "no contents"
         case .shader(let v): return "\(v)"
+        case .path(let p): return p.map { "path of \($0.elements.count) elements" } ?? "no path"
+        case .colors(let c): return "\(c)"
+        case .numbers(let v): return "\(v)"
         }
     }
 
@@ -49,7 +60,19 @@ public enum AnimationValue: Sendable, Hashable, CustomStringConvertible {
         case .transform(let t): return t.values
         case .contents: return []
         case .shader(let v): return v.components
+        case .path(let p): return p?.morphComponents ?? []
+        case .colors(let cs): return cs.flatMap { [$0.red * $0.alpha, $0.green * $0.alpha, $0.blue * $0.alpha, $0.alpha] }
+        case .numbers(let v): return v
         }
+    }
+
+    /// A colour from premultiplied components (clamped).
+    private static func color(premultiplied v: ArraySlice<Double>) -> Color {
+        let i = v.startIndex
+        let a = min(max(v[i + 3], 0), 1)
+        guard a > 0 else { return .clear }
+        func un(_ x: Double) -> Double { min(max(x / a, 0), 1) }
+        return Color(red: un(v[i]), green: un(v[i + 1]), blue: un(v[i + 2]), alpha: a)
     }
 
     /// A value of `kind`'s kind from components (premultiplied for colours).
@@ -59,14 +82,15 @@ public enum AnimationValue: Sendable, Hashable, CustomStringConvertible {
         case .point: return .point(Point(x: v[0], y: v[1]))
         case .size: return .size(Size(width: v[0], height: v[1]))
         case .rect: return .rect(Rect(x: v[0], y: v[1], width: v[2], height: v[3]))
-        case .color:
-            let a = min(max(v[3], 0), 1)
-            guard a > 0 else { return .color(.clear) }
-            func un(_ x: Double) -> Double { min(max(x / a, 0), 1) }
-            return .color(Color(red: un(v[0]), green: un(v[1]), blue: un(v[2]), alpha: a))
+        case .color: return .color(color(premultiplied: v[...]))
         case .transform: return .transform(Transform3D(v))
         case .contents: return kind
         case .shader(let s): return .shader(s.with(v) ?? s)
+        case .path(let p): return .path(p.flatMap { $0.withMorphComponents(v) } ?? p)
+        case .colors(let cs):
+            guard v.count == cs.count * 4 else { return kind }
+            return .colors(stride(from: 0, to: v.count, by: 4).map { color(premultiplied: v[$0..<$0 + 4]) })
+        case .numbers: return .numbers(v)
         }
     }
 
@@ -81,6 +105,9 @@ public enum AnimationValue: Sendable, Hashable, CustomStringConvertible {
         case .transform(let t): return t.isFinite
         case .contents: return true
         case .shader(let v): return v.isValid
+        case .path(let p): return p?.isFinite ?? true
+        case .colors(let cs): return cs.allSatisfy(\.isFinite)
+        case .numbers(let v): return v.allSatisfy(\.isFinite)
         }
     }
 
@@ -88,7 +115,7 @@ public enum AnimationValue: Sendable, Hashable, CustomStringConvertible {
     func isSameKind(as other: AnimationValue) -> Bool {
         switch (self, other) {
         case (.number, .number), (.point, .point), (.size, .size), (.rect, .rect), (.color, .color), (.transform, .transform),
-             (.contents, .contents):
+             (.contents, .contents), (.path, .path), (.colors, .colors), (.numbers, .numbers):
             return true
         case let (.shader(a), .shader(b)): return a.typeName == b.typeName && a.components.count == b.components.count
         default: return false
@@ -122,12 +149,22 @@ public enum AnimationValue: Sendable, Hashable, CustomStringConvertible {
         return nil
     }
 
+    /// Whether the two values interpolate number by number: the same kind and count of
+    /// numbers, and for paths the same elements (`Path.structure`).
+    package func morphs(into other: AnimationValue) -> Bool {
+        if case .path(let x) = self, case .path(let y) = other { return x?.structure == y?.structure }
+        return isSameKind(as: other) && components.count == other.components.count
+    }
+
     /// `a` + (`b` − `a`)·`f`: component-wise (colours premultiplied); transforms by
-    /// decomposition (`Transform3D.interpolate`: the rotation the short way).
+    /// decomposition (`Transform3D.interpolate`: the rotation the short way). Values that
+    /// do not morph into each other (paths of other elements, lists of other lengths)
+    /// switch half-way.
     static func interpolate(_ a: AnimationValue, _ b: AnimationValue, _ f: Double) -> AnimationValue {
         if case .transform(let x) = a, case .transform(let y) = b {
             return .transform(Transform3D.interpolate(from: x, to: y, fraction: f))
         }
+        if case .path = a, !a.morphs(into: b) { return f < 0.5 ? a : b }
         let x = a.components, y = b.components
         guard x.count == y.count, !x.isEmpty else { return f < 0.5 ? a : b }
         var out = x
@@ -207,8 +244,9 @@ public struct AnimatableProperty: Hashable, Sendable, CustomStringConvertible {
         case effectUniform(String)
         /// A key of the layer's own kind (`LayerProperties.custom`): drawn by the model.
         case custom(String)
-        /// A `GradientLayer`'s `startPoint` and `endPoint` (drawn by the renderer).
-        case gradientStartPoint, gradientEndPoint
+        /// A `GradientLayer`'s `startPoint`, `endPoint`, `colors` and `locations` (drawn by
+        /// the renderer).
+        case gradientStartPoint, gradientEndPoint, gradientColors, gradientLocations
     }
     package let base: Base
     /// The key path it was made from.
@@ -245,6 +283,8 @@ public struct AnimatableProperty: Hashable, Sendable, CustomStringConvertible {
         case "shadowColor": b = .shadowColor
         case "startPoint": b = .gradientStartPoint
         case "endPoint": b = .gradientEndPoint
+        case "colors": b = .gradientColors
+        case "locations": b = .gradientLocations
         default:
             if keyPath.hasPrefix("shaderEffect.uniforms."), keyPath.count > 22 {
                 self.base = .effectUniform(String(keyPath.dropFirst(22)))
@@ -312,7 +352,7 @@ public struct AnimatableProperty: Hashable, Sendable, CustomStringConvertible {
         case .contentsRect, .contentsCenter, .contents, .uniform: return .contents
         case .effectUniform: return .effects
         case .custom: return []
-        case .gradientStartPoint, .gradientEndPoint: return .effects
+        case .gradientStartPoint, .gradientEndPoint, .gradientColors, .gradientLocations: return .effects
         case .shadowOpacity, .shadowRadius, .shadowOffset, .shadowColor: return .shadow
         }
     }
@@ -352,6 +392,8 @@ public struct AnimatableProperty: Hashable, Sendable, CustomStringConvertible {
         case .custom(let key): return p.custom?[key] ?? .number(0)
         case .gradientStartPoint: return .point(p.gradient?.startPoint ?? .zero)
         case .gradientEndPoint: return .point(p.gradient?.endPoint ?? .zero)
+        case .gradientColors: return .colors(p.gradient?.colors ?? [])
+        case .gradientLocations: return .numbers(p.gradient?.locations ?? [])
         }
     }
 
@@ -366,6 +408,8 @@ public struct AnimatableProperty: Hashable, Sendable, CustomStringConvertible {
         case .transform, .sublayerTransform: return .transform(.identity)
         case .backgroundColor, .borderColor, .shadowColor: return .color(nil)
         case .contents: return .contents(nil)
+        case .gradientColors: return .colors([])
+        case .gradientLocations: return .numbers([])
         case .uniform, .effectUniform, .custom: return .number(0)   // (the value's own type: `set` converts to it)
         }
     }
@@ -428,6 +472,15 @@ public struct AnimatableProperty: Hashable, Sendable, CustomStringConvertible {
         case (.shadowColor, .color(let x)): p.shadowColor = x ?? .clear
         case (.gradientStartPoint, .point(let x)): if var g = p.gradient { g.startPoint = x; p.gradient = g }
         case (.gradientEndPoint, .point(let x)): if var g = p.gradient { g.endPoint = x; p.gradient = g }
+        case (.gradientColors, .colors(let x)):
+            // (A count that changes spreads the stops evenly, as the layer does.)
+            if var g = p.gradient, !x.isEmpty {
+                if x.count != g.colors.count { g.locations = GradientStyle.stops(nil, count: x.count) }
+                g.colors = x
+                p.gradient = g
+            }
+        case (.gradientLocations, .numbers(let x)):
+            if var g = p.gradient { g.locations = GradientStyle.stops(x, count: g.colors.count); p.gradient = g }
         default: break
         }
     }

@@ -33,6 +33,17 @@ public struct GradientStyle: Sendable, Equatable {
         self.type = type; self.colors = colors; self.locations = locations; self.startPoint = startPoint; self.endPoint = endPoint
         self.dithers = dithers
     }
+
+    /// The stops of `count` colours at `locations`: clamped to 0…1 and made non-decreasing;
+    /// evenly spread when there are none, or not one per colour, or one is not finite (as
+    /// Core Animation ignores such a list).
+    public static func stops(_ locations: [Double]?, count: Int) -> [Double] {
+        if let l = locations, l.count == count, count > 0, l.allSatisfy(\.isFinite) {
+            var last = -Double.infinity
+            return l.map { v in last = max(last, min(1, max(0, v))); return last }
+        }
+        return count < 2 ? [0] : (0..<count).map { Double($0) / Double(count - 1) }
+    }
 }
 
 /// A `ReplicatorLayer`'s instances, as the renderer sees them.

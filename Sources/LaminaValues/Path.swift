@@ -5,8 +5,8 @@ import LaminaGeometry
 /// A path as a value (`CGPath`): made once, drawn by any context (`GraphicsContext.addPath`),
 /// handed to layers (`ShapeLayer.path`, `Layer.shadowPath`) and across threads.
 /// Coordinates are in the user space of whoever draws it (a layer's bounds space).
-public struct Path: Sendable, Equatable {
-    public enum Element: Sendable, Equatable {
+public struct Path: Sendable, Hashable {
+    public enum Element: Sendable, Hashable {
         case move(Point)
         case line(Point)
         case quadCurve(to: Point, control: Point)
@@ -92,5 +92,70 @@ public struct Path: Sendable, Equatable {
         }
         guard minX <= maxX, minY <= maxY else { return nil }
         return Rect(x: minX, y: minY, width: maxX - minX, height: maxY - minY)
+    }
+}
+
+// MARK: Morphing
+
+extension Path {
+    /// The kinds of the path's elements, in order (an arc's direction included): two paths
+    /// morph into each other (`ShapeLayer.path` animating) when these are equal.
+    public var structure: [UInt8] {
+        elements.map { e in
+            switch e {
+            case .move: return 0
+            case .line: return 1
+            case .quadCurve: return 2
+            case .curve: return 3
+            case .arc(_, _, _, _, let clockwise): return clockwise ? 4 : 5
+            case .ellipse: return 6
+            case .roundedRect: return 7
+            case .close: return 8
+            }
+        }
+    }
+
+    /// Every number of the path, element by element (points as x, y; an arc's centre,
+    /// radius and angles; a rectangle's x, y, width, height and corner radius): what a
+    /// path animation interpolates.
+    public var morphComponents: [Double] {
+        var out: [Double] = []
+        out.reserveCapacity(elements.count * 4)
+        for e in elements {
+            switch e {
+            case .move(let p), .line(let p): out += [p.x, p.y]
+            case let .quadCurve(p, c): out += [c.x, c.y, p.x, p.y]
+            case let .curve(p, c1, c2): out += [c1.x, c1.y, c2.x, c2.y, p.x, p.y]
+            case let .arc(c, r, a0, a1, _): out += [c.x, c.y, r, a0, a1]
+            case let .ellipse(r): out += [r.origin.x, r.origin.y, r.size.width, r.size.height]
+            case let .roundedRect(r, radius): out += [r.origin.x, r.origin.y, r.size.width, r.size.height, radius]
+            case .close: break
+            }
+        }
+        return out
+    }
+
+    /// The same elements with the numbers of `v` (as `morphComponents` lists them); nil
+    /// when `v` has another count.
+    public func withMorphComponents(_ v: [Double]) -> Path? {
+        guard v.count == morphComponents.count else { return nil }
+        var i = 0
+        func next() -> Double { defer { i += 1 }; return v[i] }
+        func point() -> Point { let x = next(); return Point(x: x, y: next()) }
+        func rect() -> Rect { let x = next(), y = next(), w = next(); return Rect(x: x, y: y, width: w, height: next()) }
+        return Path(elements.map { e in
+            switch e {
+            case .move: return .move(point())
+            case .line: return .line(point())
+            case .quadCurve: let c = point(); return .quadCurve(to: point(), control: c)
+            case .curve: let c1 = point(), c2 = point(); return .curve(to: point(), control1: c1, control2: c2)
+            case .arc(_, _, _, _, let clockwise):
+                let c = point(), r = next(), a0 = next()
+                return .arc(center: c, radius: r, startAngle: a0, endAngle: next(), clockwise: clockwise)
+            case .ellipse: return .ellipse(rect())
+            case .roundedRect: let r = rect(); return .roundedRect(r, cornerRadius: next())
+            case .close: return .close
+            }
+        })
     }
 }

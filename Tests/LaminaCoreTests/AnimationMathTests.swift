@@ -615,3 +615,28 @@ struct KeyframeMathTests {
 private enum PacedTimes {
     static func of(_ points: [[Double]]) -> [Double] { KeyframeMath.pacedTimes(points) }
 }
+
+@Suite("Animation values: paths and lists")
+struct AnimationListValueTests {
+    static func triangle(_ x: Double) -> Path {
+        var p = Path()
+        p.move(to: Point(x: 0, y: 0))
+        p.addLine(to: Point(x: 10, y: 0))
+        p.addQuadCurve(to: Point(x: x, y: 10), control: Point(x: 10, y: 5))
+        p.closeSubpath()
+        return p
+    }
+
+    @Test("paths of the same elements interpolate point by point; others switch half-way; lists by element when the counts agree")
+    func interpolation() {
+        let a = AnimationValue.path(Self.triangle(0)), b = AnimationValue.path(Self.triangle(10))
+        #expect(AnimationValue.interpolate(a, b, 0.25) == .path(Self.triangle(2.5)))
+        let e = AnimationValue.path(Path(ellipseIn: Rect(x: 0, y: 0, width: 4, height: 4)))
+        #expect(AnimationValue.interpolate(a, e, 0.4) == a && AnimationValue.interpolate(a, e, 0.6) == e)
+        #expect(AnimationValue.interpolate(.path(nil), a, 0.7) == a)
+        #expect(AnimationValue.interpolate(.numbers([0, 1]), .numbers([1, 0]), 0.25) == .numbers([0.25, 0.75]))
+        #expect(AnimationValue.interpolate(.numbers([0, 1]), .numbers([1]), 0.25) == .numbers([0, 1]))
+        #expect(AnimationValue.like(b, a.components) == a)
+        #expect(Self.triangle(3).withMorphComponents(Self.triangle(7).morphComponents) == Self.triangle(7))
+    }
+}

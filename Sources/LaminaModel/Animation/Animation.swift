@@ -178,8 +178,9 @@ public struct KeyframeAnimation: Animation {
                 kind: .number(0), values: refs.indices.map { [Double($0)] }, keyTimes: keyTimes, timingFunctions: timingFunctions,
                 mode: calculationMode, tension: nil, continuity: nil, bias: nil).resolved(), refs))
         }
-        // Every value in the first one's kind (the others converted, or dropped).
-        let vs = values.compactMap { $0.converted(like: first) }
+        // Every value in the first one's kind (the others converted, or dropped — as are
+        // paths of other elements and lists of other lengths, which do not morph).
+        let vs = values.compactMap { $0.converted(like: first) }.filter { first.morphs(into: $0) }
         // Transforms go through their decompositions (rotations as quaternions, each on
         // the side of the previous one: the short way), as Core Animation interpolates them.
         var components = vs.map(\.components)

@@ -184,6 +184,90 @@ extension EffectsTests {
     }
 }
 
+extension EffectsTests {
+    @Test("colors and locations animate on the GPU: presented values at fixed times are the linear ones (colours premultiplied), pixels equal still gradients with them, nothing uploaded")
+    func gradientColorsAnimate() throws {
+        try Transaction.flush()
+        let device = try GPUDevice()
+        defer { device.close() }
+        let half = Color(red: 0, green: 0, blue: 1, alpha: 0.5)
+        func gradient() -> GradientLayer {
+            let g = GradientLayer()
+            g.frame = Rect(x: 10, y: 10, width: 80, height: 80)
+            g.colors = [.red, .green, half]
+            g.startPoint = Point(x: 0, y: 0.5)
+            g.endPoint = Point(x: 1, y: 0.5)
+            return g
+        }
+        let root = rootLayer(width: 100, height: 100)
+        let g = gradient()
+        root.addSublayer(g)
+        let host = LayerTreeHost(rootLayer: root, target: try OffscreenTarget(device: device, size: Size(width: 100, height: 100)),
+                                 background: .white)
+        defer { host.detach() }
+        let start = MonotonicClock.now()
+        MediaClock.set(start)
+        defer { MediaClock.set(nil) }
+        try Transaction.flush()
+        var recolor = BasicAnimation(keyPath: "colors")
+        recolor.fromValue = .colors([.red, .green, half])
+        recolor.toValue = .colors([.blue, .white, .clear])
+        recolor.duration = 2
+        recolor.beginTime = start
+        recolor.timingFunction = .linear
+        var move = KeyframeAnimation(keyPath: "locations")
+        move.values = [.numbers([0, 0.5, 1]), .numbers([0.2, 0.3, 0.4]), .numbers([0, 0.9, 1])]
+        move.duration = 2
+        move.beginTime = start
+        g.add(recolor, forKey: "recolor")
+        g.add(move, forKey: "move")
+        for t in [0.5, 1.5] {
+            MediaClock.set(start + t)
+            try TransactionContext.current.commitIfNeeded()
+            // Linear in premultiplied components: (1 − f)·from + f·to, then un-premultiplied.
+            let f = t / 2
+            func mix(_ a: Color, _ b: Color) -> Color {
+                let alpha = (1 - f) * a.alpha + f * b.alpha
+                func c(_ x: Double, _ y: Double) -> Double { ((1 - f) * x * a.alpha + f * y * b.alpha) / alpha }
+                return Color(red: c(a.red, b.red), green: c(a.green, b.green), blue: c(a.blue, b.blue), alpha: alpha)
+            }
+            let colors = [mix(.red, .blue), mix(.green, .white), mix(half, .clear)]
+            // Keyframes at 0, 1, 2 s: linear between the two around t.
+            let (a, b, u): ([Double], [Double], Double) = t < 1 ? ([0, 0.5, 1], [0.2, 0.3, 0.4], t) : ([0.2, 0.3, 0.4], [0, 0.9, 1], t - 1)
+            let stops = zip(a, b).map { $0 + ($1 - $0) * u }
+            let p = g.presentation()
+            #expect(p.colors.count == 3 && zip(p.colors, colors).allSatisfy { x, y in
+                abs(x.red - y.red) < 1e-9 && abs(x.green - y.green) < 1e-9 && abs(x.blue - y.blue) < 1e-9 && abs(x.alpha - y.alpha) < 1e-9
+            }, "\(p.colors) vs \(colors) at \(t)")
+            #expect(zip(p.locations ?? [], stops).allSatisfy { abs($0 - $1) < 1e-9 }, "\(String(describing: p.locations)) vs \(stops)")
+            #expect(g.colors == [.red, .green, half] && g.locations == nil, "the model keeps its values")
+            #expect(host.lastFrame.textureBytesUploaded == 0, "evaluated on the GPU: \(host.lastFrame)")
+            let stillRoot = rootLayer(width: 100, height: 100)
+            let still = gradient()
+            still.colors = colors
+            still.locations = stops
+            stillRoot.addSublayer(still)
+            try Transaction.flush()
+            let d = try host.target.readPixels().difference(from: try render(stillRoot, width: 100, height: 100).image, tolerance: 0)
+            #expect(d.differing == 0, "at \(t): \(d.differing) pixels differ (max \(d.maxDifference))")
+        }
+        // Lists of other lengths do not morph: the first half shows the old ones.
+        var grow = BasicAnimation(keyPath: "colors")
+        grow.fromValue = .colors([.red, .blue])
+        grow.toValue = .colors([.green, .green, .green])
+        grow.duration = 2
+        grow.beginTime = start + 3
+        g.removeAllAnimations()
+        g.add(grow, forKey: "grow")
+        MediaClock.set(start + 3.5)
+        try TransactionContext.current.commitIfNeeded()
+        #expect(g.presentation().colors == [.red, .blue])
+        MediaClock.set(start + 4.5)
+        try TransactionContext.current.commitIfNeeded()
+        #expect(g.presentation().colors == [.green, .green, .green] && g.presentation().locations == [0, 0.5, 1])
+    }
+}
+
 @MainActor
 @Suite("Gradient layers: implicit animations of their points", .isolatedTransactions)
 struct GradientImplicitAnimationTests {

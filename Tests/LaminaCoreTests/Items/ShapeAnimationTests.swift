@@ -112,6 +112,73 @@ extension EffectsTests {
         #expect(end.difference(from: try stillRing { _ in }, tolerance: 0).differing == 0, "the whole ring after the end")
     }
 
+    @Test("path morphs point by point between paths of the same elements (pixels equal the still in-between path); other paths switch half-way")
+    func pathMorphs() throws {
+        try Transaction.flush()
+        let device = try GPUDevice()
+        defer { device.close() }
+        func triangle(_ x: Double, _ y: Double) -> Path {
+            var p = Path()
+            p.move(to: Point(x: 10, y: 10))
+            p.addLine(to: Point(x: 90, y: 10))
+            p.addQuadCurve(to: Point(x: x, y: y), control: Point(x: 90, y: 50))
+            p.closeSubpath()
+            return p
+        }
+        let (shape, host) = try hostedRing(device: device)
+        defer { host.detach() }
+        shape.path = triangle(10, 90)
+        shape.fillColor = .red
+        let start = MonotonicClock.now()
+        MediaClock.set(start)
+        defer { MediaClock.set(nil) }
+        try Transaction.flush()
+        var morph = BasicAnimation(keyPath: "path")
+        morph.fromValue = .path(triangle(10, 90))
+        morph.toValue = .path(triangle(90, 90))
+        morph.duration = 2
+        morph.beginTime = start
+        morph.timingFunction = .linear
+        shape.add(morph, forKey: "morph")
+        for t in [0.5, 1.2] {
+            MediaClock.set(start + t)
+            try TransactionContext.current.commitIfNeeded()
+            let x = 10 + 80 * t / 2                                   // the end point, linear over 2 s
+            let shown = try #require(shape.presentation().path)
+            #expect(shown.structure == triangle(x, 90).structure
+                    && zip(shown.morphComponents, triangle(x, 90).morphComponents).allSatisfy { abs($0 - $1) < 1e-6 },
+                    "at \(t) s: \(shown.elements)")
+            #expect(shape.path == triangle(10, 90), "the model keeps its path")
+            let still = try stillRing { $0.path = triangle(x, 90); $0.fillColor = .red }
+            let d = try host.target.readPixels().difference(from: still, tolerance: 0)
+            #expect(d.differing == 0, "at \(t) s: \(d.differing) pixels differ from the still path")
+        }
+        // A path of other elements (an ellipse): no morph, the old path until half-way.
+        var swap = BasicAnimation(keyPath: "path")
+        swap.fromValue = .path(triangle(10, 90))
+        swap.toValue = .path(Path(ellipseIn: Rect(x: 20, y: 20, width: 60, height: 60)))
+        swap.duration = 2
+        swap.beginTime = start + 3
+        shape.add(swap, forKey: "morph")
+        MediaClock.set(start + 3.9)
+        try TransactionContext.current.commitIfNeeded()
+        #expect(shape.presentation().path == triangle(10, 90))
+        MediaClock.set(start + 4.1)
+        try TransactionContext.current.commitIfNeeded()
+        #expect(shape.presentation().path == Path(ellipseIn: Rect(x: 20, y: 20, width: 60, height: 60)))
+        // Keyframes drop values that do not morph into the first.
+        var frames = KeyframeAnimation(keyPath: "path")
+        frames.values = [.path(triangle(10, 90)), .path(Path(ellipseIn: Rect(x: 0, y: 0, width: 9, height: 9))), .path(triangle(90, 90))]
+        frames.duration = 2
+        frames.beginTime = start + 6
+        shape.add(frames, forKey: "morph")
+        MediaClock.set(start + 7)
+        try TransactionContext.current.commitIfNeeded()
+        let between = try #require(shape.presentation().path)
+        #expect(zip(between.morphComponents, triangle(50, 90).morphComponents).allSatisfy { abs($0 - $1) < 1e-6 },
+                "half-way between the two triangles: \(between.elements)")
+    }
+
     @Test("fillColor, strokeColor, lineWidth and strokeStart animate: keyframe and basic values at fixed times, pixels equal the still shape with those values")
     func shapeStyleAnimates() throws {
         try Transaction.flush()
@@ -318,6 +385,9 @@ struct ShapeImplicitAnimationTests {
         shape.strokeEnd = 0.25
         shape.strokeColor = .red
         #expect(Set(shape.animationKeys()) == ["strokeEnd", "strokeColor"], "\(shape.animationKeys())")
+        shape.path = Path(ellipseIn: Rect(x: 10, y: 10, width: 30, height: 30))
+        let morph = try #require(shape.animation(forKey: "path") as? BasicAnimation, "a new path animates too (CAShapeLayer's path)")
+        #expect(morph.fromValue == .path(p))
         let a = try #require(shape.animation(forKey: "strokeEnd") as? BasicAnimation)
         #expect(a.fromValue == .number(1) && (a.toValue == nil || a.toValue == .number(0.25)), "\(String(describing: a.fromValue)) → \(String(describing: a.toValue))")
         #expect(shape.strokeEnd == 0.25)
