@@ -78,6 +78,30 @@ if cc -std=c99 -Wall -Wextra -Werror -pedantic "$work/doc-snippet.c" $(pkg-confi
   ok "the C code of docs/c-api.md compiles (C99, -Werror) and runs: it writes out.png"
 else cat "$work/doc-snippet.txt"; ko "the C code of docs/c-api.md"; fi
 
+# The toolkit code of docs/embedding.md ("The minimal code, toolkit by toolkit"): each C or
+# C++ block after a <!-- c: MODULE HEADER… --> or <!-- c++: MODULE HEADER… --> comment,
+# compiled against that toolkit's headers (pkg-config MODULE) and lamina.h.
+embedding_blocks=0 embedding_failed=0
+while IFS= read -r spec; do
+  lang=${spec%% *}; rest=${spec#* }; n=${rest%% *}; rest=${rest#* }; module=${rest%% *}; headers=${rest#* }
+  ext=c; [ "$lang" = "c++" ] && ext=cpp
+  file="$work/embedding-$n.$ext"
+  { for h in $headers; do echo "#include <$h>"; done; echo '#include <lamina.h>'
+    awk -v n="$n" '/^```(c|cpp)$/ { k++; if (k == n) { p = 1; next } } /^```$/ { p = 0 } p' docs/embedding.md; } >"$file"
+  embedding_blocks=$((embedding_blocks + 1))
+  if [ "$ext" = c ]; then compile=(cc -std=c99 -Wall -Wextra -Werror -fsyntax-only "$file")
+  else compile=(c++ -std=c++17 -Wall -Wextra -Werror -fPIC -fsyntax-only "$file"); fi
+  if ! "${compile[@]}" $(pkg-config --cflags "$module" lamina) >"$work/embedding-$n.txt" 2>&1; then
+    echo "   docs/embedding.md block $n ($lang, $module):"; sed 's/^/     /' "$work/embedding-$n.txt" | head -20
+    embedding_failed=$((embedding_failed + 1))
+  fi
+done < <(awk '/^<!-- c(\+\+)?: .* -->$/ { sub(/^<!-- /, ""); sub(/ -->$/, ""); sub(/:/, ""); pending = $0; next }
+              /^```(c|cpp)$/ { k++; if (pending != "") { split(pending, w, " "); rest = substr(pending, length(w[1]) + 2); print w[1], k, rest }; pending = ""; next }
+              { if ($0 !~ /^$/) pending = pending }' docs/embedding.md)
+if [ "$embedding_blocks" -ge 5 ] && [ "$embedding_failed" = 0 ]; then
+  ok "the toolkit code of docs/embedding.md compiles against each toolkit's headers ($embedding_blocks blocks: SDL2, GLFW, GTK 4, Qt 6, EGL)"
+else ko "the toolkit code of docs/embedding.md: $embedding_failed of $embedding_blocks blocks failed to compile"; fi
+
 run c-example cc -std=c99 -Wall -Wextra -Werror -pedantic Examples/C/example.c $(pkg-config --cflags --libs lamina egl glesv2) -o "$work/c-example"
 [ -x "$work/c-example" ] && check_run "C example (offscreen PNG and the host's own EGL context, pixels checked)" "$work/c-example" c-example.png
 run c-errors cc -std=c99 -Wall -Wextra -Werror -pedantic Tests/CAPI/errors.c $(pkg-config --cflags --libs lamina) -lpthread -o "$work/c-errors"

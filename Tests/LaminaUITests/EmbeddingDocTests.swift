@@ -29,7 +29,7 @@ struct EmbeddingDocTests {
         let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
         let normalizedSource = source.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: "\n")
         let blocks = doc.components(separatedBy: "```swift\n").dropFirst().map { $0.components(separatedBy: "```")[0] }
-        #expect(blocks.count == 5)
+        #expect(blocks.count == 10)
         for block in blocks {
             let normalized = block.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: "\n")
             #expect(normalizedSource.contains(normalized), "docs/embedding.md block not found in the tests:\n\(block)")
@@ -166,6 +166,147 @@ struct EmbeddingDocTests {
         try window.compositeNow()
         let pixels = try window.host.target.readPixels()             // RGBA, premultiplied, top row first
         #expect(pixels[5, 5] == RGBAPixel(r: 255, g: 0, b: 0, a: 255) && pixels[100, 100] == RGBAPixel(r: 255, g: 255, b: 255, a: 255))
+        window.host.detach()
+        device.close()
+    }
+
+    @Test("SDL2: adopt SDL's context, composite over its scene each frame")
+    func toolkitSDL2() throws {
+        try Transaction.flush()
+        let host = try TestHost(surface: EmbeddingDocTests.screenSize)
+        defer { host.destroy() }
+        let hud = makeHUD()
+        let drawableSize = EmbeddingDocTests.screenSize
+        func drawScene() { host.fill(0, PixelRect(size: EmbeddingDocTests.screenSize), (0, 0, 1, 1), size: EmbeddingDocTests.screenSize) }
+        var swaps = 0
+        func swap() { swaps += 1 }
+        // After SDL_GL_CreateContext and SDL_GL_MakeCurrent:
+        let device = try GPUDevice(adopting: .current)
+        let window = Window(target: try ExternalFramebufferTarget(device: device, framebuffer: 0, pixelSize: drawableSize),
+                            background: nil)
+        window.host.compositesEveryFrame = true
+        window.addSubview(hud)
+        // Each frame: SDL's events to window.send(…) (docs/views.md, "An SDL2 host"), then
+        drawScene()
+        try MainLoop.main.runFrame()
+        swap()                                                       // SDL_GL_SwapWindow
+        let image = host.read(0, size: EmbeddingDocTests.screenSize)
+        #expect(image[10, 10] == RGBAPixel(r: 255, g: 0, b: 0, a: 255), "the HUD, over the scene")
+        #expect(image[100, 100] == RGBAPixel(r: 0, g: 0, b: 255, a: 255), "the host's scene, kept")
+        #expect(swaps == 1)
+        window.host.detach()
+        device.close()
+    }
+
+    @Test("GLFW: adopt GLFW's context, composite over its scene each frame")
+    func toolkitGLFW() throws {
+        try Transaction.flush()
+        let host = try TestHost(surface: EmbeddingDocTests.screenSize)
+        defer { host.destroy() }
+        let hud = makeHUD()
+        let framebufferSize = EmbeddingDocTests.screenSize
+        func drawScene() { host.fill(0, PixelRect(size: EmbeddingDocTests.screenSize), (0, 0, 1, 1), size: EmbeddingDocTests.screenSize) }
+        var swaps = 0
+        func swap() { swaps += 1 }
+        // After glfwMakeContextCurrent (the size from glfwGetFramebufferSize):
+        let device = try GPUDevice(adopting: .current)
+        let window = Window(target: try ExternalFramebufferTarget(device: device, framebuffer: 0, pixelSize: framebufferSize),
+                            background: nil)
+        window.host.compositesEveryFrame = true
+        window.addSubview(hud)
+        // Each frame:
+        drawScene()
+        try MainLoop.main.runFrame()
+        swap()                                                       // glfwSwapBuffers, glfwPollEvents
+        let image = host.read(0, size: EmbeddingDocTests.screenSize)
+        #expect(image[10, 10] == RGBAPixel(r: 255, g: 0, b: 0, a: 255), "the HUD, over the scene")
+        #expect(image[100, 100] == RGBAPixel(r: 0, g: 0, b: 255, a: 255), "the host's scene, kept")
+        #expect(swaps == 1)
+        window.host.detach()
+        device.close()
+    }
+
+    @Test("GTK 4: adopt in realize, frame requests queue renders, render composites at GDK's frame time")
+    func toolkitGTK() throws {
+        try Transaction.flush()
+        let host = try TestHost(surface: EmbeddingDocTests.screenSize)
+        defer { host.destroy() }
+        let hud = makeHUD()
+        let framebuffer: UInt32 = 0, pixelSize = EmbeddingDocTests.screenSize, frameTime = MonotonicClock.now()
+        var queued = 0
+        let queueRender: @MainActor () -> Void = { queued += 1 }
+        defer { TransactionContext.current.frameRequestHandler = nil; MediaClock.set(nil) }
+        func drawScene() { host.fill(0, PixelRect(size: EmbeddingDocTests.screenSize), (0, 0, 1, 1), size: EmbeddingDocTests.screenSize) }
+        // ::realize (the area's context current):
+        let device = try GPUDevice(adopting: .current)
+        TransactionContext.current.frameRequestHandler = queueRender   // an idle callback calling gtk_gl_area_queue_render
+        // ::render (framebuffer: GL_DRAW_FRAMEBUFFER_BINDING; keep the window while it and the size stay):
+        let window = Window(target: try ExternalFramebufferTarget(device: device, framebuffer: framebuffer, pixelSize: pixelSize),
+                            background: nil)
+        window.host.compositesEveryFrame = true
+        window.addSubview(hud)
+        drawScene()
+        MediaClock.set(frameTime)                                    // gdk_frame_clock_get_frame_time / 1e6
+        try MainLoop.main.runFrame()
+        let image = host.read(0, size: EmbeddingDocTests.screenSize)
+        #expect(image[10, 10] == RGBAPixel(r: 255, g: 0, b: 0, a: 255), "the HUD, over the scene")
+        #expect(image[100, 100] == RGBAPixel(r: 0, g: 0, b: 255, a: 255), "the host's scene, kept")
+        #expect(queued >= 1, "the new window asked for a frame")
+        window.host.detach()
+        device.close()
+    }
+
+    @Test("Qt 6: adopt in initializeGL, frame requests ask requestUpdate, paintGL composites")
+    func toolkitQt() throws {
+        try Transaction.flush()
+        let host = try TestHost(surface: EmbeddingDocTests.screenSize)
+        defer { host.destroy() }
+        let hud = makeHUD()
+        let framebuffer: UInt32 = 0, pixelSize = EmbeddingDocTests.screenSize
+        var updates = 0
+        let requestUpdate: @MainActor () -> Void = { updates += 1 }
+        defer { TransactionContext.current.frameRequestHandler = nil }
+        func drawScene() { host.fill(0, PixelRect(size: EmbeddingDocTests.screenSize), (0, 0, 1, 1), size: EmbeddingDocTests.screenSize) }
+        // initializeGL:
+        let device = try GPUDevice(adopting: .current)
+        TransactionContext.current.frameRequestHandler = requestUpdate   // QTimer::singleShot(0, …requestUpdate())
+        // paintGL (framebuffer: defaultFramebufferObject(); a new window when it or the size changes):
+        let window = Window(target: try ExternalFramebufferTarget(device: device, framebuffer: framebuffer, pixelSize: pixelSize),
+                            background: nil)
+        window.host.compositesEveryFrame = true
+        window.addSubview(hud)
+        drawScene()
+        try MainLoop.main.runFrame()
+        let image = host.read(0, size: EmbeddingDocTests.screenSize)
+        #expect(image[10, 10] == RGBAPixel(r: 255, g: 0, b: 0, a: 255), "the HUD, over the scene")
+        #expect(image[100, 100] == RGBAPixel(r: 0, g: 0, b: 255, a: 255), "the host's scene, kept")
+        #expect(updates >= 1, "the new window asked for a frame")
+        window.host.detach()
+        device.close()
+    }
+
+    @Test("a raw EGL or GLX host: adopt, composite over the scene, swap")
+    func toolkitRaw() throws {
+        try Transaction.flush()
+        let host = try TestHost(surface: EmbeddingDocTests.screenSize)
+        defer { host.destroy() }
+        let hud = makeHUD()
+        let pixelSize = EmbeddingDocTests.screenSize
+        func drawScene() { host.fill(0, PixelRect(size: EmbeddingDocTests.screenSize), (0, 0, 1, 1), size: EmbeddingDocTests.screenSize) }
+        var swaps = 0
+        func swap() { swaps += 1 }
+        let device = try GPUDevice(adopting: .current)               // eglMakeCurrent or glXMakeCurrent done
+        let window = Window(target: try ExternalFramebufferTarget(device: device, framebuffer: 0, pixelSize: pixelSize),
+                            background: nil)
+        window.host.compositesEveryFrame = true
+        window.addSubview(hud)
+        drawScene()
+        try MainLoop.main.runFrame()
+        swap()                                                       // eglSwapBuffers or glXSwapBuffers
+        let image = host.read(0, size: EmbeddingDocTests.screenSize)
+        #expect(image[10, 10] == RGBAPixel(r: 255, g: 0, b: 0, a: 255), "the HUD, over the scene")
+        #expect(image[100, 100] == RGBAPixel(r: 0, g: 0, b: 255, a: 255), "the host's scene, kept")
+        #expect(swaps == 1)
         window.host.detach()
         device.close()
     }
