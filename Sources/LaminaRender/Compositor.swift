@@ -202,9 +202,13 @@ public final class Compositor: @unchecked Sendable {
         } else {
             let request = FrameBuilder.FrameRequest(size: target.size, scale: target.scale, pixelSize: target.pixelSize,
                                                     damage: damage, fullFrameReason: reason, background: background)
-            var frame = builder.makeFrame(request, update: update)
-            stats = try draw(frame, on: target, own: own, ownIsEverything: ownIsEverything, overlays: overlays)
-            builder.recycle(&frame)
+            // The last frame's draw list (kept for tests until now) lends its storage to this one's.
+            if var last = lastBuiltFrame {
+                lastBuiltFrame = nil
+                builder.recycle(&last)
+            }
+            stats = try draw(builder.makeFrame(request, update: update), on: target, own: own, ownIsEverything: ownIsEverything,
+                             overlays: overlays)
             timings.execute = clock.lap()
             if timesGPU { timings.gpu = device.latestGPUDuration.map { Double($0) / 1e9 } }
             stats.reusedRenderList = always && update.rebuildReason == nil && update.layersVisited == 0

@@ -26,10 +26,11 @@ struct DrawBuilder {
     var draws: [DrawItem] = []
 
     /// A builder for about `capacity` draws (reserved: a frame's draw list is not grown
-    /// by copying it over and over).
-    init(builder: FrameBuilder, capacity: Int = 0) {
+    /// by copying it over and over) — the target pass's in the storage of an earlier
+    /// frame's (`FrameBuilder.recycle(_:)`).
+    init(builder: FrameBuilder, capacity: Int = 0, forTarget: Bool = false) {
         self.builder = builder
-        draws = builder.takeSpareDraws()
+        if forTarget { draws = builder.takeSpareDraws() }
         draws.reserveCapacity(capacity)
     }
 
@@ -100,7 +101,7 @@ extension FrameBuilder {
         }
         if let target {
             if request.damage == nil {
-                var draws = DrawBuilder(builder: self, capacity: target.items.count)
+                var draws = DrawBuilder(builder: self, capacity: target.items.count, forTarget: true)
                 target.items.forEach { item in if item.bounds != nil { item.kind.draw(item, into: &draws) } }
                 runs = [DrawRun(scissor: nil, draws: draws.draws)]
             } else if !damage.isEmpty {
@@ -149,7 +150,7 @@ extension FrameBuilder {
         var found: [Item] = []
         target.grid!.query(box, into: &found)
         found.sort { $0.key < $1.key }
-        var draws = DrawBuilder(builder: self, capacity: found.count)
+        var draws = DrawBuilder(builder: self, capacity: found.count, forTarget: true)
         var last: Item?
         for item in found where item !== last {
             last = item
