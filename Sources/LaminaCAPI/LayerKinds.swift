@@ -311,3 +311,11 @@ public func c_replicator_set_color(_ l: OpaquePointer?, _ c: lamina_color, _ red
         $0.instanceAlphaOffset = alpha
     }
 }
+
+@_cdecl("lamina_replicator_layer_set_instance_delay")
+public func c_replicator_set_delay(_ l: OpaquePointer?, _ seconds: Double) -> lamina_status {
+    replicator("lamina_replicator_layer_set_instance_delay", l) {
+        try finite(seconds, what: "the instance delay")
+        $0.instanceDelay = seconds
+    }
+}

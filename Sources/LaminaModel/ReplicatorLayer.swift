@@ -9,8 +9,10 @@ import LaminaValues
 /// drawn or rasterised again. The replicator's own background, contents and border are
 /// drawn once.
 ///
-/// `instanceDelay` is kept, but instances all show the sublayers' present state (they are
-/// one image): animations are not yet offset per instance.
+/// `instanceDelay` offsets each instance's animations: instance k shows the sublayers as
+/// they were k × delay seconds earlier (an activity indicator's staggered dots). While a
+/// sublayer animates, each instance after the first is rendered from the sublayers at its
+/// own time at every frame; otherwise they share the one image.
 @MainActor
 public final class ReplicatorLayer: Layer {
     /// Instances drawn (1 by default: the sublayers once; 0: none).
@@ -44,7 +46,8 @@ public final class ReplicatorLayer: Layer {
         get { properties.replicator?.offsets.3 ?? 0 }
         set { update { $0.offsets.3 = newValue.isFinite ? newValue : 0 } }
     }
-    /// Seconds between instances' animations (kept; not yet applied: see the type's notes).
+    /// Seconds between instances' animations: instance k shows its sublayers' animations
+    /// k × `instanceDelay` later (`CAReplicatorLayer.instanceDelay`).
     public var instanceDelay: Double {
         get { properties.replicator?.delay ?? 0 }
         set { update { $0.delay = newValue.isFinite ? newValue : 0 } }

@@ -52,6 +52,8 @@ public final class Compositor: @unchecked Sendable {
     /// Transitions' old pictures (Transitions.swift): their place and opacity, by transition.
     var transitionPictures: [UInt64: (rect: Rect, opacity: Double)] = [:]
     var transitionsSeen: Set<UInt64> = []
+    /// Replicators whose delayed instances' images the encoder holds, with their count.
+    var delayedReplicators: [LayerID: Int] = [:]
 
     public init(device: GPUDevice) {
         self.device = device
@@ -131,7 +133,7 @@ public final class Compositor: @unchecked Sendable {
 
     /// Whether the tree's animations will show something else at a later frame (the host
     /// keeps compositing, at the frame clock's rate, while this is true).
-    public private(set) var hasRunningAnimations = false
+    public internal(set) var hasRunningAnimations = false
     /// The media time the last frame's animations were evaluated at (nil: none yet).
     public private(set) var lastFrameMediaTime: Double?
 
@@ -167,7 +169,14 @@ public final class Compositor: @unchecked Sendable {
         let newTarget = lastTarget !== target || lastBackground != .some(background)
         if newTarget { damageRing.removeAll() }
         advance(tree)
-        let update = builder.update(size: target.size)
+        var update = builder.update(size: target.size)
+        if renderDelayedInstances(tree, on: target) {
+            // Replicators whose delayed instances were rendered (from this frame's placement):
+            // their instances' boxes are worked out again.
+            let again = builder.update(size: target.size)
+            update.damage += again.damage
+            update.layersVisited += again.layersVisited
+        }
         var own = DamageRegion()
         for box in update.damage {
             if let px = box.pixelsCovering(scale: target.scale, limit: target.pixelSize) { own.add(px) }

@@ -206,6 +206,7 @@ extension FrameBuilder {
         case .gradient(let id): return tree.nodes[id]?.state.properties.gradient != nil
         case .contentsMix(let id): return tree.nodes[id]?.state.properties.contentsFade != nil
         case .oldPicture: return true   // (the compositor frees old pictures when their transitions end)
+        case .delayedInstance: return true   // (and delayed instances when their replicators need them no more)
         }
     }
 }

@@ -46,6 +46,8 @@ public enum ImageKey: Hashable, Sendable, CustomStringConvertible {
     case contentsMix(LayerID)
     /// A transition's old picture (by the transition's identity).
     case oldPicture(UInt64)
+    /// Instance k (from 1) of a replicator with `instanceDelay`: its sublayers k delays ago.
+    case delayedInstance(LayerID, Int)
 
     public var description: String {
         switch self {
@@ -56,6 +58,7 @@ public enum ImageKey: Hashable, Sendable, CustomStringConvertible {
         case .gradient(let id): return "gradient of \(id)"
         case .contentsMix(let id): return "contents mix of \(id)"
         case .oldPicture(let t): return "old picture of transition \(t)"
+        case let .delayedInstance(id, k): return "instance \(k) of replicator \(id), delayed"
         }
     }
 }

@@ -26,6 +26,10 @@ final class RenderNode: SlotListElement {
     /// opacity it was composited with (nil rect: nothing was shown — it fades in from
     /// transparent). Set by the compositor.
     var transitionPicture: (id: UInt64, rect: Rect?, opacity: Double)?
+    /// A replicator with `instanceDelay` whose sublayers animate: the image of each instance
+    /// after the first (its sublayers at the time k × delay earlier) and its rectangle in
+    /// target points (nil: it shows nothing). Set by the compositor at each frame.
+    var delayedInstances: [(key: ImageKey, rect: Rect?)] = []
 
     var id: LayerID { state.id }
 

@@ -37,21 +37,7 @@ extension RenderTree {
         var running = false
         for node in animated.values {
             guard let model = node.model else { continue }
-            // The layer's time, from the root down (only layers with timing of their own
-            // change it: usually none).
-            var timed: [LayerTiming] = []
-            var n: RenderNode? = node
-            while let c = n {
-                let timing = (c.model ?? c.state).properties.timing
-                if timing != LayerTiming() { timed.append(timing) }
-                n = c.parentNode
-            }
-            var t = time
-            var frozen = false
-            for timing in timed.reversed() {
-                t = timing.local(t)
-                if timing.speed == 0 { frozen = true }
-            }
+            let (t, frozen) = localTime(of: node, at: time)
             var p = presentedProperties(model.properties, effects: model.effects, at: t)
             if model.preservesDepth { p.transition = nil }   // (a transform layer draws nothing of its own to fade)
             if !frozen && !running { running = model.effects.contains { $0.isRunning(at: t) } }
@@ -68,6 +54,25 @@ extension RenderTree {
             node.lastPresented = p
         }
         return running
+    }
+
+    /// A layer's time at media time `time`, from the root down (only layers with timing of
+    /// their own change it: usually none), and whether a layer on the way is paused.
+    func localTime(of node: RenderNode, at time: Double) -> (time: Double, frozen: Bool) {
+        var timed: [LayerTiming] = []
+        var n: RenderNode? = node
+        while let c = n {
+            let timing = (c.model ?? c.state).properties.timing
+            if timing != LayerTiming() { timed.append(timing) }
+            n = c.parentNode
+        }
+        var t = time
+        var frozen = false
+        for timing in timed.reversed() {
+            t = timing.local(t)
+            if timing.speed == 0 { frozen = true }
+        }
+        return (t, frozen)
     }
 
     /// What differs between two sets of properties, as a renderer sees it.

@@ -52,6 +52,13 @@ extension Compositor {
         for (id, copied) in copy.nodes { copied.transitionPicture = tree.nodes[id]?.transitionPicture }
         copy.rootWorld = node.world
         copy.rootDepthCuts = node.depthCuts
+        return try picture(of: copy, as: .oldPicture(transition), on: target).map { ($0, opacity) }
+    }
+
+    /// A tree of its own (a copy of a subtree, placed where it was) built as a frame into
+    /// the image `key` of the target's space, kept by the encoder; its rectangle in target
+    /// points (nil: it shows nothing).
+    func picture(of copy: RenderTree, as key: ImageKey, on target: RenderTarget) throws -> Rect? {
         let builder = FrameBuilder(tree: copy, maximumImageSide: device.capabilities.maxRenderTargetSize)
         let update = builder.update(size: target.size)
         guard let surface = builder.target else { return nil }
@@ -60,7 +67,6 @@ extension Compositor {
         var frame = builder.makeFrame(FrameBuilder.FrameRequest(size: target.size, scale: target.scale, pixelSize: target.pixelSize,
                                                                 damage: nil, fullFrameReason: .rebuilt, background: .clear),
                                       update: update)
-        let key = ImageKey.oldPicture(transition)
         frame.destination = .image(key, pixels: px, scale: target.scale)
         // Its own images (groups, mixes) are its own: a second encoder, sharing the contents.
         let own = GLPassEncoder(device: device, contents: contents)
@@ -75,7 +81,7 @@ extension Compositor {
         var executor = FrameExecutor(encoder: own)
         try device.withContext { try executor.run(frame) }
         if let image = own.takeImages(key) { encoder.keepImage(image, as: key) }
-        return (px.targetBox(scale: target.scale).targetRect, opacity)
+        return px.targetBox(scale: target.scale).targetRect
     }
 
     /// Frees the old pictures of transitions no layer has any more.

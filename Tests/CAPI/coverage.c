@@ -348,7 +348,9 @@ int main(int argc, char **argv) {
         lamina_transform step = {{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 30, 0, 0, 1}};
         check(lamina_replicator_layer_set_instance_count(rep, 3) == LAMINA_OK
               && lamina_replicator_layer_set_instance_transform(rep, &step) == LAMINA_OK
-              && lamina_replicator_layer_set_instance_color(rep, green, 0, 0, 0, 0) == LAMINA_OK, "the replicator's count, transform and colour");
+              && lamina_replicator_layer_set_instance_color(rep, green, 0, 0, 0, 0) == LAMINA_OK
+              && lamina_replicator_layer_set_instance_delay(rep, 0.1) == LAMINA_OK, "the replicator's count, transform, colour and delay");
+        check(lamina_replicator_layer_set_instance_delay(rep, 1.0 / 0.0) == LAMINA_ERROR_INVALID_ARGUMENT, "an infinite delay is refused");
         check(lamina_replicator_layer_set_instance_count(rep, 100000) == LAMINA_ERROR_INVALID_ARGUMENT, "more than 10000 instances are refused");
         lamina_layer_add_sublayer(kroot, rep);
         lamina_host_create(kroot, kinds_target, &white, &kinds_host);

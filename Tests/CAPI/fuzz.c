@@ -213,7 +213,8 @@ static void random_call(void) {
                lamina_replicator_layer_set_instance_count(below(3) ? l : h, below(4) ? (size_t)below(6) : (size_t)next());
                lamina_transform t; for (int i = 0; i < 16; i++) t.m[i] = below(3) ? (i % 5 == 0) : number();
                lamina_replicator_layer_set_instance_transform(h, below(10) ? &t : NULL);
-               lamina_replicator_layer_set_instance_color(h, color(), number(), number(), number(), number()); break; }
+               lamina_replicator_layer_set_instance_color(h, color(), number(), number(), number(), number());
+               lamina_replicator_layer_set_instance_delay(h, number()); break; }
     }
 }
 

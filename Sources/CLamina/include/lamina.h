@@ -445,6 +445,8 @@ lamina_status lamina_replicator_layer_set_instance_count(lamina_layer *layer, si
 lamina_status lamina_replicator_layer_set_instance_transform(lamina_layer *layer, const lamina_transform *transform);
 lamina_status lamina_replicator_layer_set_instance_color(lamina_layer *layer, lamina_color color, double red_offset,
                                                          double green_offset, double blue_offset, double alpha_offset);
+/* Seconds: instance k shows the sublayers' animations k × delay later (CAReplicatorLayer.instanceDelay). */
+lamina_status lamina_replicator_layer_set_instance_delay(lamina_layer *layer, double seconds);
 
 /* ---- Hosts: a layer tree on a target ---------------------------------------------- */
 

@@ -13,10 +13,19 @@ enum ReplicasItem: ItemKind {
     static func occurs(in node: RenderNode) -> Bool { (node.state.properties.replicator?.count ?? 0) > 0 }
 
     static func bounds(of item: Item, _ context: BoundsContext) -> TargetBox? {
-        guard let image = context.surfaces[.replicas(of: item.node.id)]?.bounds else { return nil }
+        let n = item.node
+        let image = context.surfaces[.replicas(of: n.id)]?.bounds
         var out: TargetBox?
-        for m in instanceTransforms(item.node) {
-            let box = m.isIdentity ? image : TargetBox.of(layerRect: image.targetRect, through: m, everything: context.everything)
+        for (k, m) in instanceTransforms(n).enumerated() {
+            // Instance k of a delayed replicator: its own image (ReplicaDelay.swift).
+            let box: TargetBox
+            if k > 0, k <= n.delayedInstances.count {
+                guard let rect = n.delayedInstances[k - 1].rect else { continue }
+                box = TargetBox.of(layerRect: rect, through: m, everything: context.everything)
+            } else {
+                guard let image else { continue }
+                box = m.isIdentity ? image : TargetBox.of(layerRect: image.targetRect, through: m, everything: context.everything)
+            }
             guard !box.isEmpty else { continue }
             out = out.map { $0.union(box) } ?? box
         }
@@ -25,10 +34,20 @@ enum ReplicasItem: ItemKind {
 
     static func draw(_ item: Item, into builder: inout DrawBuilder) {
         let n = item.node
-        guard let style = n.state.properties.replicator, let (key, rect) = builder.surfaceImage(.replicas(of: n.id)) else { return }
+        guard let style = n.state.properties.replicator else { return }
+        let shared = builder.surfaceImage(.replicas(of: n.id))
         for (k, m) in instanceTransforms(n).enumerated() {
+            let image: (key: ImageKey, rect: Rect)
+            if k > 0, k <= n.delayedInstances.count {
+                guard let rect = n.delayedInstances[k - 1].rect else { continue }
+                image = (n.delayedInstances[k - 1].key, rect)
+            } else {
+                guard let shared else { continue }
+                image = shared
+            }
             let filter: TextureFilter = m.isIdentity ? .nearest : .linear
-            builder.add(.image(ImageDraw(image: key, rect: rect, alpha: n.alpha, filter: filter, transform: m, tint: style.color(of: k))),
+            builder.add(.image(ImageDraw(image: image.key, rect: image.rect, alpha: n.alpha, filter: filter, transform: m,
+                                         tint: style.color(of: k))),
                         for: item, cuts: [], isLayerQuad: k == 0)
         }
     }

@@ -95,3 +95,61 @@ extension EffectsTests {
         #expect(try target.readPixels()[190, 100] == px(204, 0, 0))
     }
 }
+
+extension EffectsTests {
+    @Test("instanceDelay: instance k shows its sublayers' animations k × delay earlier (colours at fixed times, computed here), redrawn per frame only where they change; after the animation the instances are one image again and nothing is left on the GPU")
+    func replicatorInstanceDelay() throws {
+        try Transaction.flush()
+        let device = try GPUDevice()
+        defer { device.close() }
+        let root = rootLayer(width: 200, height: 60)
+        let r = ReplicatorLayer()
+        r.frame = Rect(x: 0, y: 0, width: 200, height: 60)
+        r.instanceCount = 4
+        r.instanceTransform = Transform3D(translationX: 40, y: 0)
+        r.instanceDelay = 0.5
+        let dot = Layer()
+        dot.frame = Rect(x: 10, y: 20, width: 20, height: 20)
+        dot.backgroundColor = .blue                                  // the model's colour
+        r.addSublayer(dot)
+        root.addSublayer(r)
+        let host = LayerTreeHost(rootLayer: root, target: try OffscreenTarget(device: device, size: Size(width: 200, height: 60)),
+                                 background: .white)
+        defer { host.detach() }
+        let start = MonotonicClock.now()
+        MediaClock.set(start)
+        defer { MediaClock.set(nil) }
+        try Transaction.flush()
+        let baseline = device.liveObjectCounts
+        var fade = BasicAnimation(keyPath: "backgroundColor")
+        fade.fromValue = .color(.red)
+        fade.toValue = .color(.blue)
+        fade.duration = 2
+        fade.beginTime = start
+        fade.timingFunction = .linear
+        fade.fillMode = .both
+        dot.add(fade, forKey: "fade")
+        for t in [0.75, 1.5, 2.25] {
+            MediaClock.set(start + t)
+            try TransactionContext.current.commitIfNeeded()
+            let image = try host.target.readPixels()
+            for k in 0..<4 {
+                // Instance k at t − 0.5k: red → blue linearly over 2 s, red before (fill backwards), blue after.
+                let f = min(max((t - 0.5 * Double(k)) / 2, 0), 1)
+                let expected = RGBAPixel(r: UInt8((255 * (1 - f)).rounded()), g: 0, b: UInt8((255 * f).rounded()), a: 255)
+                let got = image[20 + 40 * k, 30]
+                #expect(got.maxChannelDifference(expected) <= 1, "instance \(k) at \(t) s: \(got), expected \(expected)")
+            }
+            #expect(image[20 + 40 * 4, 30] == RGBAPixel(r: 255, g: 255, b: 255, a: 255), "4 instances only")
+            let damage = host.lastFrame.damageRects.reduce(Rect.zero) { $0 == .zero ? $1 : $0.union($1) }
+            #expect(damage.minX >= 8 && damage.maxX <= 152 && damage.minY >= 18 && damage.maxY <= 42, "only the instances: \(damage) \(host.lastFrame.damageRects)")
+        }
+        // At 3.6 s the animation has ended (removed) for the model: every instance shows blue again, one shared image.
+        MediaClock.set(start + 3.6)
+        try TransactionContext.current.commitIfNeeded()
+        try TransactionContext.current.commitIfNeeded()
+        let image = try host.target.readPixels()
+        for k in 0..<4 { #expect(image[20 + 40 * k, 30] == RGBAPixel(r: 0, g: 0, b: 255, a: 255), "instance \(k) after the end") }
+        #expect(device.liveObjectCounts == baseline, "the delayed instances' images are freed: \(device.liveObjectCounts) vs \(baseline)")
+    }
+}
