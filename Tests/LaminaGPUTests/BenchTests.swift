@@ -38,7 +38,7 @@ struct BenchTests {
         #expect(report["perturbed"] as? Bool == false)
         // The effect scenes, each measured against its baseline.
         let effects = try #require(report["effects"] as? [[String: Any]])
-        #expect(effects.map { $0["id"] as? String } == ["E1", "E2", "E3", "E4", "E5", "E6", "E7"])
+        #expect(effects.map { $0["id"] as? String } == ["E1", "E2", "E3", "E4", "E5", "E6", "E7", "E8"])
         for e in effects {
             #expect((number(e, "effect") ?? 0) > 0 && (number(e, "base") ?? 0) > 0 && (number(e, "ratio") ?? 0) > 0, "\(e)")
         }

@@ -23,12 +23,13 @@ struct Bench: ParsableCommand {
             layers with layer-alpha shadows, moving), E3 (a full-target backdrop blur), E4 (tiles per second scrolling a \
             100 000² pt tiled layer, against one thread), E5 (a 512² GL layer redrawn every frame, against the same GL \
             into a plain framebuffer), E6 (a ripple shader effect over a 512² group, against the plain group), E7 (100 progress rings whose strokeEnd \
-            changes every frame, against the rings turned). \
+            changes every frame, against the rings turned), E8 (100 text layers whose string changes every frame, against \
+            the same labels drawn with the 2D context). \
             Prints medians of wall, process-CPU and main-thread-CPU time per frame, the ratios and the issue's goals, \
             and checks each scene's last frame against the ceiling's pixels. See docs/benchmarks.md.
             """)
     @OptionGroup var device: DeviceOptions
-    @Option(help: "Scenes, comma-separated (S1…S6, S6-1k, S6S, S6S-1k, D1…D4, S1A, E1…E7; S6 brings S6-1k, S6S S6S-1k, D2…D4 D1). Default: all but S1A.")
+    @Option(help: "Scenes, comma-separated (S1…S6, S6-1k, S6S, S6S-1k, D1…D4, S1A, E1…E8; S6 brings S6-1k, S6S S6S-1k, D2…D4 D1). Default: all but S1A.")
     var scene: String?
     @Option(help: "Measured frames per scene.") var frames = 100
     @Option(help: "Frames run before measuring (uploads, compilation, first allocations).") var warmup = 10

@@ -16,7 +16,7 @@ struct EffectsBench {
     let frames: Int
     let warmup: Int
 
-    nonisolated static let scenes = ["E1", "E2", "E3", "E4", "E5", "E6", "E7"]
+    nonisolated static let scenes = ["E1", "E2", "E3", "E4", "E5", "E6", "E7", "E8"]
 
     struct Result: Codable {
         var id: String
@@ -40,6 +40,7 @@ struct EffectsBench {
             case "E5": return try glLayer(id: id)
             case "E6": return try shaderEffect(id: id)
             case "E7": return try progressRings(id: id)
+            case "E8": return try textLabels(id: id)
             default: return try tiledScrolling(id: id)
             }
         }

@@ -3,6 +3,7 @@ import Foundation
 import LaminaCore
 import LaminaGeometry
 import LaminaGPU
+import LaminaGraphics
 import LaminaModel
 
 /// E5 and E6 of `lamina bench` (issue #24's measurements): your own GPU code in Lamina
@@ -194,5 +195,51 @@ extension EffectsBench {
                       unit: "ms/frame", ratio: e / max(base, 1e-9),
                       note: String(format: "as a strokeEnd animation on each ring: %.2f ms/frame (median), %d displays and %d KiB uploaded per frame",
                                    median(times), perFrame, bytes / 1024))
+    }
+
+    /// E8 (issue #26, the text layer's draw cost): 100 text layers (labels of 16-point
+    /// DejaVu Sans, 220×24) whose string changes every frame — each laid out by Pango and
+    /// drawn again, then uploaded — against the same labels drawn by a layer's own
+    /// `draw(in:)` through the 2D context (the code a program would write without a text layer).
+    func textLabels(id: String) throws -> Result {
+        final class DrawnLabel: Layer {
+            var text = "" { didSet { if text != oldValue { setNeedsDisplay() } } }
+            override func draw(in context: GraphicsContext) {
+                context.drawLine(text, in: bounds, font: Font(family: "DejaVu Sans", size: 16), color: .black, alignment: .left,
+                                 truncation: .end)
+            }
+        }
+        func frame(_ i: Int) -> Rect { Rect(x: 20 + Double(i % 5) * 240, y: 20 + Double(i / 5) * 32, width: 220, height: 24) }
+        let a = try Stage(device: device, size: size), b = try Stage(device: device, size: size)
+        let labels = (0..<100).map { i -> TextLayer in
+            let t = TextLayer()
+            t.frame = frame(i)
+            t.font = Font(family: "DejaVu Sans")
+            t.fontSize = 16
+            t.foregroundColor = .black
+            t.truncationMode = .end
+            a.root.addSublayer(t)
+            return t
+        }
+        let drawn = (0..<100).map { i -> DrawnLabel in
+            let l = DrawnLabel()
+            l.frame = frame(i)
+            b.root.addSublayer(l)
+            return l
+        }
+        func text(_ f: Int, _ i: Int) -> String { "Item \(i): \(f * 37 % 1000) of 1000 done" }
+        try Transaction.flush()
+        var displays: [Int] = [], uploads: [Int] = []
+        a.host.didComposite = { if !$0.skipped { uploads.append($0.textureBytesUploaded); displays.append($0.layersDrawn) } }
+        let (e, base) = try alternate({ f in for (i, l) in labels.enumerated() { l.string = text(f, i) } },
+                                      { f in for (i, l) in drawn.enumerated() { l.text = text(f, i) } })
+        a.close()
+        b.close()
+        let perFrame = displays.isEmpty ? 0 : displays.reduce(0, +) / displays.count
+        let bytes = uploads.isEmpty ? 0 : uploads.reduce(0, +) / uploads.count
+        return Result(id: id, summary: "100 text layers (16 pt labels) whose string changes every frame",
+                      baseline: "the same labels drawn by a layer's draw(in:) with the 2D context", effect: e, base: base,
+                      unit: "ms/frame", ratio: e / max(base, 1e-9),
+                      note: String(format: "%.3f ms per label; %d displays and %d KiB uploaded per frame", e / 100, perFrame, bytes / 1024))
     }
 }
