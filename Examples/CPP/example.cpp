@@ -76,6 +76,8 @@ public:
         return *this;
     }
     Layer &cornerRadius(double r) { check(lamina_layer_set_corner_radius(get(), r), "set_corner_radius"); return *this; }
+    // LAMINA_CORNER_* bits: the corners cornerRadius rounds.
+    Layer &maskedCorners(unsigned corners) { check(lamina_layer_set_masked_corners(get(), corners), "set_masked_corners"); return *this; }
     Layer &opacity(double o) { check(lamina_layer_set_opacity(get(), o), "set_opacity"); return *this; }
     Layer &add(const Layer &sub) { check(lamina_layer_add_sublayer(get(), sub.get()), "add_sublayer"); return *this; }
     // A C++ callable as the draw callback (freed by the library's destroy callback).
@@ -86,6 +88,8 @@ public:
         check(lamina_layer_set_needs_display(get()), "set_needs_display");
         return *this;
     }
+protected:
+    explicit Layer(lamina_layer *made) : Handle(made) {}
 private:
     static lamina_layer *make() { lamina_layer *l = nullptr; check(lamina_layer_create(&l), "lamina_layer_create"); return l; }
     // No exception may unwind through the library: a throwing draw is reported and dropped.
@@ -97,6 +101,22 @@ private:
         }
     }
     static void destroy(void *user) { delete static_cast<DrawFunction *>(user); }
+};
+
+// A gradient layer (CAGradientLayer): colours spread evenly from `start` to `end` (unit points).
+class GradientLayer : public Layer {
+public:
+    GradientLayer() : Layer(make()) {}
+    GradientLayer &colors(const std::vector<lamina_color> &c) {
+        check(lamina_gradient_layer_set_colors(get(), c.data(), nullptr, c.size()), "gradient_set_colors");
+        return *this;
+    }
+    GradientLayer &points(lamina_point start, lamina_point end) {
+        check(lamina_gradient_layer_set_points(get(), start, end), "gradient_set_points");
+        return *this;
+    }
+private:
+    static lamina_layer *make() { lamina_layer *l = nullptr; check(lamina_gradient_layer_create(&l), "lamina_gradient_layer_create"); return l; }
 };
 
 class Host : public Handle<lamina_host> {
@@ -128,7 +148,10 @@ int main(int argc, char **argv) {
             lam::Target target(device, 120, 80);
             lam::Layer root, card, stripes;
             root.frame(0, 0, 120, 80);
-            card.frame(10, 10, 50, 50).background(0, 0.5, 0).cornerRadius(6);
+            card.frame(10, 10, 50, 50).background(0, 0.5, 0).cornerRadius(6).maskedCorners(LAMINA_CORNER_MIN_X_MIN_Y);
+            lam::GradientLayer fade;
+            fade.colors({{1, 0, 0, 1}, {0, 0, 1, 1}}).points({0, 0.5}, {1, 0.5});
+            fade.frame(10, 64, 50, 8);
             stripes.frame(65, 10, 50, 60).draw([&](cairo_t *cr, lamina_rect) {
                 draws++;
                 for (int i = 0; i < 5; i++) {
@@ -137,7 +160,7 @@ int main(int argc, char **argv) {
                     cairo_fill(cr);
                 }
             });
-            root.add(card).add(stripes);
+            root.add(card).add(stripes).add(fade);
             lam::Host host(root, target, {1, 1, 1, 1});
             lam::Host::flush();
             auto px = target.pixels();
@@ -145,6 +168,9 @@ int main(int argc, char **argv) {
             expect(px, target.width(), 90, 15, 0, 0, 255);    // stripe 0: blue
             expect(px, target.width(), 90, 27, 255, 0, 0);    // stripe 1: red
             expect(px, target.width(), 5, 75, 255, 255, 255); // the background
+            expect(px, target.width(), 59, 59, 0, 128, 0);    // the card's square corner (only the top left is rounded)
+            expect(px, target.width(), 10, 68, 252, 0, 3);    // the gradient: red at its left, 1% of the way
+            expect(px, target.width(), 35, 68, 125, 0, 130);  // … half-way at its middle (51%)
             target.writePNG(argc > 1 ? argv[1] : "cpp-example.png");
             // A copy of a handle is a reference: both go at the end of the scope.
             // Changes to a layer of a rendered tree animate implicitly (0.25 s, as Core

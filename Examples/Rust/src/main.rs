@@ -5,6 +5,7 @@ use std::ptr;
 
 #[repr(C)] #[derive(Clone, Copy)] struct Rect { x: f64, y: f64, width: f64, height: f64 }
 #[repr(C)] #[derive(Clone, Copy)] struct Color { red: f64, green: f64, blue: f64, alpha: f64 }
+#[repr(C)] #[derive(Clone, Copy)] struct Point { x: f64, y: f64 }
 #[repr(C)] struct Opaque { _private: [u8; 0] }
 type Status = c_int;
 const OK: Status = 0;
@@ -30,6 +31,9 @@ extern "C" {
     fn lamina_layer_add_sublayer(layer: *mut Opaque, sub: *mut Opaque) -> Status;
     fn lamina_layer_set_draw_callback(layer: *mut Opaque, draw: DrawFn, user: *mut c_void, destroy: Option<extern "C" fn(*mut c_void)>) -> Status;
     fn lamina_layer_set_needs_display(layer: *mut Opaque) -> Status;
+    fn lamina_gradient_layer_create(out: *mut *mut Opaque) -> Status;
+    fn lamina_gradient_layer_set_colors(layer: *mut Opaque, colors: *const Color, locations: *const f64, count: usize) -> Status;
+    fn lamina_gradient_layer_set_points(layer: *mut Opaque, start: Point, end: Point) -> Status;
     fn lamina_host_create(root: *mut Opaque, target: *mut Opaque, background: *const Color, out: *mut *mut Opaque) -> Status;
     fn lamina_flush() -> Status;
     // Cairo, for the draw callback.
@@ -83,6 +87,14 @@ fn main() {
         check(lamina_layer_set_draw_callback(checker, draw_checker, &mut draws as *mut u32 as *mut c_void, None), "set_draw_callback");
         check(lamina_layer_set_needs_display(checker), "set_needs_display");
         check(lamina_layer_add_sublayer(root, checker), "add_sublayer");
+        // A gradient layer (CAGradientLayer): green at the top to blue at the bottom.
+        let mut gradient = ptr::null_mut();
+        check(lamina_gradient_layer_create(&mut gradient), "lamina_gradient_layer_create");
+        check(lamina_layer_set_frame(gradient, Rect { x: 10.0, y: 44.0, width: 30.0, height: 14.0 }), "set_frame");
+        let stops = [Color { red: 0.0, green: 1.0, blue: 0.0, alpha: 1.0 }, Color { red: 0.0, green: 0.0, blue: 1.0, alpha: 1.0 }];
+        check(lamina_gradient_layer_set_colors(gradient, stops.as_ptr(), ptr::null(), stops.len()), "gradient_set_colors");
+        check(lamina_gradient_layer_set_points(gradient, Point { x: 0.5, y: 0.0 }, Point { x: 0.5, y: 1.0 }), "gradient_set_points");
+        check(lamina_layer_add_sublayer(root, gradient), "add_sublayer");
         let white = Color { red: 1.0, green: 1.0, blue: 1.0, alpha: 1.0 };
         check(lamina_host_create(root, target, &white, &mut host), "lamina_host_create");
         check(lamina_flush(), "lamina_flush");
@@ -92,14 +104,16 @@ fn main() {
         let at = |x: usize, y: usize| -> [u8; 4] { let i = (y * 100 + x) * 4; [px[i], px[i + 1], px[i + 2], px[i + 3]] };
         let mut failures = 0;
         for (x, y, want, what) in [(25, 25, [255, 0, 255, 255], "the square"), (60, 15, [0, 0, 0, 255], "a black cell"),
-                                   (70, 15, [255, 255, 0, 255], "a yellow cell"), (5, 55, [255, 255, 255, 255], "the background")] {
+                                   (70, 15, [255, 255, 0, 255], "a yellow cell"), (5, 55, [255, 255, 255, 255], "the background"),
+                                   (25, 44, [0, 246, 9, 255], "the gradient's top row (green, 1/28 of the way)"),
+                                   (25, 51, [0, 118, 137, 255], "the gradient's middle row (15/28 of the way)")] {
             let got = at(x, y);
             let diff: i32 = got.iter().zip(want.iter()).map(|(a, b)| (*a as i32 - *b as i32).abs()).sum();
             if diff > 6 { eprintln!("{what}: pixel ({x},{y}) is {got:?}, expected {want:?}"); failures += 1; }
         }
         if draws != 1 { eprintln!("drawn {draws} times, expected once"); failures += 1; }
 
-        for h in [host, checker, square, root, target] { check(lamina_release(h), "lamina_release"); }
+        for h in [host, gradient, checker, square, root, target] { check(lamina_release(h), "lamina_release"); }
         // A handle released twice is an error, not a crash.
         assert_eq!(lamina_release(square), ERROR_RELEASED);
         check(lamina_device_close(device), "lamina_device_close");
