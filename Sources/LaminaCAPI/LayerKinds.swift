@@ -33,6 +33,9 @@ private func shape(_ name: String, _ l: OpaquePointer?, _ body: @MainActor (Shap
 
 /// The path of `ops`, each taking its points from `points` in order.
 func path(ops: UnsafePointer<lamina_path_op>?, count: Int, points: UnsafePointer<lamina_point>?, pointCount: Int) throws -> Path? {
+    guard count >= 0, pointCount >= 0 else {
+        throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "a path holds at most 100000 operations and 300000 points (got \(UInt(bitPattern: count)), \(UInt(bitPattern: pointCount)))")
+    }
     guard count > 0 else { return nil }
     guard let ops else { throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "the path's operations are NULL with a count of \(count)") }
     guard count <= 100_000, pointCount <= 300_000 else {
@@ -114,6 +117,7 @@ public func c_shape_set_dash(_ l: OpaquePointer?, _ pattern: UnsafePointer<Doubl
     nonisolated(unsafe) let pattern = pattern
     return shape("lamina_shape_layer_set_line_dash", l) {
         try finite(phase, what: "the dash phase")
+        guard count >= 0 else { throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "a dash pattern is 1 to 1024 lengths (got \(UInt(bitPattern: count)))") }
         guard count > 0 else { $0.lineDashPattern = nil; $0.lineDashPhase = phase; return }
         guard let pattern, count <= 1024 else {
             throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "a dash pattern is 1 to 1024 lengths, not NULL (got \(count))")

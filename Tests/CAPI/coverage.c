@@ -306,6 +306,9 @@ int main(int argc, char **argv) {
         lamina_point points[] = {{10, 10}, {90, 10}, {10, 90}};
         check(lamina_shape_layer_set_path(shape, ops, 4, points, 3) == LAMINA_OK, "lamina_shape_layer_set_path");
         check(lamina_shape_layer_set_path(shape, ops, 4, points, 2) == LAMINA_ERROR_INVALID_ARGUMENT, "a path with too few points is refused");
+        check(lamina_shape_layer_set_path(shape, ops, (size_t)-1, points, 3) == LAMINA_ERROR_INVALID_ARGUMENT
+              && lamina_shape_layer_set_line_dash(shape, (double[]){4, 2}, (size_t)-1, 0) == LAMINA_ERROR_INVALID_ARGUMENT,
+              "counts past any array (a negative size_t) are refused, not taken as 0");
         check(lamina_shape_layer_set_fill_color(shape, &red) == LAMINA_OK, "lamina_shape_layer_set_fill_color");
         check(lamina_shape_layer_set_stroke_color(shape, NULL) == LAMINA_OK && lamina_shape_layer_set_line_width(shape, 2) == LAMINA_OK
               && lamina_shape_layer_set_line_style(shape, LAMINA_LINE_CAP_ROUND, LAMINA_LINE_JOIN_BEVEL, 4) == LAMINA_OK

@@ -10,7 +10,8 @@ import LaminaGPU
 // transition's old picture is), and the replicator is worked out again (damage: its
 // instances' boxes before and after).
 extension Compositor {
-    /// At most this many instances are rendered apart (the rest show the last one's time).
+    /// At most this many instances are rendered apart (the rest show the shared image: the
+    /// sublayers as they are now).
     static let maximumDelayedInstances = 256
 
     /// Renders the delayed instances of every replicator that needs them now (placed: after
