@@ -430,35 +430,6 @@ func transform(_ t: UnsafePointer<lamina_transform>?) throws -> Transform3D {
     nonisolated(unsafe) let l = l
     return set("lamina_layer_set_masks_to_bounds", l) { $0.masksToBounds = v != 0 }
 }
-@_cdecl("lamina_layer_set_masked_corners") public func c_set_masked_corners(_ l: OpaquePointer?, _ v: UInt32) -> lamina_status {
-    nonisolated(unsafe) let l = l
-    return set("lamina_layer_set_masked_corners", l) {
-        guard v <= 15 else {
-            throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "corners are an OR of LAMINA_CORNER_* (1, 2, 4, 8; at most 15), got \(v)")
-        }
-        $0.maskedCorners = CornerMask(rawValue: UInt8(v))
-    }
-}
-@_cdecl("lamina_layer_get_masked_corners") public func c_get_masked_corners(_ l: OpaquePointer?, _ out: UnsafeMutablePointer<UInt32>?) -> lamina_status {
-    nonisolated(unsafe) let l = l, out = out
-    return set("lamina_layer_get_masked_corners", l) { try required(out).pointee = UInt32($0.maskedCorners.rawValue) }
-}
-@_cdecl("lamina_layer_set_corner_curve") public func c_set_corner_curve(_ l: OpaquePointer?, _ curve: lamina_corner_curve) -> lamina_status {
-    nonisolated(unsafe) let l = l
-    return set("lamina_layer_set_corner_curve", l) {
-        switch curve {
-        case LAMINA_CORNER_CURVE_CIRCULAR: $0.cornerCurve = .circular
-        case LAMINA_CORNER_CURVE_CONTINUOUS: $0.cornerCurve = .continuous
-        default: throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "unknown corner curve \(curve.rawValue): LAMINA_CORNER_CURVE_CIRCULAR or _CONTINUOUS")
-        }
-    }
-}
-@_cdecl("lamina_layer_get_corner_curve") public func c_get_corner_curve(_ l: OpaquePointer?, _ out: UnsafeMutablePointer<lamina_corner_curve>?) -> lamina_status {
-    nonisolated(unsafe) let l = l, out = out
-    return set("lamina_layer_get_corner_curve", l) {
-        try required(out).pointee = $0.cornerCurve == .continuous ? LAMINA_CORNER_CURVE_CONTINUOUS : LAMINA_CORNER_CURVE_CIRCULAR
-    }
-}
 @_cdecl("lamina_layer_set_opaque") public func c_set_opaque(_ l: OpaquePointer?, _ v: Int32) -> lamina_status {
     nonisolated(unsafe) let l = l
     return set("lamina_layer_set_opaque", l) { $0.isOpaque = v != 0 }

@@ -6,7 +6,7 @@ import LaminaGraphics
 import LaminaModel
 import LaminaValues
 
-// Layer kinds from C: shape, gradient, text and replicator layers (docs/c-api.md). Each
+// Layer kinds from C: corner shapes, and shape, gradient, text and replicator layers (docs/c-api.md). Each
 // kind's setters refuse a layer of another kind, and non-finite numbers, with a message.
 
 @MainActor private func kind<T: Layer>(_ l: Layer, _ type: T.Type, _ function: String, made creator: String) throws -> T {
@@ -16,6 +16,38 @@ import LaminaValues
 
 /// An optional colour given by pointer (NULL: none).
 private func optionalColor(_ c: UnsafePointer<lamina_color>?) throws -> Color? { try c.map { try color($0.pointee) } }
+
+// MARK: Corner shapes (every layer)
+
+@_cdecl("lamina_layer_set_masked_corners") public func c_set_masked_corners(_ l: OpaquePointer?, _ v: UInt32) -> lamina_status {
+    nonisolated(unsafe) let l = l
+    return set("lamina_layer_set_masked_corners", l) {
+        guard v <= 15 else {
+            throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "corners are an OR of LAMINA_CORNER_* (1, 2, 4, 8; at most 15), got \(v)")
+        }
+        $0.maskedCorners = CornerMask(rawValue: UInt8(v))
+    }
+}
+@_cdecl("lamina_layer_get_masked_corners") public func c_get_masked_corners(_ l: OpaquePointer?, _ out: UnsafeMutablePointer<UInt32>?) -> lamina_status {
+    nonisolated(unsafe) let l = l, out = out
+    return set("lamina_layer_get_masked_corners", l) { try required(out).pointee = UInt32($0.maskedCorners.rawValue) }
+}
+@_cdecl("lamina_layer_set_corner_curve") public func c_set_corner_curve(_ l: OpaquePointer?, _ curve: lamina_corner_curve) -> lamina_status {
+    nonisolated(unsafe) let l = l
+    return set("lamina_layer_set_corner_curve", l) {
+        switch curve {
+        case LAMINA_CORNER_CURVE_CIRCULAR: $0.cornerCurve = .circular
+        case LAMINA_CORNER_CURVE_CONTINUOUS: $0.cornerCurve = .continuous
+        default: throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "unknown corner curve \(curve.rawValue): LAMINA_CORNER_CURVE_CIRCULAR or _CONTINUOUS")
+        }
+    }
+}
+@_cdecl("lamina_layer_get_corner_curve") public func c_get_corner_curve(_ l: OpaquePointer?, _ out: UnsafeMutablePointer<lamina_corner_curve>?) -> lamina_status {
+    nonisolated(unsafe) let l = l, out = out
+    return set("lamina_layer_get_corner_curve", l) {
+        try required(out).pointee = $0.cornerCurve == .continuous ? LAMINA_CORNER_CURVE_CONTINUOUS : LAMINA_CORNER_CURVE_CIRCULAR
+    }
+}
 
 // MARK: Shape layers
 
