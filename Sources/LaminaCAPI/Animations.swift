@@ -26,27 +26,66 @@ public func c_animation_init(_ a: UnsafeMutablePointer<lamina_animation>?, _ kin
     }
 }
 
-/// The values of a description, read as `components` doubles each.
-private func value(_ p: UnsafePointer<Double>?, _ components: Int, keyPath: String, _ what: String) throws -> AnimationValue? {
-    guard let p else { return nil }
-    // (Checked before reading: `components` says how many doubles the caller's array holds.)
-    guard [1, 2, 4, 16].contains(components) else {
-        throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "components must be 1, 2, 4 or 16 (got \(components))")
+/// How a description's values are read: `components` doubles each, by key path. Numbers,
+/// points, sizes, rects, colours and transforms take 1, 2, 4 or 16; a gradient's `colors`
+/// 4 per colour (1 to 16 colours), its `locations` one per stop (1 to 16); a shape layer's
+/// `path` the numbers of the layer's current path (`Path.morphComponents`: x, y of each
+/// point, in the order `lamina_shape_layer_set_path` takes them), its operations kept.
+@MainActor private struct ValueReader {
+    let keyPath: String
+    let components: Int
+    /// The path whose operations a `path` value takes (the layer's current one).
+    let pathShape: Path?
+
+    init(keyPath: String, components: Int, layer: Layer) throws {
+        self.keyPath = keyPath
+        self.components = components
+        pathShape = keyPath == "path" ? (layer as? ShapeLayer)?.path : nil
+        let ok: Bool
+        switch keyPath {
+        case "colors": ok = components >= 4 && components <= 64 && components % 4 == 0
+        case "locations": ok = components >= 1 && components <= 16
+        case "path":
+            guard let shape = pathShape else {
+                throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT,
+                                "a path animation needs a shape layer with a path: its values are that path's points (set one with lamina_shape_layer_set_path first)")
+            }
+            let n = shape.morphComponents.count
+            guard components == n else {
+                throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT,
+                                "a path value is the \(n) numbers of the layer's path (x, y of each point in order; components \(n)), its operations kept (got \(components))")
+            }
+            ok = true
+        default: ok = [1, 2, 4, 16].contains(components)
+        }
+        guard ok else {
+            // (Checked before reading: `components` says how many doubles the caller's array holds.)
+            throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "components must be 1, 2, 4 or 16 (\"colors\": 4 per colour, up to 64; \"locations\": 1 to 16; \"path\": the path's numbers) (got \(components) for '\(keyPath)')")
+        }
     }
-    let v = (0..<components).map { p[$0] }
-    guard v.allSatisfy(\.isFinite) else { throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "the \(what) value must be finite numbers") }
-    switch components {
-    case 1: return .number(v[0])
-    case 2:
-        let isSize = keyPath.hasSuffix("size") || keyPath.hasSuffix("Size") || keyPath == "shadowOffset"
-        return isSize ? .size(Size(width: v[0], height: v[1])) : .point(Point(x: v[0], y: v[1]))
-    case 4:
-        if keyPath.hasSuffix("Color") { return .color(Color(red: v[0], green: v[1], blue: v[2], alpha: v[3])) }
-        return .rect(Rect(x: v[0], y: v[1], width: v[2], height: v[3]))
-    case 16:
-        return .transform(Transform3D(v))
-    default:
-        throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "components must be 1, 2, 4 or 16 (got \(components))")
+
+    func value(_ p: UnsafePointer<Double>?, _ what: String) throws -> AnimationValue? {
+        guard let p else { return nil }
+        let v = (0..<components).map { p[$0] }
+        guard v.allSatisfy(\.isFinite) else { throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "the \(what) value must be finite numbers") }
+        switch keyPath {
+        case "colors":
+            return .colors(stride(from: 0, to: v.count, by: 4).map { Color(red: v[$0], green: v[$0 + 1], blue: v[$0 + 2], alpha: v[$0 + 3]) })
+        case "locations": return .numbers(v)
+        case "path": return .path(pathShape?.withMorphComponents(v))
+        default: break
+        }
+        switch components {
+        case 1: return .number(v[0])
+        case 2:
+            let isSize = keyPath.hasSuffix("size") || keyPath.hasSuffix("Size") || keyPath == "shadowOffset"
+            return isSize ? .size(Size(width: v[0], height: v[1])) : .point(Point(x: v[0], y: v[1]))
+        case 4:
+            if keyPath.hasSuffix("Color") { return .color(Color(red: v[0], green: v[1], blue: v[2], alpha: v[3])) }
+            return .rect(Rect(x: v[0], y: v[1], width: v[2], height: v[3]))
+        default:
+            return .transform(Transform3D(v))
+        }
     }
 }
 
@@ -57,7 +96,7 @@ private struct DoneCallback: @unchecked Sendable {
 
 /// Lamina's animation for a description: groups nest at most 64 levels, 10 000 animations
 /// in all (a child array pointing back at its group would otherwise never end).
-@MainActor private func animation(_ d: lamina_animation, depth: Int = 0, total: inout Int) throws -> any Animation {
+@MainActor private func animation(_ d: lamina_animation, on layer: Layer, depth: Int = 0, total: inout Int) throws -> any Animation {
     guard depth < 64 else { throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "animation groups nest deeper than 64 levels") }
     total += 1
     guard total <= 10_000 else { throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "more than 10000 animations in one group") }
@@ -65,20 +104,22 @@ private struct DoneCallback: @unchecked Sendable {
     var result: any Animation
     switch d.kind {
     case LAMINA_ANIMATION_BASIC:
+        let r = try ValueReader(keyPath: keyPath, components: d.components, layer: layer)
         var b = BasicAnimation(keyPath: keyPath)
-        b.fromValue = try value(d.from, d.components, keyPath: keyPath, "from")
-        b.toValue = try value(d.to, d.components, keyPath: keyPath, "to")
-        b.byValue = try value(d.by, d.components, keyPath: keyPath, "by")
+        b.fromValue = try r.value(d.from, "from")
+        b.toValue = try r.value(d.to, "to")
+        b.byValue = try r.value(d.by, "by")
         result = b
     case LAMINA_ANIMATION_SPRING:
         try finite(d.mass, d.stiffness, d.damping, d.initial_velocity, what: "the spring's mass, stiffness, damping and velocity")
         guard d.mass > 0, d.stiffness > 0, d.damping >= 0 else {
             throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "a spring needs mass > 0, stiffness > 0 and damping ≥ 0")
         }
+        let r = try ValueReader(keyPath: keyPath, components: d.components, layer: layer)
         var s = SpringAnimation(keyPath: keyPath)
-        s.fromValue = try value(d.from, d.components, keyPath: keyPath, "from")
-        s.toValue = try value(d.to, d.components, keyPath: keyPath, "to")
-        s.byValue = try value(d.by, d.components, keyPath: keyPath, "by")
+        s.fromValue = try r.value(d.from, "from")
+        s.toValue = try r.value(d.to, "to")
+        s.byValue = try r.value(d.by, "by")
         (s.mass, s.stiffness, s.damping, s.initialVelocity) = (d.mass, d.stiffness, d.damping, d.initial_velocity)
         result = s
     case LAMINA_ANIMATION_KEYFRAME:
@@ -86,9 +127,8 @@ private struct DoneCallback: @unchecked Sendable {
             throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "a keyframe animation needs 1 to 100000 values")
         }
         var k = KeyframeAnimation(keyPath: keyPath)
-        let n = Int(d.components)
-        guard [1, 2, 4, 16].contains(n) else { throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "components must be 1, 2, 4 or 16 (got \(n))") }
-        k.values = try (0..<Int(d.value_count)).map { i in try value(values + i * n, n, keyPath: keyPath, "keyframe")! }
+        let r = try ValueReader(keyPath: keyPath, components: d.components, layer: layer)
+        k.values = try (0..<Int(d.value_count)).map { i in try r.value(values + i * r.components, "keyframe")! }
         if let times = d.key_times {
             let t = (0..<Int(d.value_count)).map { times[$0] }
             guard t.allSatisfy({ $0.isFinite && $0 >= 0 && $0 <= 1 }), zip(t, t.dropFirst()).allSatisfy({ $0 <= $1 }) else {
@@ -103,7 +143,7 @@ private struct DoneCallback: @unchecked Sendable {
             throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "a group needs 0 to 10000 children, and a child array when it has some")
         }
         var children: [any Animation] = []
-        for i in 0..<d.child_count { children.append(try animation(d.children[i], depth: depth + 1, total: &total)) }
+        for i in 0..<d.child_count { children.append(try animation(d.children[i], on: layer, depth: depth + 1, total: &total)) }
         result = AnimationGroup(children)
     default:
         throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "unknown animation kind \(d.kind.rawValue)")
@@ -156,7 +196,7 @@ public func c_layer_add_animation(_ l: OpaquePointer?, _ a: UnsafePointer<lamina
         let layer = try Handles.layer(l)
         guard let a else { throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "the animation is NULL") }
         var total = 0
-        var made = try animation(a.pointee, total: &total)
+        var made = try animation(a.pointee, on: layer, total: &total)
         try finite(a.pointee.delay, what: "the delay")
         if a.pointee.delay > 0 { made.beginTime = layer.convertTime(MediaClock.now(), from: nil) + a.pointee.delay }
         // (A layer kind's own keys count: a shape layer's strokeEnd, say.)

@@ -375,6 +375,60 @@ int main(int argc, char **argv) {
         dark = 0;
         for (int y = 0; y < 100; y++) for (int x = 200; x < 300; x++) dark += KAT(x, y)[0] < 60;
         check(dark == 0, "a NULL string shows nothing");
+        /* List and path animations on a fixed frame clock (linear, 10 s): the triangle's third
+           corner moves from the bottom left to the bottom right, the gradient's colours go
+           from red/blue to green/green, then its locations from (0, 1) to (0, 0.5). */
+        {
+            const double t0 = 2000;
+            lamina_set_frame_time(t0);
+            lamina_flush();
+            lamina_animation morph, fade_colors, stops;
+            double from_points[] = {10, 10, 90, 10, 10, 90}, to_points[] = {10, 10, 90, 10, 90, 90};
+            lamina_animation_init(&morph, LAMINA_ANIMATION_BASIC, "path");
+            morph.components = 6; morph.from = from_points; morph.to = to_points; morph.duration = 10;
+            morph.timing_function = LAMINA_TIMING_LINEAR;
+            check(lamina_layer_add_animation(shape, &morph, "morph") == LAMINA_OK, "a path animation (the layer's operations, new points)");
+            double from_colors[] = {1, 0, 0, 1, 0, 0, 1, 1}, to_colors[] = {0, 1, 0, 1, 0, 1, 0, 1};
+            lamina_animation_init(&fade_colors, LAMINA_ANIMATION_BASIC, "colors");
+            fade_colors.components = 8; fade_colors.from = from_colors; fade_colors.to = to_colors; fade_colors.duration = 10;
+            fade_colors.timing_function = LAMINA_TIMING_LINEAR;
+            check(lamina_layer_add_animation(grad, &fade_colors, "colors") == LAMINA_OK, "a colour-list animation");
+            morph.components = 4;
+            check(lamina_layer_add_animation(shape, &morph, "bad") == LAMINA_ERROR_INVALID_ARGUMENT, "a path value of another point count is refused");
+            morph.components = 6;
+            check(lamina_layer_add_animation(grad, &morph, "bad") == LAMINA_ERROR_INVALID_ARGUMENT, "a path animation on a layer without a path is refused");
+            fade_colors.components = 6;
+            check(lamina_layer_add_animation(grad, &fade_colors, "bad") == LAMINA_ERROR_INVALID_ARGUMENT, "colours of 6 components are refused");
+            lamina_flush();                                 /* they begin at this commit: t0 */
+            lamina_set_frame_time(t0 + 5);
+            lamina_flush();
+            lamina_target_read_pixels(kinds_target, LAMINA_PIXEL_RGBA8, kp, 1600, sizeof kp);
+            printf("   half-way: shape (50,60) %d, (20,70) %d, (80,70) %d; gradient top %d %d %d, bottom %d %d %d\n",
+                   KAT(50, 60)[1], KAT(20, 70)[1], KAT(80, 70)[1], KAT(150, 0)[0], KAT(150, 0)[1], KAT(150, 0)[2],
+                   KAT(150, 99)[0], KAT(150, 99)[1], KAT(150, 99)[2]);
+            /* Half-way the triangle is (10,10) (90,10) (50,90): (50,60) inside; (20,70), inside
+               at the start, and (80,70), inside at the end, outside. */
+            check(near(KAT(50, 60), 255, 0, 0) && near(KAT(20, 70), 255, 255, 255) && near(KAT(80, 70), 255, 255, 255),
+                  "the path half-way: its moving corner at the bottom middle");
+            check(near(KAT(150, 0), 128, 128, 0) && near(KAT(150, 99), 0, 128, 128), "the colours half-way: red→green at the top, blue→green at the bottom");
+            lamina_set_frame_time(t0 + 20);
+            lamina_flush();
+            double from_stops[] = {0, 1}, to_stops[] = {0, 0.5};
+            lamina_animation_init(&stops, LAMINA_ANIMATION_BASIC, "locations");
+            stops.components = 2; stops.from = from_stops; stops.to = to_stops; stops.duration = 10;
+            stops.timing_function = LAMINA_TIMING_LINEAR;
+            check(lamina_layer_add_animation(grad, &stops, "stops") == LAMINA_OK, "a locations animation");
+            lamina_flush();
+            lamina_set_frame_time(t0 + 25);
+            lamina_flush();
+            lamina_target_read_pixels(kinds_target, LAMINA_PIXEL_RGBA8, kp, 1600, sizeof kp);
+            printf("   locations (0, 0.75): y 37 %d %d %d, y 85 %d %d %d\n", KAT(150, 37)[0], KAT(150, 37)[1], KAT(150, 37)[2],
+                   KAT(150, 85)[0], KAT(150, 85)[1], KAT(150, 85)[2]);
+            /* Red → blue over the top three quarters, blue below (the colours animation over). */
+            check(near(KAT(150, 85), 0, 0, 255) && abs(KAT(150, 37)[0] - 128) < 10 && abs(KAT(150, 37)[2] - 128) < 10,
+                  "the locations at (0, 0.75): half-way at y 37.5, blue below 75");
+            lamina_set_frame_time(0.0 / 0.0);
+        }
         #undef KAT
         lamina_release(kinds_host);
         lamina_release(shape); lamina_release(grad); lamina_release(label); lamina_release(dot); lamina_release(rep);

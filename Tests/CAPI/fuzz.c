@@ -82,11 +82,13 @@ static void logged(lamina_log_level level, const char *message, void *user) { (v
 
 static void random_animation(lamina_layer *layer) {
     static const char *paths[] = {"opacity", "position", "bounds", "transform", "backgroundColor", "transform.rotation.z",
-                                  "cornerRadius", "nope", "", "shadowOffset", "bounds.size"};
-    double values[64];
-    for (int i = 0; i < 64; i++) values[i] = number();
+                                  "cornerRadius", "nope", "", "shadowOffset", "bounds.size", "colors", "locations", "path",
+                                  "strokeEnd", "startPoint"};
+    /* (Room for 3 keyframes of up to 39 components: list and path values take up to 39 here.) */
+    double values[128];
+    for (int i = 0; i < 128; i++) values[i] = number();
     lamina_animation a, children[3];
-    lamina_animation_init(&a, (lamina_animation_kind)below(5), below(12) ? paths[below(11)] : NULL);
+    lamina_animation_init(&a, (lamina_animation_kind)below(5), below(17) ? paths[below(16)] : NULL);
     a.components = (size_t)(below(5) ? (int[]){1, 2, 4, 16}[below(4)] : below(40));
     a.from = below(2) ? values : NULL;
     a.to = below(2) ? values + 16 : NULL;

@@ -247,7 +247,11 @@ typedef void (*lamina_animation_done_fn)(int finished, void *user_data);
 /* An animation, described (lamina_animation_init fills in the defaults; then set what you
  * need). Values are doubles, `components` per value: 1 for a number (opacity,
  * "transform.rotation.z", …), 2 for a point or size, 4 for a rect or colour (r, g, b, a),
- * 16 for a transform (as lamina_transform). */
+ * 16 for a transform (as lamina_transform). Lists: a gradient's "colors" take 4 per colour
+ * (1 to 16 colours), its "locations" one per stop (1 to 16). A shape layer's "path" takes
+ * the points of a path with the operations of the layer's current path
+ * (lamina_shape_layer_set_path), x and y of each point in order: components = 2 × its
+ * point count; the path morphs point by point (CAShapeLayer's "same number of points"). */
 typedef struct lamina_animation {
     lamina_animation_kind kind;
     const char *key_path;                 /* the animated property (not for a group) */
