@@ -79,7 +79,7 @@ let package = Package(
 
         // The C API: the header (a C target) and its implementation in Swift.
         .target(name: "CLamina", dependencies: ["CCairo"]),
-        .target(name: "LaminaCAPI", dependencies: ["CLamina", "LaminaCore", "LaminaGeometry", "LaminaGPU", "LaminaGraphics", "LaminaScene", "CRunLoop",
+        .target(name: "LaminaCAPI", dependencies: ["CLamina", "LaminaCore", "LaminaGeometry", "LaminaGPU", "LaminaGraphics", "LaminaScene", "LaminaUI", "CRunLoop",
                                                   "LaminaValues", .product(name: "Logging", package: "swift-log")],
                 swiftSettings: strict),
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs Examples/GLFW/glfw-host (built against the installed library: BINARY) in an X window
 # under its own Xvfb, clicks its button with xdotool (a real X event through GLFW), and
-# passes when the host's self-checks pass: the HUD over the application's scene, the click
-# delivered through hit testing, the application's GL state intact, Lamina's own device
+# passes when the host's self-checks pass: the HUD over the application's scene, the pointer
+# entering and the click delivered to the button view through Lamina's window (hit testing,
+# the button's event handler), the application's GL state intact, Lamina's own device
 # working while the application's context is current. Three times: GLFW's defaults (desktop
 # OpenGL through GLX), --core (3.3 core through GLX) and --egl (OpenGL ES 3 through EGL).
 #   bash Tools/glfw-host-test.sh BINARY

@@ -4,8 +4,10 @@
  * a window with GLFW's default context (desktop OpenGL made through GLX on X11) or, with
  * --egl, an OpenGL ES 3 context made through EGL; the application's own GL scene
  * each frame, and Lamina's layers composited over it in the same framebuffer, through the
- * adopted context. GLFW's mouse input reaches Lamina's layers through hit testing: a click
- * on the button turns it green. The run checks itself: after the click it reads the
+ * adopted context. The HUD is a Lamina window with a button view; GLFW's pointer input goes
+ * to the window, which hit-tests it and delivers it to the button's event handler: the
+ * pointer coming in lightens it, a click (pressed and released inside) turns it green.
+ * The run checks itself: after the click it reads the
  * framebuffer (the button green, the application's scene around it) and the GL state the
  * application set (its framebuffer, scissor, clear colour, program), prints what it found
  * and exits 0; 1 when a check fails or no click came within 20 s.
@@ -24,29 +26,50 @@
 #include <string.h>
 #include <time.h>
 
-static lamina_layer *root, *button;
-static int clicks = 0;
+static lamina_view *hud, *button;   /* Lamina's window over GLFW's, and its button */
+static lamina_layer *button_layer;
+static int clicks = 0, entered = 0;
 static double clicked_at = 0;
-static double now(void);
+static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec / 1e9; }
 
-static void on_mouse(GLFWwindow *window, int which, int action, int mods) {
-    (void)mods;
-    if (which != GLFW_MOUSE_BUTTON_LEFT || action != GLFW_PRESS) return;
-    double x, y;
-    glfwGetCursorPos(window, &x, &y);   /* window coordinates = points (scale 1) */
-    lamina_layer *hit = NULL;
-    if (lamina_layer_hit_test(root, (lamina_point){x, y}, &hit) != LAMINA_OK || !hit) return;
-    if (hit == button) {
-        lamina_color green = {0.1, 0.8, 0.2, 1};
-        lamina_layer_set_background_color(button, &green);
-        clicks++;
-        clicked_at = now();   /* the colour animates (an implicit action, 0.25 s) */
-        printf("glfw-host: click at (%.0f, %.0f) hit the button\n", x, y);
+/* The button's events, in its own points (120 × 50). */
+static int on_button(lamina_view *view, const lamina_event *e, void *user) {
+    (void)view; (void)user;
+    lamina_color blue = {0.15, 0.35, 0.9, 1}, light = {0.4, 0.55, 1, 1}, green = {0.1, 0.8, 0.2, 1};
+    switch (e->type) {
+    case LAMINA_EVENT_POINTER_ENTERED: entered++; if (!clicks) lamina_layer_set_background_color(button_layer, &light); break;
+    case LAMINA_EVENT_POINTER_EXITED: if (!clicks) lamina_layer_set_background_color(button_layer, &blue); break;
+    case LAMINA_EVENT_TOUCH_ENDED:
+        if (e->location.x >= 0 && e->location.x < 120 && e->location.y >= 0 && e->location.y < 50) {   /* released inside */
+            lamina_layer_set_background_color(button_layer, &green);
+            clicks++;
+            clicked_at = now();   /* the colour animates (an implicit action, 0.25 s) */
+            printf("glfw-host: click at (%.0f, %.0f) in the button\n", e->location.x, e->location.y);
+        }
+        break;
+    default: break;
     }
-    lamina_release(hit);
+    return 1;
 }
 
-static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec / 1e9; }
+/* GLFW's input, in window coordinates = points (scale 1), to Lamina's window. */
+static void on_mouse(GLFWwindow *window, int which, int action, int mods) {
+    (void)mods;
+    if (which != GLFW_MOUSE_BUTTON_LEFT) return;
+    double x, y;
+    glfwGetCursorPos(window, &x, &y);
+    lamina_window_send_touch(hud, 0, action == GLFW_PRESS ? LAMINA_EVENT_TOUCH_BEGAN : LAMINA_EVENT_TOUCH_ENDED,
+                             (lamina_point){x, y}, glfwGetTime());
+}
+static void on_cursor(GLFWwindow *window, double x, double y) {
+    (void)window;
+    lamina_window_send_pointer(hud, 0, 1, (lamina_point){x, y}, glfwGetTime());
+}
+static void on_enter(GLFWwindow *window, int inside) {
+    double x, y;
+    glfwGetCursorPos(window, &x, &y);
+    lamina_window_send_pointer(hud, 0, inside, (lamina_point){x, y}, glfwGetTime());
+}
 
 int main(int argc, char **argv) {
     int egl = argc > 1 && strcmp(argv[1], "--egl") == 0, core = argc > 1 && strcmp(argv[1], "--core") == 0;
@@ -69,6 +92,8 @@ int main(int argc, char **argv) {
     glfwMakeContextCurrent(window);
     glfwSwapInterval(0);
     glfwSetMouseButtonCallback(window, on_mouse);
+    glfwSetCursorPosCallback(window, on_cursor);
+    glfwSetCursorEnterCallback(window, on_enter);
     int fbw, fbh;
     glfwGetFramebufferSize(window, &fbw, &fbh);
 
@@ -80,19 +105,19 @@ int main(int argc, char **argv) {
     }
     lamina_target *target;
     lamina_host *host;
-    lamina_layer_create(&root);
-    lamina_layer_set_frame(root, (lamina_rect){0, 0, 320, 240});
-    lamina_layer_create(&button);
-    lamina_layer_set_frame(button, (lamina_rect){20, 20, 120, 50});
     lamina_color blue = {0.15, 0.35, 0.9, 1};
-    lamina_layer_set_background_color(button, &blue);
-    lamina_layer_set_corner_radius(button, 12);
-    lamina_layer_add_sublayer(root, button);
     if (lamina_target_create_framebuffer(device, 0, (uint32_t)fbw, (uint32_t)fbh, 1, &target) != LAMINA_OK
-        || lamina_host_create(root, target, NULL, &host) != LAMINA_OK) {
+        || lamina_window_create(target, NULL, &hud) != LAMINA_OK          /* NULL: over the application's frame */
+        || lamina_window_get_host(hud, &host) != LAMINA_OK
+        || lamina_view_create((lamina_rect){20, 20, 120, 50}, &button) != LAMINA_OK
+        || lamina_view_get_layer(button, &button_layer) != LAMINA_OK
+        || lamina_view_set_event_handler(button, on_button, NULL, NULL) != LAMINA_OK
+        || lamina_view_add_subview(hud, button) != LAMINA_OK) {
         printf("glfw-host: %s\n", lamina_last_error());
         return 1;
     }
+    lamina_layer_set_background_color(button_layer, &blue);
+    lamina_layer_set_corner_radius(button_layer, 12);
     lamina_host_set_composites_every_frame(host, 1);
     printf("glfw-host: ready (%s through %s, %s)\n", (const char *)glGetString(GL_VERSION), egl ? "EGL" : "GLX",
            lamina_device_backend(device));
@@ -145,6 +170,8 @@ int main(int argc, char **argv) {
         glfwPollEvents();
     }
     if (clicks == 0) { printf("glfw-host: FAILED: no click reached the button in 20 s (%d frames)\n", frames); failures++; }
+    if (entered == 0) { printf("glfw-host: FAILED: the pointer never entered the button (no hover event)\n"); failures++; }
+    else printf("glfw-host: the pointer entered the button %d time(s) before the click\n", entered);
 
     /* A device of Lamina's own (its EGL context) while the application's context is current:
      * with GLX, Lamina releases the application's context and puts it back when it returns. */
@@ -181,8 +208,9 @@ int main(int argc, char **argv) {
     lamina_release(offscreen);
     lamina_release(own);
     lamina_release(host);
+    lamina_release(button_layer);
     lamina_release(button);
-    lamina_release(root);
+    lamina_release(hud);
     lamina_release(target);
     lamina_release(device);
     /* After Lamina's adopted device is gone, the application's context is still current. */

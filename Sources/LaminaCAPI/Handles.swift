@@ -7,6 +7,7 @@ import LaminaCore
 import LaminaGPU
 import LaminaGraphics
 import LaminaScene
+import LaminaUI
 
 /// What a C handle stands for.
 enum HandleObject {
@@ -15,6 +16,8 @@ enum HandleObject {
     case layer(Layer)
     case host(LayerTreeHost)
     case scene(SceneBox)
+    /// A view, or a window (a view).
+    case view(View)
 
     var kind: String {
         switch self {
@@ -23,6 +26,7 @@ enum HandleObject {
         case .layer: return "layer"
         case .host: return "host"
         case .scene: return "scene"
+        case .view(let v): return v is Window ? "window" : "view"
         }
     }
     var object: AnyObject {
@@ -32,6 +36,7 @@ enum HandleObject {
         case .layer(let o): return o
         case .host(let o): return o
         case .scene(let o): return o
+        case .view(let o): return o
         }
     }
 }
@@ -97,7 +102,14 @@ enum Handles {
         if e.references > 1 { entries[h]!.references -= 1; return }
         entries[h] = nil
         byObject[ObjectIdentifier(e.object.object)] = nil
-        if case .host(let host) = e.object { host.detach() }
+        switch e.object {
+        // (A window's host leaves with the window, not with a handle of the host.)
+        case .host(let host) where !windowHosts.contains(ObjectIdentifier(host)): host.detach()
+        case .view(let window as Window):
+            windowHosts.remove(ObjectIdentifier(window.host))
+            window.host.detach()
+        default: break
+        }
     }
 
     static func device(_ p: OpaquePointer?) throws -> GPUDevice {
@@ -115,6 +127,19 @@ enum Handles {
     static func host(_ p: OpaquePointer?) throws -> LayerTreeHost {
         guard case .host(let h) = try entry(UnsafeRawPointer(p), "the host").object else { throw wrongKind(p, "host") }
         return h
+    }
+    /// The hosts of windows given out (`lamina_window_get_host`).
+    static var windowHosts: Set<ObjectIdentifier> = []
+
+    static func view(_ p: OpaquePointer?) throws -> View {
+        guard case .view(let v) = try entry(UnsafeRawPointer(p), "the view").object else { throw wrongKind(p, "view") }
+        return v
+    }
+    static func window(_ p: OpaquePointer?) throws -> Window {
+        guard case .view(let v) = try entry(UnsafeRawPointer(p), "the window").object, let w = v as? Window else {
+            throw wrongKind(p, "window")
+        }
+        return w
     }
     static func scene(_ p: OpaquePointer?) throws -> Scene {
         guard case .scene(let s) = try entry(UnsafeRawPointer(p), "the scene").object else { throw wrongKind(p, "scene") }

@@ -40,6 +40,45 @@ static void frame_requested(void *user_data) {
     if (commit_in_request) request_status = lamina_flush();
 }
 
+/* Views: every event a handler gets, logged as "who:type@x,y" (and key/text details). */
+static char event_log[4096];
+static int view_destroyed = 0;
+static lamina_layer *highlight_layer = NULL;   /* the parent view's layer: a touch turns it green */
+static void log_event(const char *who, const lamina_event *e) {
+    static const char *names[] = {"began", "moved", "ended", "cancelled", "down", "repeat", "up", "keycancel",
+                                  "text", "delete", "entered", "pmoved", "exited", "scroll"};
+    char line[160];
+    if (e->type >= LAMINA_EVENT_KEY_DOWN && e->type <= LAMINA_EVENT_KEY_CANCELLED)
+        snprintf(line, sizeof line, "%s:%s:%d:%s:r%d:m%u ", who, names[e->type], e->key_code, e->text, e->repeat_count, e->modifiers);
+    else if (e->type == LAMINA_EVENT_TEXT)
+        snprintf(line, sizeof line, "%s:text:%s ", who, e->text);
+    else if (e->type == LAMINA_EVENT_SCROLL)
+        snprintf(line, sizeof line, "%s:scroll@%g,%g:%g ", who, e->location.x, e->location.y, e->scroll_dy);
+    else if (e->type == LAMINA_EVENT_DELETE_BACKWARD)
+        snprintf(line, sizeof line, "%s:delete ", who);
+    else
+        snprintf(line, sizeof line, "%s:%s@%g,%g ", who, names[e->type], e->location.x, e->location.y);
+    strncat(event_log, line, sizeof event_log - strlen(event_log) - 1);
+}
+/* The parent: handles touches (turning green when one begins), pointer moves and scrolls;
+   passes keys on. */
+static int parent_events(lamina_view *view, const lamina_event *e, void *user) {
+    (void)view; (void)user;
+    log_event("A", e);
+    if (e->type == LAMINA_EVENT_TOUCH_BEGAN) {
+        lamina_color green = {0, 1, 0, 1};
+        lamina_layer_set_background_color(highlight_layer, &green);
+    }
+    return e->type < LAMINA_EVENT_KEY_DOWN || e->type == LAMINA_EVENT_POINTER_MOVED || e->type == LAMINA_EVENT_SCROLL;
+}
+/* The child: passes touches, pointer moves and scrolls on; handles keys but Backspace. */
+static int child_events(lamina_view *view, const lamina_event *e, void *user) {
+    (void)view; (void)user;
+    log_event("B", e);
+    return e->type >= LAMINA_EVENT_KEY_DOWN && e->type <= LAMINA_EVENT_KEY_CANCELLED && e->key_code != 0x2A;
+}
+static void view_destroy(void *user) { (void)user; view_destroyed++; }
+
 int main(int argc, char **argv) {
     const char *scene_path = argc > 1 ? argv[1] : "Examples/showcase.json";
     lamina_device *device;
@@ -571,6 +610,125 @@ int main(int argc, char **argv) {
         lamina_layer_remove_from_superlayer(card);
         lamina_release(card);
         lamina_flush();
+    }
+
+    /* Views and input: a window with view A (red, 10,10 60×60), B inside it (blue, 10,10
+       20×20: window 20…40) and C (no handler, 40,40 15×15: window 50…65). Events go through
+       hit testing and the responder chain; A's handler turns it green on a touch. */
+    {
+        static uint8_t vp[100 * 100 * 4];
+        lamina_target *view_target;
+        lamina_view *window, *va, *vb, *vc, *hit = NULL;
+        lamina_layer *lb, *lc;
+        lamina_color white = {1, 1, 1, 1}, red = {1, 0, 0, 1}, blue = {0, 0, 1, 1}, gray = {0.5, 0.5, 0.5, 1};
+        lamina_target_create_offscreen(device, 100, 100, 1, &view_target);
+        check(lamina_window_create(view_target, &white, &window) == LAMINA_OK, "lamina_window_create");
+        check(lamina_view_create((lamina_rect){10, 10, 60, 60}, &va) == LAMINA_OK && lamina_view_create((lamina_rect){10, 10, 20, 20}, &vb) == LAMINA_OK
+              && lamina_view_create((lamina_rect){40, 40, 15, 15}, &vc) == LAMINA_OK, "lamina_view_create");
+        check(lamina_view_add_subview(window, va) == LAMINA_OK && lamina_view_add_subview(va, vb) == LAMINA_OK
+              && lamina_view_add_subview(va, vc) == LAMINA_OK, "lamina_view_add_subview");
+        check(lamina_view_get_layer(va, &highlight_layer) == LAMINA_OK && lamina_view_get_layer(vb, &lb) == LAMINA_OK
+              && lamina_view_get_layer(vc, &lc) == LAMINA_OK, "lamina_view_get_layer");
+        lamina_layer_set_background_color(highlight_layer, &red);
+        lamina_layer_set_background_color(lb, &blue);
+        lamina_layer_set_background_color(lc, &gray);
+        check(lamina_view_set_event_handler(va, parent_events, NULL, NULL) == LAMINA_OK
+              && lamina_view_set_event_handler(vb, child_events, NULL, view_destroy) == LAMINA_OK, "lamina_view_set_event_handler");
+        check(lamina_view_set_event_handler(window, parent_events, NULL, NULL) == LAMINA_ERROR_INVALID_ARGUMENT, "a window takes no handler (said why)");
+        check(lamina_view_add_subview(vb, va) == LAMINA_ERROR_INVALID_ARGUMENT && lamina_view_add_subview(va, window) == LAMINA_ERROR_INVALID_ARGUMENT,
+              "a cycle and a window as a subview are refused");
+        check(lamina_flush() == LAMINA_OK, "the window composites at the commit");
+        lamina_target_read_pixels(view_target, LAMINA_PIXEL_RGBA8, vp, 400, sizeof vp);
+        #define VAT(x, y) (vp + ((y) * 100 + (x)) * 4)
+        check(near(VAT(15, 15), 255, 0, 0) && near(VAT(25, 25), 0, 0, 255) && near(VAT(55, 55), 128, 128, 128) && near(VAT(90, 90), 255, 255, 255),
+              "the views drawn: A red, B blue, C gray, the window white");
+        check(lamina_view_hit_test(window, (lamina_point){25, 25}, &hit) == LAMINA_OK && hit == vb, "lamina_view_hit_test: B under (25, 25)");
+        lamina_release(hit);
+        check(lamina_view_hit_test(window, (lamina_point){55, 55}, &hit) == LAMINA_OK && hit == vc, "C under (55, 55)");
+        lamina_release(hit);
+        check(lamina_view_hit_test(va, (lamina_point){100, 100}, &hit) == LAMINA_OK && hit == NULL, "nothing outside A (NULL)");
+
+        /* A touch on B: B passes it on, A handles it; it stays with B when it leaves B. */
+        event_log[0] = 0;
+        lamina_window_send_touch(window, 0, LAMINA_EVENT_TOUCH_BEGAN, (lamina_point){25, 25}, 1.0);
+        lamina_window_send_touch(window, 0, LAMINA_EVENT_TOUCH_MOVED, (lamina_point){80, 80}, 1.1);
+        lamina_window_send_touch(window, 0, LAMINA_EVENT_TOUCH_ENDED, (lamina_point){80, 80}, 1.2);
+        printf("   touch on B: %s\n", event_log);
+        check(!strcmp(event_log, "B:began@5,5 A:began@15,15 B:moved@60,60 A:moved@70,70 B:ended@60,60 A:ended@70,70 "),
+              "a touch: to B (its points), passed on to A (its points), every phase to the view it began in");
+        lamina_flush();
+        lamina_target_read_pixels(view_target, LAMINA_PIXEL_RGBA8, vp, 400, sizeof vp);
+        check(near(VAT(15, 15), 0, 255, 0), "A's handler turned A green: the change is drawn at the next commit");
+        event_log[0] = 0;
+        lamina_window_send_touch(window, 3, LAMINA_EVENT_TOUCH_BEGAN, (lamina_point){55, 55}, 2.0);
+        lamina_window_send_touch(window, 3, LAMINA_EVENT_TOUCH_CANCELLED, (lamina_point){55, 55}, 2.1);
+        check(!strcmp(event_log, "A:began@45,45 A:cancelled@45,45 "), "a touch on C (no handler) reaches A");
+        check(lamina_window_send_touch(window, 0, LAMINA_EVENT_KEY_DOWN, (lamina_point){1, 1}, 0) == LAMINA_ERROR_INVALID_ARGUMENT
+              && lamina_window_send_touch(window, 0, LAMINA_EVENT_TOUCH_BEGAN, (lamina_point){0.0 / 0.0, 1}, 0) == LAMINA_ERROR_INVALID_ARGUMENT,
+              "a touch with a key's phase or a NaN location is refused");
+
+        /* The pointer: entered outermost first, moved to the deepest view (B passes it on),
+           exited deepest first; a scroll goes to the view under the pointer, up the chain. */
+        event_log[0] = 0;
+        lamina_window_send_pointer(window, 0, 1, (lamina_point){25, 25}, 3.0);
+        lamina_window_send_pointer(window, 0, 1, (lamina_point){15, 15}, 3.1);
+        lamina_window_send_scroll(window, 0, 10, NULL, 3.2);
+        lamina_window_send_pointer(window, 0, 0, (lamina_point){15, 15}, 3.3);
+        printf("   pointer: %s\n", event_log);
+        check(!strcmp(event_log, "A:entered@15,15 B:entered@5,5 B:pmoved@5,5 A:pmoved@15,15 B:exited@-5,-5 A:pmoved@5,5 "
+                                 "A:scroll@5,5:10 A:exited@5,5 "),
+              "hover: entered A then B, moved B → A, B exited when the pointer left it, a scroll at the pointer, A exited");
+
+        /* Keys: to the window (no handler: nothing) until B is the first responder. */
+        int became = -1;
+        event_log[0] = 0;
+        lamina_window_send_key(window, LAMINA_EVENT_KEY_DOWN, 0x04, 0, "a", 4.0);
+        lamina_window_send_key(window, LAMINA_EVENT_KEY_UP, 0x04, 0, "a", 4.1);
+        check(event_log[0] == 0, "keys without a first responder reach no view");
+        check(lamina_view_become_first_responder(vb, &became) == LAMINA_OK && became == 0, "B does not become first responder unless it accepts");
+        check(lamina_view_set_accepts_first_responder(vb, 1) == LAMINA_OK && lamina_view_become_first_responder(vb, &became) == LAMINA_OK && became == 1,
+              "lamina_view_become_first_responder");
+        lamina_window_send_key(window, LAMINA_EVENT_KEY_DOWN, 0x04, LAMINA_MODIFIER_SHIFT, "A", 4.2);
+        lamina_window_send_key(window, LAMINA_EVENT_KEY_DOWN, 0x04, LAMINA_MODIFIER_SHIFT, "A", 4.3);
+        lamina_window_send_key(window, LAMINA_EVENT_KEY_UP, 0x04, LAMINA_MODIFIER_SHIFT, "A", 4.4);
+        lamina_window_send_text(window, "h\xc3\xa9", 4.5);
+        lamina_window_send_key(window, LAMINA_EVENT_KEY_DOWN, 0x2A, 0, NULL, 4.6);
+        lamina_window_send_key(window, LAMINA_EVENT_KEY_DOWN, 0x2B, 0, NULL, 4.7);
+        check(lamina_window_cancel_keys(window, 4.8) == LAMINA_OK, "lamina_window_cancel_keys");
+        printf("   keys: %s\n", event_log);
+        check(!strcmp(event_log, "B:down:4:A:r0:m1 B:repeat:4:A:r1:m1 B:up:4:A:r1:m1 B:text:h\xc3\xa9 "
+                                 "B:down:42:\b:r0:m0 A:down:42:\b:r0:m0 B:delete B:down:43:\t:r0:m0 B:keycancel:42:\b:r0:m0 B:keycancel:43:\t:r0:m0 "
+                                 "A:keycancel:42:\b:r0:m0 "),
+              "keys to the first responder (repeat, modifiers, characters), text, Backspace passed on to A then deleting backward, cancelled keys");
+        check(lamina_window_send_key(window, LAMINA_EVENT_KEY_DOWN, 0x04, 1u << 9, NULL, 5) == LAMINA_ERROR_INVALID_ARGUMENT
+              && lamina_window_send_key(window, LAMINA_EVENT_TOUCH_BEGAN, 0x04, 0, NULL, 5) == LAMINA_ERROR_INVALID_ARGUMENT,
+              "unknown modifier bits and a touch's phase for a key are refused");
+        check(lamina_view_resign_first_responder(vb) == LAMINA_OK, "lamina_view_resign_first_responder");
+        event_log[0] = 0;
+        lamina_window_send_text(window, "x", 5.0);
+        check(event_log[0] == 0, "text without a first responder is dropped");
+
+        /* Not interactive: B is not hit, a touch there goes to A. */
+        check(lamina_view_set_user_interaction_enabled(vb, 0) == LAMINA_OK && lamina_view_hit_test(window, (lamina_point){25, 25}, &hit) == LAMINA_OK
+              && hit == va, "a view without user interaction is not hit (its superview is)");
+        lamina_release(hit);
+        check(lamina_view_set_frame(vc, (lamina_rect){0, 0, 30, 30}) == LAMINA_OK && lamina_view_hit_test(window, (lamina_point){15, 15}, &hit) == LAMINA_OK
+              && hit == vc, "lamina_view_set_frame moves C where it is hit");
+        lamina_release(hit);
+        lamina_host *window_host;
+        uint64_t calls = 0, bytes = 0;
+        check(lamina_window_get_host(window, &window_host) == LAMINA_OK && lamina_flush() == LAMINA_OK
+              && lamina_host_last_frame(window_host, &calls, &bytes) == LAMINA_OK && calls > 0, "lamina_window_get_host: the window's frames");
+        lamina_release(window_host);
+        check(lamina_view_remove_from_superview(vb) == LAMINA_OK, "lamina_view_remove_from_superview");
+        lamina_release(lb); lamina_release(lc); lamina_release(highlight_layer);
+        lamina_release(vb);
+        lamina_flush();
+        check(view_destroyed == 1, "the handler's destroy ran when B went");
+        lamina_release(vc); lamina_release(va); lamina_release(window);
+        lamina_release(view_target);
+        lamina_flush();
+        #undef VAT
     }
 
     /* A scene file: loaded, rendered to PNG, its root layer reachable. */

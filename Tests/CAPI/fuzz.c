@@ -66,6 +66,11 @@ static void draw(lamina_layer *layer, cairo_t *cr, lamina_rect dirty, void *user
     if (depth < 2) { depth++; random_call(); depth--; }
 }
 static void frame_requested(void *user) { (void)user; if (depth < 2) { depth++; random_call(); depth--; } }
+static int handled(lamina_view *view, const lamina_event *e, void *user) {
+    (void)view; (void)user; (void)e->type;
+    if (depth < 2) { depth++; random_call(); depth--; }
+    return (int)below(2);
+}
 static void done(int finished, void *user) { (void)finished; (void)user; if (depth < 2) { depth++; random_call(); depth--; } }
 /* A GL layer's callback: runs on the compositor's thread with its context current; it
  * must not call Lamina (documented), so it only issues GL-free work here. */
@@ -116,7 +121,7 @@ static uint8_t buffer[256 * 256 * 4];
 
 static void random_call(void) {
     void *h = any(), *h2 = any();
-    switch (below(56)) {
+    switch (below(60)) {
     case 0: case 1: { lamina_layer *l = NULL; lamina_layer_create(&l); keep(l); break; }
     case 2: lamina_release(h); break;
     case 3: lamina_retain(h); break;
@@ -217,6 +222,48 @@ static void random_call(void) {
                lamina_replicator_layer_set_instance_transform(h, below(10) ? &t : NULL);
                lamina_replicator_layer_set_instance_color(h, color(), number(), number(), number(), number());
                lamina_replicator_layer_set_instance_delay(h, number()); break; }
+    case 56: { lamina_view *v = NULL;   /* views and windows */
+               if (below(3)) {
+                   lamina_color c = color();
+                   if (lamina_window_create(below(4) ? h : device, below(2) ? &c : NULL, &v) == LAMINA_OK) {
+                       /* A view covering the window's corner, with a handler, and input that reaches it. */
+                       lamina_view *inner = NULL;
+                       lamina_view_create((lamina_rect){0, 0, 64, 64}, &inner);
+                       lamina_view_add_subview(v, inner);
+                       lamina_view_set_event_handler(inner, handled, NULL, NULL);
+                       lamina_view_set_accepts_first_responder(inner, 1);
+                       lamina_view_become_first_responder(inner, NULL);
+                       keep(inner);
+                       for (int i = 0; i < 6; i++) {
+                           lamina_point p = {(double)below(80), (double)below(80)};
+                           lamina_window_send_touch(v, (int)below(2), (lamina_event_type)below(4), p, i);
+                           lamina_window_send_pointer(v, 0, below(5), p, i);
+                           lamina_window_send_key(v, (lamina_event_type)(4 + below(4)), (int)below(0x50), 0, NULL, i);
+                           if (!below(3)) lamina_window_send_text(v, "x", i);
+                           if (!below(3)) lamina_window_send_scroll(v, 0, 3, &p, i);
+                       }
+                   }
+               } else lamina_view_create(rect(), &v);
+               keep(v); lamina_view_add_subview(h, below(3) ? v : h2);
+               lamina_view_set_event_handler(below(3) ? v : h, below(5) ? handled : NULL, NULL, NULL);
+               lamina_view_set_frame(h, rect()); break; }
+    case 57: { lamina_layer *l = NULL; lamina_view *v = NULL; lamina_host *ho = NULL; int became;
+               lamina_view_get_layer(h, &l); keep(l); lamina_view_hit_test(h, point(), &v); keep(v);
+               lamina_window_get_host(h, &ho); keep(ho);
+               lamina_view_set_accepts_first_responder(h, below(2)); lamina_view_become_first_responder(h, below(4) ? &became : NULL);
+               if (!below(3)) lamina_view_resign_first_responder(h);
+               lamina_view_set_user_interaction_enabled(h2, below(4));
+               if (!below(4)) lamina_view_remove_from_superview(h2);
+               break; }
+    case 58: lamina_window_send_touch(h, (int)below(3), (lamina_event_type)below(below(8) ? 4 : 20), point(), number());
+             lamina_window_send_pointer(h, (int)below(3), below(4), point(), number()); break;
+    case 59: { static const char *texts[] = {"a", "", "\xff\xfe broken UTF-8", "h\xc3\xa9"};
+               lamina_point p = point(); lamina_window_send_scroll(h, number(), number(), below(2) ? &p : NULL, number());
+               lamina_window_send_key(h, (lamina_event_type)(below(8) ? 4 + below(4) : below(20)), below(6) ? (int)below(0x70) : (int)next(),
+                                      below(4) ? (unsigned)below(32) : (unsigned)next(), below(3) ? texts[below(4)] : NULL, number());
+               lamina_window_send_text(h, below(6) ? texts[below(4)] : NULL, number());
+               if (!below(6)) lamina_window_cancel_keys(h, number());
+               break; }
     }
 }
 

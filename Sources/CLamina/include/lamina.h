@@ -72,6 +72,7 @@ typedef struct lamina_target lamina_target;
 typedef struct lamina_layer lamina_layer;
 typedef struct lamina_host lamina_host;
 typedef struct lamina_scene lamina_scene;
+typedef struct lamina_view lamina_view;
 
 /* ---- Library ---------------------------------------------------------------------- */
 
@@ -471,6 +472,86 @@ lamina_status lamina_host_present(lamina_host *host, lamina_target *destination,
 /* The GL name of the host's output texture (GL_TEXTURE_2D, RGBA8, premultiplied, top row
  * first), for a host sampling it itself (in the same or a shared context). */
 lamina_status lamina_host_texture(lamina_host *host, uint32_t *texture);
+
+/* ---- Views and windows: input through hit testing and the responder chain --------- */
+/* (docs/c-api.md "Views and input"; LaminaUI's View and Window, UIKit's model.) A window is
+ * the root view on a target, compositing as a host does; views are rectangles in it, each
+ * backed by a layer (lamina_view_get_layer: the layer functions style it, its draw callback
+ * draws it). The host hands the window its input; the window hit-tests and delivers each
+ * event to a view's event handler, which returns nonzero when it handled it, 0 to pass it
+ * to the next responder (the superview, up to the window). Touches and pointer buttons go
+ * to the view they began in until they end; keys to the first responder; text to the first
+ * responder; pointer moves and scrolls to the view under the pointer; entered/exited to each
+ * view the pointer came into or left (not passed on). */
+typedef enum lamina_event_type {
+    LAMINA_EVENT_TOUCH_BEGAN = 0, LAMINA_EVENT_TOUCH_MOVED, LAMINA_EVENT_TOUCH_ENDED, LAMINA_EVENT_TOUCH_CANCELLED,
+    LAMINA_EVENT_KEY_DOWN, LAMINA_EVENT_KEY_REPEAT, LAMINA_EVENT_KEY_UP, LAMINA_EVENT_KEY_CANCELLED,
+    LAMINA_EVENT_TEXT,               /* typed text, to the first responder */
+    LAMINA_EVENT_DELETE_BACKWARD,    /* Backspace nobody handled, to the first responder */
+    LAMINA_EVENT_POINTER_ENTERED, LAMINA_EVENT_POINTER_MOVED, LAMINA_EVENT_POINTER_EXITED,
+    LAMINA_EVENT_SCROLL
+} lamina_event_type;
+enum {
+    LAMINA_MODIFIER_SHIFT = 1 << 0, LAMINA_MODIFIER_CONTROL = 1 << 1, LAMINA_MODIFIER_ALT = 1 << 2,
+    LAMINA_MODIFIER_SUPER = 1 << 3, LAMINA_MODIFIER_CAPS_LOCK = 1 << 4
+};
+typedef struct lamina_event {
+    lamina_event_type type;
+    double timestamp;            /* seconds, on the host's clock */
+    lamina_point location;       /* touches, pointer, scroll: in the receiving view's points */
+    int touch_id;                /* touches: the host's identifier of the finger or pointer */
+    int key_code;                /* keys: the USB HID usage (keyboard page: 0x04 = A, 0x28 = Return) */
+    int repeat_count;            /* KEY_REPEAT: auto-repeats so far */
+    unsigned modifiers;          /* LAMINA_MODIFIER_* held */
+    const char *text;            /* keys: the characters the key types (UTF-8, maybe ""); TEXT: the
+                                    text. Valid during the call. */
+    double scroll_dx, scroll_dy; /* SCROLL: points */
+} lamina_event;
+/* `view` is the receiving view (a reference held for the call). Return nonzero: handled. */
+typedef int (*lamina_event_fn)(lamina_view *view, const lamina_event *event, void *user_data);
+
+/* A window covering `target` (its size in points), cleared to `background` (NULL: over what
+ * the target holds). It composites at each commit, as a host (lamina_window_get_host gives
+ * that host: frame requests, retained mode). Releasing its last reference detaches it. */
+lamina_status lamina_window_create(lamina_target *target, const lamina_color *background, lamina_view **out);
+/* The window's host (a new reference; releasing it leaves the window compositing). */
+lamina_status lamina_window_get_host(lamina_view *window, lamina_host **out);
+lamina_status lamina_view_create(lamina_rect frame, lamina_view **out);
+/* Adds `subview` on top of the view's subviews (moved from where it was). */
+lamina_status lamina_view_add_subview(lamina_view *view, lamina_view *subview);
+lamina_status lamina_view_remove_from_superview(lamina_view *view);
+lamina_status lamina_view_set_frame(lamina_view *view, lamina_rect frame);
+/* The view's layer (a new reference): its colours, corners, contents, draw callback. */
+lamina_status lamina_view_get_layer(lamina_view *view, lamina_layer **out);
+/* NULL removes it. `destroy` (may be NULL) gets `user_data` when the handler is replaced
+ * or the view goes. A window takes no handler (add a view covering it). */
+lamina_status lamina_view_set_event_handler(lamina_view *view, lamina_event_fn handler, void *user_data, lamina_destroy_fn destroy);
+/* 0: the view and its subviews are not hit (events go to what lies under them). */
+lamina_status lamina_view_set_user_interaction_enabled(lamina_view *view, int enabled);
+/* Whether the view may become first responder (0 by default). */
+lamina_status lamina_view_set_accepts_first_responder(lamina_view *view, int accepts);
+/* *became: whether it is the first responder now (it must be in a window and accept). */
+lamina_status lamina_view_become_first_responder(lamina_view *view, int *became);
+lamina_status lamina_view_resign_first_responder(lamina_view *view);
+/* The deepest view under `point` (the view's points; hidden, transparent and
+ * non-interactive views skipped): a new reference, or NULL when none. */
+lamina_status lamina_view_hit_test(lamina_view *view, lamina_point point, lamina_view **out);
+/* Input, in window points. A touch (or pointer button, say id 0) began, moved, ended or was
+ * cancelled: LAMINA_EVENT_TOUCH_BEGAN … LAMINA_EVENT_TOUCH_CANCELLED. */
+lamina_status lamina_window_send_touch(lamina_view *window, int touch_id, lamina_event_type phase, lamina_point location, double timestamp);
+/* The pointer moved (inside 1) or left the window (inside 0): entered/exited, then moved —
+ * or, with a button held (a touch began with the same id), TOUCH_MOVED to its view. */
+lamina_status lamina_window_send_pointer(lamina_view *window, int touch_id, int inside, lamina_point location, double timestamp);
+/* A scroll of (dx, dy) points at `location` (NULL: where the pointer is). */
+lamina_status lamina_window_send_scroll(lamina_view *window, double dx, double dy, const lamina_point *location, double timestamp);
+/* A key went down (LAMINA_EVENT_KEY_DOWN; again while down: a repeat), up (KEY_UP) or was
+ * cancelled; `characters` NULL: a US layout's. */
+lamina_status lamina_window_send_key(lamina_view *window, lamina_event_type phase, int key_code, unsigned modifiers,
+                                     const char *characters, double timestamp);
+/* Typed text (UTF-8) for the first responder. */
+lamina_status lamina_window_send_text(lamina_view *window, const char *text, double timestamp);
+/* The window lost the keyboard: every key down is cancelled. */
+lamina_status lamina_window_cancel_keys(lamina_view *window, double timestamp);
 
 /* ---- Transactions and the run loop ------------------------------------------------ */
 
