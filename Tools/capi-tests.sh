@@ -67,10 +67,13 @@ check_run() {  # name, binary, args…
   else cat "$work/$name.txt"; ko "$name"; fi
 }
 
-# The C code of docs/c-api.md, compiled and run as it is written (inside a main()).
+# The C code of docs/c-api.md, compiled and run as it is written: inside a main(), but a
+# block after a line "<!-- c: before main -->" (functions a later block uses) before it.
 {
-  printf '#include <lamina.h>\n#include <stdio.h>\nint main(void) {\n'
-  awk '/^```c$/ { p = 1; next } /^```/ { p = 0 } p' docs/c-api.md
+  printf '#include <lamina.h>\n#include <stdio.h>\n'
+  awk '/^<!-- c: before main -->$/ { top = 1 } /^```c$/ { p = 1; next } /^```/ { p = 0; top = 0 } p && top' docs/c-api.md
+  printf 'int main(void) {\n'
+  awk '/^<!-- c: before main -->$/ { top = 1 } /^```c$/ { p = 1; next } /^```/ { p = 0; top = 0 } p && !top' docs/c-api.md
   printf 'return lamina_live_handles() == 4 ? 0 : 1;\n}\n'
 } >"$work/doc-snippet.c"
 if cc -std=c99 -Wall -Wextra -Werror -pedantic "$work/doc-snippet.c" $(pkg-config --cflags --libs lamina) -o "$work/doc-snippet" 2>"$work/doc-snippet.txt" \
@@ -132,7 +135,7 @@ run qt-host c++ -std=c++17 -Wall -Wextra -Werror -fPIC Examples/Qt/qt-host.cpp $
 if [ -x "$work/qt-host" ]; then
   if timeout 150 bash Tools/qt-host-test.sh "$work/qt-host" >"$work/qt.txt" 2>&1; then
     grep -E "initialized|after the|passed" "$work/qt.txt" | sed 's/^/   /'; ok "Qt 6 application under Xvfb (QOpenGLWindow: GLX compatibility, GLX 3.3 core, EGL): HUD in paintGL over its own GL scene, a click and a key through Qt's events, its GL state intact, no paint in an idle second"
-  else cat "$work/qt.txt"; ko "Qt 6 application under Xvfb (needs xvfb, xdotool, qt6-base-dev: Tools/setup.sh --tests)"; fi
+  else cat "$work/qt.txt"; ko "Qt 6 application under Xvfb (needs xvfb, xdotool, qt6-base-dev, libqt6opengl6-dev: Tools/setup.sh --tests)"; fi
 fi
 run cpp-example c++ -std=c++17 -Wall -Wextra -Werror -pedantic Examples/CPP/example.cpp $(pkg-config --cflags --libs lamina) -o "$work/cpp-example"
 [ -x "$work/cpp-example" ] && check_run "C++ example (RAII wrapper, pixels checked)" "$work/cpp-example" cpp-example.png

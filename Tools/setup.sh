@@ -14,7 +14,7 @@ for a in "$@"; do [ "$a" = --check ] && check_only=1; done
 lamina_packages=(pkg-config libegl-dev libgles-dev libgbm-dev libdrm-dev libwayland-dev libegl-mesa0 libgl1-mesa-dri libgbm1
                  libcairo2-dev libpango1.0-dev fonts-dejavu-core glslang-tools patchelf)
 if [ "${1:-}" = "--tests" ] || [ "${1:-}" = "--vm" ]; then
-  lamina_packages+=(qemu-system-x86 busybox-static xz-utils libsdl2-dev libglfw3-dev libgtk-4-dev qt6-base-dev xvfb xdotool weston)
+  lamina_packages+=(qemu-system-x86 busybox-static xz-utils libsdl2-dev libglfw3-dev libgtk-4-dev qt6-base-dev libqt6opengl6-dev xvfb xdotool weston)
 fi
 
 lamina_missing=()
