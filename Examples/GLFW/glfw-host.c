@@ -20,6 +20,7 @@
 #include <GLFW/glfw3.h>
 #include <GLES3/gl3.h>
 #include <lamina.h>
+#include "../frame-cost.h"   /* LAMINA_HOST_MEASURE: the HUD's cost per frame */
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,6 +70,22 @@ static void on_enter(GLFWwindow *window, int inside) {
     double x, y;
     glfwGetCursorPos(window, &x, &y);
     lamina_window_send_pointer(hud, 0, inside, (lamina_point){x, y}, glfwGetTime());
+}
+
+/* The application's own scene: dark grey, an orange bar at the bottom, drawn with its own
+ * state (which Lamina must leave as it found it). */
+static void draw_scene(int fbw, int fbh) {
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    glViewport(0, 0, fbw, fbh);
+    glDisable(GL_SCISSOR_TEST);
+    glClearColor(0.2f, 0.2f, 0.2f, 1);
+    glClear(GL_COLOR_BUFFER_BIT | GL_STENCIL_BUFFER_BIT);
+    glEnable(GL_SCISSOR_TEST);
+    glScissor(0, 0, fbw, 30);
+    glClearColor(1, 0.5f, 0, 1);
+    glClear(GL_COLOR_BUFFER_BIT);
+    glScissor(5, 5, 7, 7);                 /* left set, as a host may */
+    glClearColor(0.3f, 0.3f, 0.3f, 1);
 }
 
 int main(int argc, char **argv) {
@@ -126,19 +143,7 @@ int main(int argc, char **argv) {
     int failures = 0, frames = 0;
     double start = now();
     while (!glfwWindowShouldClose(window) && now() - start < 20) {
-        /* The application's own scene: dark grey, an orange bar at the bottom, drawn with its
-         * own state (which Lamina must leave as it found it). */
-        glBindFramebuffer(GL_FRAMEBUFFER, 0);
-        glViewport(0, 0, fbw, fbh);
-        glDisable(GL_SCISSOR_TEST);
-        glClearColor(0.2f, 0.2f, 0.2f, 1);
-        glClear(GL_COLOR_BUFFER_BIT | GL_STENCIL_BUFFER_BIT);
-        glEnable(GL_SCISSOR_TEST);
-        glScissor(0, 0, fbw, 30);
-        glClearColor(1, 0.5f, 0, 1);
-        glClear(GL_COLOR_BUFFER_BIT);
-        glScissor(5, 5, 7, 7);                 /* left set, as a host may */
-        glClearColor(0.3f, 0.3f, 0.3f, 1);
+        draw_scene(fbw, fbh);
 
         if (lamina_flush() != LAMINA_OK) { printf("glfw-host: flush failed: %s\n", lamina_last_error()); failures++; break; }
         frames++;
@@ -164,6 +169,23 @@ int main(int argc, char **argv) {
                    p[0], p[1], p[2], green ? "green" : "NOT green", q[0], q[1], q[2], orange ? "orange" : "NOT orange", frames);
             if (!green || !orange) failures++;
             glfwSwapBuffers(window);
+            /* LAMINA_HOST_MEASURE=N: N more frames, every other one without the HUD. */
+            frame_cost cost;
+            frame_cost_init(&cost);
+            while (frame_cost_running(&cost)) {
+                frame_cost_begin(&cost);
+                draw_scene(fbw, fbh);
+                if (frame_cost_hud(&cost)) {
+                    frame_cost_lamina_begin(&cost);
+                    if (lamina_flush() != LAMINA_OK) { failures++; break; }
+                    frame_cost_lamina_end(&cost);
+                }
+                glFinish();
+                frame_cost_end(&cost);
+                glfwSwapBuffers(window);
+                glfwPollEvents();
+            }
+            if (cost.wanted) frame_cost_report(&cost, egl ? "glfw-host (EGL, ES 3)" : core ? "glfw-host (GLX, 3.3 core)" : "glfw-host (GLX, compatibility)");
             break;
         }
         glfwSwapBuffers(window);

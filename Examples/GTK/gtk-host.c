@@ -20,6 +20,7 @@
 #include <gdk/x11/gdkx.h>
 #endif
 #include <lamina.h>
+#include "../frame-cost.h"   /* LAMINA_HOST_MEASURE: the HUD's cost per frame */
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +48,8 @@ static void fail(const char *what) {
 }
 
 static int in_render, request_in_render;
+static frame_cost cost;
+static int measuring;   /* the checks passed: frames are being measured (LAMINA_HOST_MEASURE) */
 
 static gboolean queue_render_later(gpointer user_data) {
     (void)user_data;
@@ -119,6 +122,8 @@ static gboolean on_render(GtkGLArea *gl_area, GdkGLContext *context, gpointer us
     (void)context; (void)user_data;
     if (!device) return TRUE;
     renders++;
+    int hud = !measuring || frame_cost_hud(&cost);
+    if (measuring) frame_cost_begin(&cost);
     /* The application's own scene, with its own state. */
     GLint fbo = 0;
     glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &fbo);
@@ -141,7 +146,9 @@ static gboolean on_render(GtkGLArea *gl_area, GdkGLContext *context, gpointer us
     if (clock) lamina_set_frame_time(gdk_frame_clock_get_frame_time(clock) / 1e6);
     if (!ensure_target(fbo, width, height)) return TRUE;
     in_render = 1;
-    lamina_status flushed = lamina_flush();
+    if (measuring && hud) frame_cost_lamina_begin(&cost);
+    lamina_status flushed = hud ? lamina_flush() : LAMINA_OK;
+    if (measuring && hud) frame_cost_lamina_end(&cost);
     in_render = 0;
     if (request_in_render) { request_in_render = 0; g_idle_add(queue_render_later, NULL); }
     if (flushed != LAMINA_OK) { fail("lamina_flush"); return TRUE; }
@@ -158,9 +165,21 @@ static gboolean on_render(GtkGLArea *gl_area, GdkGLContext *context, gpointer us
         failures++;
     }
     glDisable(GL_FRAMEBUFFER_SRGB);
-    glReadPixels(80, height - 45, 1, 1, GL_RGBA, GL_UNSIGNED_BYTE, button_pixel);   /* the button's centre (y up) */
-    glReadPixels(200, 10, 1, 1, GL_RGBA, GL_UNSIGNED_BYTE, bar_pixel);              /* the orange bar */
+    if (!measuring) {
+        glReadPixels(80, height - 45, 1, 1, GL_RGBA, GL_UNSIGNED_BYTE, button_pixel);   /* the button's centre (y up) */
+        glReadPixels(200, 10, 1, 1, GL_RGBA, GL_UNSIGNED_BYTE, bar_pixel);              /* the orange bar */
+    }
     if (renders == 1) { printf("gtk-host: ready (%dx%d px, framebuffer %d)\n", width, height, fbo); fflush(stdout); }
+    if (measuring) {
+        glFinish();
+        frame_cost_end(&cost);
+        if (frame_cost_running(&cost)) g_idle_add(queue_render_later, NULL);
+        else {
+            const char *debug = getenv("GDK_DEBUG");
+            frame_cost_report(&cost, debug && strstr(debug, "gl-egl") ? "gtk-host (EGL)" : "gtk-host (GDK default: GLX)");
+            g_application_quit(app);
+        }
+    }
     return TRUE;
 }
 
@@ -213,6 +232,12 @@ static gboolean check(gpointer user_data) {
 done:
     status = failures ? 1 : 0;
     printf("gtk-host: %s\n", failures ? "FAILED" : "all checks passed");
+    frame_cost_init(&cost);
+    if (!failures && frame_cost_running(&cost)) {   /* LAMINA_HOST_MEASURE=N: N more renders, every other one without the HUD */
+        measuring = 1;
+        gtk_gl_area_queue_render(GTK_GL_AREA(area));
+        return G_SOURCE_REMOVE;
+    }
     g_application_quit(app);
     return G_SOURCE_REMOVE;
 }

@@ -22,6 +22,7 @@
 #include <QTimer>
 
 #include <lamina.h>
+#include "../frame-cost.h"   // LAMINA_HOST_MEASURE: the HUD's cost per frame
 
 #include <cstdio>
 #include <string_view>
@@ -41,6 +42,17 @@ class HostWindow : public QOpenGLWindow, protected QOpenGLFunctions {
 public:
     int paints = 0, failures = 0, clicks = 0, keys = 0, requests = 0;
     unsigned char buttonPixel[4] = {}, barPixel[4] = {};
+    frame_cost cost = {};
+    bool measuring = false;   // the checks passed: frames are being measured (LAMINA_HOST_MEASURE)
+
+    // LAMINA_HOST_MEASURE=N: N more paints, every other one without the HUD; false when none are asked for.
+    bool startMeasuring() {
+        frame_cost_init(&cost);
+        if (!frame_cost_running(&cost)) return false;
+        measuring = true;
+        requestUpdate();
+        return true;
+    }
 
     ~HostWindow() override {
         makeCurrent();
@@ -82,6 +94,8 @@ protected:
     void paintGL() override {
         if (!device) return;
         paints++;
+        bool hud = !measuring || frame_cost_hud(&cost);
+        if (measuring) frame_cost_begin(&cost);
         GLuint fbo = defaultFramebufferObject();
         int w = int(this->width() * devicePixelRatio()), h = int(this->height() * devicePixelRatio());
         // The application's own scene, with its own state.
@@ -101,7 +115,9 @@ protected:
         lamina_set_frame_time(monotonic());
         if (!ensureTarget(fbo, w, h)) return;
         inPaint = true;
-        lamina_status flushed = lamina_flush();
+        if (measuring && hud) frame_cost_lamina_begin(&cost);
+        lamina_status flushed = hud ? lamina_flush() : LAMINA_OK;
+        if (measuring && hud) frame_cost_lamina_end(&cost);
         inPaint = false;
         if (requestInPaint) { requestInPaint = false; QTimer::singleShot(0, this, [this] { requestUpdate(); }); }
         if (flushed != LAMINA_OK) { fail("lamina_flush"); return; }
@@ -115,6 +131,16 @@ protected:
             std::printf("qt-host: FAILED: the application's GL state changed (framebuffer %d of %u, scissor %d,%d %dx%d, clear %.2f)\n",
                         bound, fbo, scissor[0], scissor[1], scissor[2], scissor[3], double(clear[0]));
             failures++;
+        }
+        if (measuring) {
+            glFinish();
+            frame_cost_end(&cost);
+            if (frame_cost_running(&cost)) { QTimer::singleShot(0, this, [this] { requestUpdate(); }); return; }
+            bool egl = context()->nativeInterface<QNativeInterface::QEGLContext>() != nullptr;
+            frame_cost_report(&cost, egl ? "qt-host (EGL)" : format().profile() == QSurfaceFormat::CoreProfile
+                                                                 ? "qt-host (GLX, 3.3 core)" : "qt-host (GLX, compatibility)");
+            QGuiApplication::exit(failures ? 1 : 0);
+            return;
         }
         glReadPixels(80, h - 45, 1, 1, GL_RGBA, GL_UNSIGNED_BYTE, buttonPixel);   // the button's centre (y up)
         glReadPixels(200, 10, 1, 1, GL_RGBA, GL_UNSIGNED_BYTE, barPixel);         // the orange bar
@@ -213,6 +239,9 @@ int main(int argc, char **argv) {
         if (++phase < 2) { std::printf("qt-host: waiting for the key\n"); std::fflush(stdout); return; }
         status = window.failures ? 1 : 0;
         std::printf("qt-host: %s\n", window.failures ? "FAILED" : "all checks passed");
+        std::fflush(stdout);
+        timer.stop();
+        if (status == 0 && window.startMeasuring()) return;   // it exits when the frames are measured
         app.exit(status);
     });
     timer.start(100);
