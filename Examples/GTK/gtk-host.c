@@ -3,9 +3,11 @@
  * (cc gtk-host.c $(pkg-config --cflags --libs gtk4 lamina)):
  * a GtkGLArea with GDK's own context (desktop OpenGL, core profile — on X11 through GLX in
  * GTK 4.8, or EGL with GDK_DEBUG=gl-egl), its own GL scene drawn in ::render, and Lamina's layers composited
- * over it into the area's framebuffer through the adopted context. GTK's event controllers
- * deliver input: a click goes through Lamina's hit testing (the button turns green), a key
- * press ('b') turns it blue again. The area does not render by itself
+ * over it into the area's framebuffer through the adopted context. The HUD is a Lamina window
+ * with a button view; GTK's event controllers hand their input to the window, which
+ * delivers it as UIKit does (hit testing, the first responder) to the button's event
+ * handler: a click turns the button green, a key press ('b', the button being the first
+ * responder) turns it blue again. The area does not render by itself
  * (gtk_gl_area_set_auto_render(FALSE)): Lamina's frame requests call
  * gtk_gl_area_queue_render, and GDK's frame clock gives Lamina its frame time.
  *
@@ -32,7 +34,8 @@
 static lamina_device *device;
 static lamina_target *target;
 static lamina_host *host;
-static lamina_layer *root, *button;
+static lamina_view *hud, *button_view;   /* Lamina's window over the area, and its button */
+static lamina_layer *button;             /* the button's layer */
 static GLint target_fbo = -1;
 static int target_width, target_height;
 static int renders, failures, clicks, keys, requests;
@@ -68,6 +71,8 @@ static void on_frame_request(void *user_data) {
     else gtk_gl_area_queue_render(GTK_GL_AREA(area));
 }
 
+static int on_button_event(lamina_view *view, const lamina_event *e, void *user_data);
+
 static void on_realize(GtkGLArea *gl_area, gpointer user_data) {
     (void)user_data;
     gtk_gl_area_make_current(gl_area);
@@ -83,14 +88,13 @@ static void on_realize(GtkGLArea *gl_area, gpointer user_data) {
 #endif
     printf("gtk-host: realized (%s, GL %d.%d %s through %s, %s)\n", (const char *)glGetString(GL_VERSION), major, minor,
            gdk_gl_context_get_use_es(context) ? "ES" : "desktop", api, lamina_device_backend(device));
-    lamina_layer_create(&root);
-    lamina_layer_set_frame(root, (lamina_rect){0, 0, WIDTH, HEIGHT});
-    lamina_layer_create(&button);
-    lamina_layer_set_frame(button, (lamina_rect){20, 20, 120, 50});
+    lamina_view_create((lamina_rect){20, 20, 120, 50}, &button_view);
+    lamina_view_get_layer(button_view, &button);
+    lamina_view_set_event_handler(button_view, on_button_event, NULL, NULL);
+    lamina_view_set_accepts_first_responder(button_view, 1);   /* keys go to it */
     lamina_color blue = {0.15, 0.35, 0.9, 1};
     lamina_layer_set_background_color(button, &blue);
     lamina_layer_set_corner_radius(button, 12);
-    lamina_layer_add_sublayer(root, button);
     lamina_set_frame_request_callback(on_frame_request, NULL);
 }
 
@@ -99,21 +103,35 @@ static void on_unrealize(GtkGLArea *gl_area, gpointer user_data) {
     gtk_gl_area_make_current(gl_area);
     lamina_set_frame_request_callback(NULL, NULL);
     lamina_release(host);
-    lamina_release(target);
     lamina_release(button);
-    lamina_release(root);
+    lamina_release(button_view);
+    lamina_release(hud);          /* the window goes: it composites no more */
+    lamina_release(target);
     lamina_release(device);
-    host = NULL; target = NULL; device = NULL;
+    hud = NULL; button_view = NULL; button = NULL; host = NULL; target = NULL; device = NULL;
 }
 
-/* A new target (and host) when GTK's framebuffer or the area's size changed. */
+/* Lamina's window on GTK's framebuffer: made at the first render, moved to a new target when
+ * the framebuffer or the area's size changed (::resize). */
 static int ensure_target(GLint fbo, int width, int height) {
-    if (host && fbo == target_fbo && width == target_width && height == target_height) return 1;
-    if (host) { lamina_host_detach(host); lamina_release(host); lamina_release(target); host = NULL; target = NULL; }
+    if (hud && fbo == target_fbo && width == target_width && height == target_height) return 1;
+    lamina_target *old = target;
     double scale = gtk_widget_get_scale_factor(area);
-    if (lamina_target_create_framebuffer(device, (uint32_t)fbo, (uint32_t)width, (uint32_t)height, scale, &target) != LAMINA_OK
-        || lamina_host_create(root, target, NULL, &host) != LAMINA_OK) { fail("Lamina's target"); return 0; }
-    lamina_host_set_composites_every_frame(host, 1);   /* the application redraws its scene each render */
+    if (lamina_target_create_framebuffer(device, (uint32_t)fbo, (uint32_t)width, (uint32_t)height, scale, &target) != LAMINA_OK) {
+        fail("Lamina's target");
+        return 0;
+    }
+    if (hud) {
+        if (lamina_window_set_target(hud, target) != LAMINA_OK) { fail("lamina_window_set_target"); return 0; }
+    } else if (lamina_window_create(target, NULL, &hud) != LAMINA_OK            /* NULL: over the application's scene */
+               || lamina_window_get_host(hud, &host) != LAMINA_OK || lamina_view_add_subview(hud, button_view) != LAMINA_OK
+               || lamina_view_become_first_responder(button_view, NULL) != LAMINA_OK) {
+        fail("Lamina's window");
+        return 0;
+    } else {
+        lamina_host_set_composites_every_frame(host, 1);   /* the application redraws its scene each render */
+    }
+    if (old) lamina_release(old);
     target_fbo = fbo; target_width = width; target_height = height;
     return 1;
 }
@@ -183,27 +201,55 @@ static gboolean on_render(GtkGLArea *gl_area, GdkGLContext *context, gpointer us
     return TRUE;
 }
 
+static double seconds(void) { return (double)g_get_monotonic_time() / 1e6; }
+
+/* GTK's input to Lamina's window (area coordinates = points). */
 static void on_pressed(GtkGestureClick *gesture, int n_press, double x, double y, gpointer user_data) {
     (void)gesture; (void)n_press; (void)user_data;
-    lamina_layer *hit = NULL;
-    if (lamina_layer_hit_test(root, (lamina_point){x, y}, &hit) != LAMINA_OK || !hit) return;
-    if (hit == button) {
-        lamina_color green = {0.1, 0.8, 0.2, 1};
-        lamina_layer_set_background_color(button, &green);   /* an implicit animation: Lamina asks for frames */
-        clicks++;
-        printf("gtk-host: click at (%.0f, %.0f) hit the button\n", x, y);
-    }
-    lamina_release(hit);
+    if (hud) lamina_window_send_touch(hud, 0, LAMINA_EVENT_TOUCH_BEGAN, (lamina_point){x, y}, seconds());
+}
+static void on_released(GtkGestureClick *gesture, int n_press, double x, double y, gpointer user_data) {
+    (void)gesture; (void)n_press; (void)user_data;
+    if (hud) lamina_window_send_touch(hud, 0, LAMINA_EVENT_TOUCH_ENDED, (lamina_point){x, y}, seconds());
+}
+/* Letter keys as USB HID usages (a = 0x04 … z = 0x1D), with the text they type. */
+static int send_key(guint keyval, GdkModifierType state, lamina_event_type phase) {
+    guint lower = gdk_keyval_to_lower(keyval);
+    if (!hud || lower < GDK_KEY_a || lower > GDK_KEY_z) return 0;
+    char text[8] = {0};
+    g_unichar_to_utf8(gdk_keyval_to_unicode(keyval), text);
+    unsigned modifiers = (state & GDK_SHIFT_MASK ? LAMINA_MODIFIER_SHIFT : 0) | (state & GDK_CONTROL_MASK ? LAMINA_MODIFIER_CONTROL : 0)
+                       | (state & GDK_ALT_MASK ? LAMINA_MODIFIER_ALT : 0) | (state & GDK_SUPER_MASK ? LAMINA_MODIFIER_SUPER : 0);
+    return lamina_window_send_key(hud, phase, 0x04 + (int)(lower - GDK_KEY_a), modifiers, text, seconds()) == LAMINA_OK;
+}
+static gboolean on_key(GtkEventControllerKey *controller, guint keyval, guint keycode, GdkModifierType state, gpointer user_data) {
+    (void)controller; (void)keycode; (void)user_data;
+    return send_key(keyval, state, LAMINA_EVENT_KEY_DOWN);
+}
+static void on_key_released(GtkEventControllerKey *controller, guint keyval, guint keycode, GdkModifierType state, gpointer user_data) {
+    (void)controller; (void)keycode; (void)user_data;
+    send_key(keyval, state, LAMINA_EVENT_KEY_UP);
 }
 
-static gboolean on_key(GtkEventControllerKey *controller, guint keyval, guint keycode, GdkModifierType state, gpointer user_data) {
-    (void)controller; (void)keycode; (void)state; (void)user_data;
-    if (keyval != GDK_KEY_b) return FALSE;
-    lamina_color blue = {0.15, 0.35, 0.9, 1};
-    lamina_layer_set_background_color(button, &blue);
-    keys++;
-    printf("gtk-host: key 'b' turns the button blue\n");
-    return TRUE;
+/* The button's events: a click turns it green, 'b' blue (both implicit animations: Lamina
+ * asks for frames). */
+static int on_button_event(lamina_view *view, const lamina_event *e, void *user_data) {
+    (void)view; (void)user_data;
+    if (e->type == LAMINA_EVENT_TOUCH_BEGAN) {
+        lamina_color green = {0.1, 0.8, 0.2, 1};
+        lamina_layer_set_background_color(button, &green);
+        clicks++;
+        printf("gtk-host: click at (%.0f, %.0f) in the button\n", e->location.x, e->location.y);
+        return 1;
+    }
+    if (e->type == LAMINA_EVENT_KEY_DOWN && e->key_code == 0x05) {   /* B */
+        lamina_color blue = {0.15, 0.35, 0.9, 1};
+        lamina_layer_set_background_color(button, &blue);
+        keys++;
+        printf("gtk-host: key '%s' (HID 0x%02x) reached the button: blue\n", e->text, e->key_code);
+        return 1;
+    }
+    return e->type <= LAMINA_EVENT_TOUCH_CANCELLED;   /* touches handled; other keys passed on */
 }
 
 /* Every 100 ms: once an input's animation is over, one idle second must bring no render. */
@@ -257,9 +303,11 @@ static void on_activate(GtkApplication *application, gpointer user_data) {
     g_signal_connect(area, "render", G_CALLBACK(on_render), NULL);
     GtkGesture *click = gtk_gesture_click_new();
     g_signal_connect(click, "pressed", G_CALLBACK(on_pressed), NULL);
+    g_signal_connect(click, "released", G_CALLBACK(on_released), NULL);
     gtk_widget_add_controller(area, GTK_EVENT_CONTROLLER(click));
     GtkEventController *keyboard = gtk_event_controller_key_new();
     g_signal_connect(keyboard, "key-pressed", G_CALLBACK(on_key), NULL);
+    g_signal_connect(keyboard, "key-released", G_CALLBACK(on_key_released), NULL);
     gtk_widget_add_controller(window, keyboard);
     gtk_window_set_child(GTK_WINDOW(window), area);
     gtk_window_present(GTK_WINDOW(window));

@@ -3,8 +3,10 @@
 // a QOpenGLWindow with Qt's own context (desktop OpenGL; on X11 through GLX by default,
 // or EGL with QT_XCB_GL_INTEGRATION=xcb_egl), its own GL scene drawn in paintGL, and
 // Lamina's layers composited over it into defaultFramebufferObject() through the adopted
-// context. Qt's events reach Lamina: a mouse press goes through Lamina's hit testing (the
-// button turns green), a key press ('B') turns it blue again. The window paints only when
+// context. The HUD is a Lamina window with a button view; Qt's events go to the window, which
+// delivers them as UIKit does (hit testing, the first responder) to the button's event
+// handler: a click turns the button green, a key press ('B', the button being the first
+// responder) turns it blue again. The window paints only when
 // asked: Lamina's frame requests call QWindow::requestUpdate() (Qt's frame clock), and each
 // paint passes its time to Lamina.
 //
@@ -58,9 +60,10 @@ public:
         makeCurrent();
         lamina_set_frame_request_callback(nullptr, nullptr);
         lamina_release(host);
-        lamina_release(target);
         lamina_release(button);
-        lamina_release(root);
+        lamina_release(buttonView);
+        lamina_release(hud);          // the window goes: it composites no more
+        lamina_release(target);
         lamina_release(device);
         doneCurrent();
     }
@@ -80,14 +83,15 @@ protected:
                     context()->nativeInterface<QNativeInterface::QGLXContext>() ? "through GLX"
                     : context()->nativeInterface<QNativeInterface::QEGLContext>() ? "through EGL" : "through ?",
                     lamina_device_backend(device));
-        lamina_layer_create(&root);
-        lamina_layer_set_frame(root, {0, 0, windowWidth, windowHeight});
-        lamina_layer_create(&button);
-        lamina_layer_set_frame(button, {20, 20, 120, 50});
+        lamina_view_create({20, 20, 120, 50}, &buttonView);
+        lamina_view_get_layer(buttonView, &button);
+        lamina_view_set_event_handler(buttonView, [](lamina_view *, const lamina_event *e, void *self) {
+            return static_cast<HostWindow *>(self)->buttonEvent(*e);
+        }, this, nullptr);
+        lamina_view_set_accepts_first_responder(buttonView, 1);   // keys go to it
         lamina_color blue = {0.15, 0.35, 0.9, 1};
         lamina_layer_set_background_color(button, &blue);
         lamina_layer_set_corner_radius(button, 12);
-        lamina_layer_add_sublayer(root, button);
         lamina_set_frame_request_callback([](void *self) { static_cast<HostWindow *>(self)->frameRequested(); }, this);
     }
 
@@ -147,32 +151,54 @@ protected:
         if (paints == 1) { std::printf("qt-host: ready (%dx%d px, framebuffer %u)\n", w, h, fbo); std::fflush(stdout); }
     }
 
-    void mousePressEvent(QMouseEvent *event) override {
-        lamina_layer *hit = nullptr;
-        QPointF p = event->position();
-        if (lamina_layer_hit_test(root, {p.x(), p.y()}, &hit) != LAMINA_OK || !hit) return;
-        if (hit == button) {
-            lamina_color green = {0.1, 0.8, 0.2, 1};
-            lamina_layer_set_background_color(button, &green);   // an implicit animation: Lamina asks for frames
-            clicks++;
-            std::printf("qt-host: click at (%.0f, %.0f) hit the button\n", p.x(), p.y());
-        }
-        lamina_release(hit);
-    }
+    // Qt's input to Lamina's window (window coordinates = points).
+    void mousePressEvent(QMouseEvent *event) override { touch(event, LAMINA_EVENT_TOUCH_BEGAN); }
+    void mouseReleaseEvent(QMouseEvent *event) override { touch(event, LAMINA_EVENT_TOUCH_ENDED); }
+    void keyPressEvent(QKeyEvent *event) override { key(event, LAMINA_EVENT_KEY_DOWN); }   // (an auto-repeat: down again)
+    void keyReleaseEvent(QKeyEvent *event) override { if (!event->isAutoRepeat()) key(event, LAMINA_EVENT_KEY_UP); }
 
-    void keyPressEvent(QKeyEvent *event) override {
-        if (event->key() != Qt::Key_B) return;
-        lamina_color blue = {0.15, 0.35, 0.9, 1};
-        lamina_layer_set_background_color(button, &blue);
-        keys++;
-        std::printf("qt-host: key 'b' turns the button blue\n");
+    // The button's events: a click turns it green, 'B' blue (both implicit animations:
+    // Lamina asks for frames).
+    int buttonEvent(const lamina_event &e) {
+        if (e.type == LAMINA_EVENT_TOUCH_BEGAN) {
+            lamina_color green = {0.1, 0.8, 0.2, 1};
+            lamina_layer_set_background_color(button, &green);
+            clicks++;
+            std::printf("qt-host: click at (%.0f, %.0f) in the button\n", e.location.x, e.location.y);
+            return 1;
+        }
+        if (e.type == LAMINA_EVENT_KEY_DOWN && e.key_code == 0x05) {   // B
+            lamina_color blue = {0.15, 0.35, 0.9, 1};
+            lamina_layer_set_background_color(button, &blue);
+            keys++;
+            std::printf("qt-host: key '%s' (HID 0x%02x) reached the button: blue\n", e.text, e.key_code);
+            return 1;
+        }
+        return e.type <= LAMINA_EVENT_TOUCH_CANCELLED;   // touches handled; other keys passed on
     }
 
 private:
     lamina_device *device = nullptr;
     lamina_target *target = nullptr;
     lamina_host *host = nullptr;
-    lamina_layer *root = nullptr, *button = nullptr;
+    lamina_view *hud = nullptr, *buttonView = nullptr;   // Lamina's window over Qt's, and its button
+    lamina_layer *button = nullptr;                      // the button's layer
+
+    static double seconds() { return monotonic(); }
+    void touch(QMouseEvent *event, lamina_event_type phase) {
+        if (!hud || event->button() != Qt::LeftButton) return;
+        QPointF p = event->position();
+        lamina_window_send_touch(hud, 0, phase, {p.x(), p.y()}, seconds());
+    }
+    // Letter keys as USB HID usages (A = 0x04 … Z = 0x1D), with the text they type.
+    void key(QKeyEvent *event, lamina_event_type phase) {
+        if (!hud || event->key() < Qt::Key_A || event->key() > Qt::Key_Z) return;
+        Qt::KeyboardModifiers m = event->modifiers();
+        unsigned modifiers = (m & Qt::ShiftModifier ? LAMINA_MODIFIER_SHIFT : 0) | (m & Qt::ControlModifier ? LAMINA_MODIFIER_CONTROL : 0)
+                           | (m & Qt::AltModifier ? LAMINA_MODIFIER_ALT : 0) | (m & Qt::MetaModifier ? LAMINA_MODIFIER_SUPER : 0);
+        QByteArray text = event->text().toUtf8();
+        lamina_window_send_key(hud, phase, 0x04 + (event->key() - Qt::Key_A), modifiers, text.constData(), seconds());
+    }
     GLuint targetFBO = 0;
     int targetWidth = 0, targetHeight = 0;
     bool inPaint = false, requestInPaint = false;
@@ -185,12 +211,26 @@ private:
         else requestUpdate();
     }
 
+    // Lamina's window on Qt's framebuffer: made at the first paint, moved to a new target
+    // when the framebuffer or the window's size changed.
     bool ensureTarget(GLuint fbo, int w, int h) {
-        if (host && fbo == targetFBO && w == targetWidth && h == targetHeight) return true;
-        if (host) { lamina_host_detach(host); lamina_release(host); lamina_release(target); host = nullptr; target = nullptr; }
-        if (lamina_target_create_framebuffer(device, fbo, uint32_t(w), uint32_t(h), devicePixelRatio(), &target) != LAMINA_OK
-            || lamina_host_create(root, target, nullptr, &host) != LAMINA_OK) { fail("Lamina's target"); return false; }
-        lamina_host_set_composites_every_frame(host, 1);   // the application redraws its scene each paint
+        if (hud && fbo == targetFBO && w == targetWidth && h == targetHeight) return true;
+        lamina_target *old = target;
+        if (lamina_target_create_framebuffer(device, fbo, uint32_t(w), uint32_t(h), devicePixelRatio(), &target) != LAMINA_OK) {
+            fail("Lamina's target");
+            return false;
+        }
+        if (hud) {
+            if (lamina_window_set_target(hud, target) != LAMINA_OK) { fail("lamina_window_set_target"); return false; }
+        } else if (lamina_window_create(target, nullptr, &hud) != LAMINA_OK            // nullptr: over the application's scene
+                   || lamina_window_get_host(hud, &host) != LAMINA_OK || lamina_view_add_subview(hud, buttonView) != LAMINA_OK
+                   || lamina_view_become_first_responder(buttonView, nullptr) != LAMINA_OK) {
+            fail("Lamina's window");
+            return false;
+        } else {
+            lamina_host_set_composites_every_frame(host, 1);   // the application redraws its scene each paint
+        }
+        if (old) lamina_release(old);
         targetFBO = fbo; targetWidth = w; targetHeight = h;
         return true;
     }

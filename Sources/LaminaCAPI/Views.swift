@@ -211,6 +211,15 @@ public func c_window_get_host(_ w: OpaquePointer?, _ out: UnsafeMutablePointer<O
     return call("lamina_window_get_host") { try give(.host(try Handles.window(w).host), to: out) }
 }
 
+@_cdecl("lamina_window_set_target")
+public func c_window_set_target(_ w: OpaquePointer?, _ t: OpaquePointer?) -> lamina_status {
+    nonisolated(unsafe) let w = w, t = t
+    return call("lamina_window_set_target") {
+        let window = try Handles.window(w), target = try Handles.target(t)
+        window.target = target
+    }
+}
+
 @_cdecl("lamina_view_create")
 public func c_view_create(_ frame: lamina_rect, _ out: UnsafeMutablePointer<OpaquePointer?>?) -> lamina_status {
     nonisolated(unsafe) let out = out

@@ -720,6 +720,17 @@ int main(int argc, char **argv) {
         check(lamina_window_get_host(window, &window_host) == LAMINA_OK && lamina_flush() == LAMINA_OK
               && lamina_host_last_frame(window_host, &calls, &bytes) == LAMINA_OK && calls > 0, "lamina_window_get_host: the window's frames");
         lamina_release(window_host);
+        /* Another target (a host's framebuffer re-made at another size): the window moves there. */
+        lamina_target *smaller;
+        static uint8_t sp[60 * 60 * 4];
+        lamina_target_create_offscreen(device, 60, 60, 1, &smaller);
+        check(lamina_window_set_target(window, smaller) == LAMINA_OK && lamina_flush() == LAMINA_OK
+              && lamina_target_read_pixels(smaller, LAMINA_PIXEL_RGBA8, sp, 240, sizeof sp) == LAMINA_OK
+              && near(sp + (50 * 60 + 50) * 4, 0, 255, 0) && near(sp + (5 * 60 + 5) * 4, 255, 255, 255),
+              "lamina_window_set_target: the window composites into the new target (A green at (50, 50), the window white at (5, 5))");
+        check(lamina_window_set_target(window, (lamina_target *)(void *)highlight_layer) == LAMINA_ERROR_INVALID_ARGUMENT, "a layer is not a target");
+        lamina_release(view_target);
+        view_target = smaller;
         check(lamina_view_remove_from_superview(vb) == LAMINA_OK, "lamina_view_remove_from_superview");
         lamina_release(lb); lamina_release(lc); lamina_release(highlight_layer);
         lamina_release(vb);

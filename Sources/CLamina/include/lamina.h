@@ -516,6 +516,10 @@ typedef int (*lamina_event_fn)(lamina_view *view, const lamina_event *event, voi
 lamina_status lamina_window_create(lamina_target *target, const lamina_color *background, lamina_view **out);
 /* The window's host (a new reference; releasing it leaves the window compositing). */
 lamina_status lamina_window_get_host(lamina_view *window, lamina_host **out);
+/* Moves the window to another target (the host's framebuffer was re-made or resized): its
+ * size becomes the target's, its subviews are laid out again, the next commit composites
+ * there only. The old target may be released once this returns. */
+lamina_status lamina_window_set_target(lamina_view *window, lamina_target *target);
 lamina_status lamina_view_create(lamina_rect frame, lamina_view **out);
 /* Adds `subview` on top of the view's subviews (moved from where it was). */
 lamina_status lamina_view_add_subview(lamina_view *view, lamina_view *subview);
