@@ -44,6 +44,8 @@ static void frame_requested(void *user_data) {
 static char event_log[4096];
 static int view_destroyed = 0;
 static lamina_layer *highlight_layer = NULL;   /* the parent view's layer: a touch turns it green */
+static lamina_view *input_window = NULL;       /* the window: input sent to it from inside a handler is refused */
+static lamina_status reentrant_send = LAMINA_OK;
 static void log_event(const char *who, const lamina_event *e) {
     static const char *names[] = {"began", "moved", "ended", "cancelled", "down", "repeat", "up", "keycancel",
                                   "text", "delete", "entered", "pmoved", "exited", "scroll"};
@@ -68,6 +70,7 @@ static int parent_events(lamina_view *view, const lamina_event *e, void *user) {
     if (e->type == LAMINA_EVENT_TOUCH_BEGAN) {
         lamina_color green = {0, 1, 0, 1};
         lamina_layer_set_background_color(highlight_layer, &green);
+        if (input_window) reentrant_send = lamina_window_send_touch(input_window, 7, LAMINA_EVENT_TOUCH_BEGAN, (lamina_point){1, 1}, 0);
     }
     return e->type < LAMINA_EVENT_KEY_DOWN || e->type == LAMINA_EVENT_POINTER_MOVED || e->type == LAMINA_EVENT_SCROLL;
 }
@@ -650,6 +653,7 @@ int main(int argc, char **argv) {
 
         /* A touch on B: B passes it on, A handles it; it stays with B when it leaves B. */
         event_log[0] = 0;
+        input_window = window;
         lamina_window_send_touch(window, 0, LAMINA_EVENT_TOUCH_BEGAN, (lamina_point){25, 25}, 1.0);
         lamina_window_send_touch(window, 0, LAMINA_EVENT_TOUCH_MOVED, (lamina_point){80, 80}, 1.1);
         lamina_window_send_touch(window, 0, LAMINA_EVENT_TOUCH_ENDED, (lamina_point){80, 80}, 1.2);
@@ -659,6 +663,8 @@ int main(int argc, char **argv) {
         lamina_flush();
         lamina_target_read_pixels(view_target, LAMINA_PIXEL_RGBA8, vp, 400, sizeof vp);
         check(near(VAT(15, 15), 0, 255, 0), "A's handler turned A green: the change is drawn at the next commit");
+        check(reentrant_send == LAMINA_ERROR_INVALID_ARGUMENT, "input sent from inside a handler is refused (not delivered re-entrantly)");
+        input_window = NULL;
         event_log[0] = 0;
         lamina_window_send_touch(window, 3, LAMINA_EVENT_TOUCH_BEGAN, (lamina_point){55, 55}, 2.0);
         lamina_window_send_touch(window, 3, LAMINA_EVENT_TOUCH_CANCELLED, (lamina_point){55, 55}, 2.1);
