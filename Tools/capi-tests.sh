@@ -118,7 +118,7 @@ run c-gpu cc -std=c99 -Wall -Wextra -Werror -pedantic Tests/CAPI/gpu.c $(pkg-con
 run glfw-host cc -std=c99 -Wall -Wextra -Werror -pedantic Examples/GLFW/glfw-host.c $(pkg-config --cflags --libs glfw3 lamina glesv2) -o "$work/glfw-host"
 if [ -x "$work/glfw-host" ]; then
   if timeout 120 bash Tools/glfw-host-test.sh "$work/glfw-host" >"$work/glfw.txt" 2>&1; then
-    grep -E "ready|passed" "$work/glfw.txt" | sed 's/^/   /'; ok "GLFW application under Xvfb (GLX compatibility, GLX 3.3 core, EGL ES 3): HUD over its own GL scene, a real click through hit testing, its GL state intact, Lamina's own device beside its context"
+    grep -E "ready|passed" "$work/glfw.txt" | sed 's/^/   /'; ok "GLFW application under Xvfb (GLX compatibility, GLX 3.3 core, EGL ES 3): HUD over its own GL scene, hover, a real click and a key through a Lamina window and its button view, its GL state intact, Lamina's own device beside its context"
   else cat "$work/glfw.txt"; ko "GLFW application under Xvfb (needs xvfb, xdotool, libglfw3-dev: Tools/setup.sh --tests)"; fi
 fi
 # A real GTK 4 application: a GtkGLArea (GDK's desktop GL context, GLX and EGL) with a

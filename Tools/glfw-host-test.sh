@@ -2,8 +2,8 @@
 # Runs Examples/GLFW/glfw-host (built against the installed library: BINARY) in an X window
 # under its own Xvfb, clicks its button with xdotool (a real X event through GLFW), and
 # passes when the host's self-checks pass: the HUD over the application's scene, the pointer
-# entering and the click delivered to the button view through Lamina's window (hit testing,
-# the button's event handler), the application's GL state intact, Lamina's own device
+# entering, the click and a key ('b', with its text) delivered to the button view through
+# Lamina's window (hit testing, the first responder, the button's event handler), the application's GL state intact, Lamina's own device
 # working while the application's context is current. Three times: GLFW's defaults (desktop
 # OpenGL through GLX), --core (3.3 core through GLX) and --egl (OpenGL ES 3 through EGL).
 #   bash Tools/glfw-host-test.sh BINARY
@@ -26,6 +26,7 @@ run() {   # run MODE-ARGUMENT LABEL
   if [ -z "$window" ]; then cat "$out/host.log"; echo "glfw-host-test: no window ($2)"; kill $host 2>/dev/null; exit 1; fi
   sleep 0.3
   xdotool mousemove --window "$window" 80 45 click 1
+  xdotool windowfocus --sync "$window" 2>/dev/null; xdotool key b
   wait $host; local status=$?
   cat "$out/host.log"
   [ $status = 0 ] || { echo "glfw-host-test: the $2 run failed ($status)"; exit 1; }

@@ -6,8 +6,9 @@
  * each frame, and Lamina's layers composited over it in the same framebuffer, through the
  * adopted context. The HUD is a Lamina window with a button view; GLFW's pointer input goes
  * to the window, which hit-tests it and delivers it to the button's event handler: the
- * pointer coming in lightens it, a click (pressed and released inside) turns it green.
- * The run checks itself: after the click it reads the
+ * pointer coming in lightens it, a click (pressed and released inside) turns it green, and
+ * the button, the first responder, gets the keys and text GLFW's key and char callbacks
+ * send. The run checks itself: after the click and a key it reads the
  * framebuffer (the button green, the application's scene around it) and the GL state the
  * application set (its framebuffer, scissor, clear colour, program), prints what it found
  * and exits 0; 1 when a check fails or no click came within 20 s.
@@ -29,7 +30,8 @@
 
 static lamina_view *hud, *button;   /* Lamina's window over GLFW's, and its button */
 static lamina_layer *button_layer;
-static int clicks = 0, entered = 0;
+static int clicks = 0, entered = 0, keys = 0;
+static char typed[64];   /* the text that reached the button (first responder) */
 static double clicked_at = 0;
 static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec / 1e9; }
 
@@ -40,6 +42,13 @@ static int on_button(lamina_view *view, const lamina_event *e, void *user) {
     switch (e->type) {
     case LAMINA_EVENT_POINTER_ENTERED: entered++; if (!clicks) lamina_layer_set_background_color(button_layer, &light); break;
     case LAMINA_EVENT_POINTER_EXITED: if (!clicks) lamina_layer_set_background_color(button_layer, &blue); break;
+    case LAMINA_EVENT_KEY_DOWN:
+        keys++;
+        printf("glfw-host: key '%s' (HID 0x%02x) reached the button\n", e->text, e->key_code);
+        break;
+    case LAMINA_EVENT_TEXT:
+        strncat(typed, e->text, sizeof typed - strlen(typed) - 1);
+        break;
     case LAMINA_EVENT_TOUCH_ENDED:
         if (e->location.x >= 0 && e->location.x < 120 && e->location.y >= 0 && e->location.y < 50) {   /* released inside */
             lamina_layer_set_background_color(button_layer, &green);
@@ -65,6 +74,25 @@ static void on_mouse(GLFWwindow *window, int which, int action, int mods) {
 static void on_cursor(GLFWwindow *window, double x, double y) {
     (void)window;
     lamina_window_send_pointer(hud, 0, 1, (lamina_point){x, y}, glfwGetTime());
+}
+/* Letter keys as USB HID usages (A = 0x04 … Z = 0x1D); the text comes from the char callback. */
+static void on_key(GLFWwindow *window, int key, int scancode, int action, int mods) {
+    (void)window; (void)scancode;
+    if (key < GLFW_KEY_A || key > GLFW_KEY_Z) return;
+    unsigned modifiers = (mods & GLFW_MOD_SHIFT ? LAMINA_MODIFIER_SHIFT : 0) | (mods & GLFW_MOD_CONTROL ? LAMINA_MODIFIER_CONTROL : 0)
+                       | (mods & GLFW_MOD_ALT ? LAMINA_MODIFIER_ALT : 0) | (mods & GLFW_MOD_SUPER ? LAMINA_MODIFIER_SUPER : 0);
+    char text[2] = {(char)(mods & GLFW_MOD_SHIFT ? key : key - 'A' + 'a'), 0};
+    lamina_window_send_key(hud, action == GLFW_RELEASE ? LAMINA_EVENT_KEY_UP : LAMINA_EVENT_KEY_DOWN,   /* a repeat: down again */
+                           0x04 + (key - GLFW_KEY_A), modifiers, text, glfwGetTime());
+}
+static void on_char(GLFWwindow *window, unsigned int codepoint) {
+    (void)window;
+    char text[5] = {0};   /* UTF-8 */
+    if (codepoint < 0x80) text[0] = (char)codepoint;
+    else if (codepoint < 0x800) { text[0] = (char)(0xC0 | codepoint >> 6); text[1] = (char)(0x80 | (codepoint & 0x3F)); }
+    else if (codepoint < 0x10000) { text[0] = (char)(0xE0 | codepoint >> 12); text[1] = (char)(0x80 | (codepoint >> 6 & 0x3F)); text[2] = (char)(0x80 | (codepoint & 0x3F)); }
+    else { text[0] = (char)(0xF0 | codepoint >> 18); text[1] = (char)(0x80 | (codepoint >> 12 & 0x3F)); text[2] = (char)(0x80 | (codepoint >> 6 & 0x3F)); text[3] = (char)(0x80 | (codepoint & 0x3F)); }
+    lamina_window_send_text(hud, text, glfwGetTime());
 }
 static void on_enter(GLFWwindow *window, int inside) {
     double x, y;
@@ -111,6 +139,8 @@ int main(int argc, char **argv) {
     glfwSetMouseButtonCallback(window, on_mouse);
     glfwSetCursorPosCallback(window, on_cursor);
     glfwSetCursorEnterCallback(window, on_enter);
+    glfwSetKeyCallback(window, on_key);
+    glfwSetCharCallback(window, on_char);
     int fbw, fbh;
     glfwGetFramebufferSize(window, &fbw, &fbh);
 
@@ -129,7 +159,9 @@ int main(int argc, char **argv) {
         || lamina_view_create((lamina_rect){20, 20, 120, 50}, &button) != LAMINA_OK
         || lamina_view_get_layer(button, &button_layer) != LAMINA_OK
         || lamina_view_set_event_handler(button, on_button, NULL, NULL) != LAMINA_OK
-        || lamina_view_add_subview(hud, button) != LAMINA_OK) {
+        || lamina_view_add_subview(hud, button) != LAMINA_OK
+        || lamina_view_set_accepts_first_responder(button, 1) != LAMINA_OK
+        || lamina_view_become_first_responder(button, NULL) != LAMINA_OK) {   /* keys and text go to it */
         printf("glfw-host: %s\n", lamina_last_error());
         return 1;
     }
@@ -160,7 +192,7 @@ int main(int argc, char **argv) {
             failures++;
             break;
         }
-        if (clicks > 0 && now() - clicked_at > 0.5) {
+        if (clicks > 0 && now() - clicked_at > 0.5 && (keys > 0 || now() - clicked_at > 5)) {
             uint8_t p[4], q[4];
             glReadPixels(80, fbh - 45, 1, 1, GL_RGBA, GL_UNSIGNED_BYTE, p);   /* the button's centre (y up) */
             glReadPixels(200, 10, 1, 1, GL_RGBA, GL_UNSIGNED_BYTE, q);        /* the orange bar */
@@ -192,6 +224,10 @@ int main(int argc, char **argv) {
         glfwPollEvents();
     }
     if (clicks == 0) { printf("glfw-host: FAILED: no click reached the button in 20 s (%d frames)\n", frames); failures++; }
+    if (keys == 0 || strcmp(typed, "b") != 0) {
+        printf("glfw-host: FAILED: the key 'b' did not reach the button (%d key events, text \"%s\")\n", keys, typed);
+        failures++;
+    } else printf("glfw-host: the key 'b' and its text \"%s\" reached the button (first responder)\n", typed);
     if (entered == 0) { printf("glfw-host: FAILED: the pointer never entered the button (no hover event)\n"); failures++; }
     else printf("glfw-host: the pointer entered the button %d time(s) before the click\n", entered);
 
