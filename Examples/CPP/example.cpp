@@ -1,5 +1,6 @@
 // Lamina from C++: a small RAII wrapper over the C API (in this example, not in the
-// library), rendering a tree with a Cairo draw callback offscreen and checking pixels.
+// library), rendering a tree with a Cairo draw callback offscreen and checking pixels, then
+// a window whose button view takes a click through its C++ event handler.
 //
 //   c++ -std=c++17 example.cpp $(pkg-config --cflags --libs lamina) -o example && ./example
 #include <lamina.h>
@@ -90,6 +91,7 @@ public:
     }
 protected:
     explicit Layer(lamina_layer *made) : Handle(made) {}
+    friend class View;   // (a view's layer)
 private:
     static lamina_layer *make() { lamina_layer *l = nullptr; check(lamina_layer_create(&l), "lamina_layer_create"); return l; }
     // No exception may unwind through the library: a throwing draw is reported and dropped.
@@ -117,6 +119,51 @@ public:
     }
 private:
     static lamina_layer *make() { lamina_layer *l = nullptr; check(lamina_gradient_layer_create(&l), "lamina_gradient_layer_create"); return l; }
+};
+
+// A view (UIView): a rectangle backed by a layer, with an event handler — a C++ callable
+// returning true when it handled the event (false passes it to the superview).
+class View : public Handle<lamina_view> {
+public:
+    using EventFunction = std::function<bool(const lamina_event &)>;
+    View(double x, double y, double w, double h) : Handle(make(x, y, w, h)) {}
+    View &add(const View &sub) { check(lamina_view_add_subview(get(), sub.get()), "add_subview"); return *this; }
+    Layer layer() const { lamina_layer *l = nullptr; check(lamina_view_get_layer(get(), &l), "get_layer"); return Layer(l); }
+    View &onEvent(EventFunction f) {
+        auto boxed = std::make_unique<EventFunction>(std::move(f));
+        check(lamina_view_set_event_handler(get(), &View::trampoline, boxed.get(), &View::destroy), "set_event_handler");
+        boxed.release();   // the library owns it now: View::destroy frees it
+        return *this;
+    }
+protected:
+    explicit View(lamina_view *made) : Handle(made) {}
+private:
+    static lamina_view *make(double x, double y, double w, double h) {
+        lamina_view *v = nullptr; check(lamina_view_create({x, y, w, h}, &v), "lamina_view_create"); return v;
+    }
+    static int trampoline(lamina_view *, const lamina_event *e, void *user) noexcept {
+        try {
+            return (*static_cast<EventFunction *>(user))(*e) ? 1 : 0;
+        } catch (const std::exception &x) {
+            std::fprintf(stderr, "event handler threw: %s\n", x.what());
+            return 0;
+        }
+    }
+    static void destroy(void *user) { delete static_cast<EventFunction *>(user); }
+};
+
+// A window (UIWindow) on a target: the root view, compositing at each commit; the host's
+// input goes in through it.
+class Window : public View {
+public:
+    Window(const Target &t, lamina_color background) : View(make(t, background)) {}
+    void touch(int id, lamina_event_type phase, double x, double y, double time = 0) {
+        check(lamina_window_send_touch(get(), id, phase, {x, y}, time), "send_touch");
+    }
+private:
+    static lamina_view *make(const Target &t, lamina_color bg) {
+        lamina_view *w = nullptr; check(lamina_window_create(t.get(), &bg, &w), "lamina_window_create"); return w;
+    }
 };
 
 class Host : public Handle<lamina_host> {
@@ -180,6 +227,34 @@ int main(int argc, char **argv) {
             alias.opacity(0.5);
             lam::Host::flush();
             expect(target.pixels(), target.width(), 35, 35, 128, 191, 128);
+        }
+        // A window with a button view: a click (down and up inside) turns it green.
+        {
+            lam::Device device;
+            lam::Target target(device, 100, 60);
+            lam::Window window(target, {1, 1, 1, 1});
+            lam::View button(20, 10, 60, 40);
+            lam::Layer face = button.layer();
+            face.background(0, 0, 1).cornerRadius(8);
+            int phases = 0;
+            button.onEvent([&](const lamina_event &e) {
+                if (e.type > LAMINA_EVENT_TOUCH_CANCELLED) return false;   // not a touch: passed on
+                phases++;
+                if (e.type == LAMINA_EVENT_TOUCH_ENDED && e.location.x >= 0 && e.location.x < 60 && e.location.y >= 0 && e.location.y < 40)
+                    face.background(0, 1, 0);
+                return true;
+            });
+            window.add(button);
+            lam::check(lamina_transaction_set_disable_actions(1), "set_disable_actions");
+            lam::Host::flush();
+            expect(target.pixels(), target.width(), 50, 30, 0, 0, 255);   // blue before
+            window.touch(0, LAMINA_EVENT_TOUCH_BEGAN, 50, 30);             // window points; the button's (30, 20)
+            window.touch(0, LAMINA_EVENT_TOUCH_ENDED, 50, 30);
+            lam::check(lamina_transaction_set_disable_actions(1), "set_disable_actions");
+            lam::Host::flush();
+            expect(target.pixels(), target.width(), 50, 30, 0, 255, 0);   // green after the click
+            expect(target.pixels(), target.width(), 5, 5, 255, 255, 255);  // the window's background
+            if (phases != 2) { std::fprintf(stderr, "the button got %d touch phases, expected 2\n", phases); failures++; }
         }
         if (draws != 1) { std::fprintf(stderr, "drawn %d times, expected once\n", draws); failures++; }
         if (lamina_live_handles() != 0) { std::fprintf(stderr, "%zu handles alive after the scope\n", lamina_live_handles()); failures++; }

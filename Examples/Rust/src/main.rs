@@ -1,5 +1,6 @@
 //! Lamina from Rust through its C API: a layer tree with a Cairo draw callback (Cairo
-//! called through its own C functions), rendered offscreen, pixels checked.
+//! called through its own C functions), rendered offscreen, pixels checked; then a window
+//! whose button view takes a click through a Rust event handler.
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::ptr;
 
@@ -13,6 +14,15 @@ const ERROR_RELEASED: Status = 3;
 const PIXEL_RGBA8: c_int = 0;
 
 type DrawFn = extern "C" fn(layer: *mut Opaque, cr: *mut Opaque, dirty: Rect, user: *mut c_void);
+/// `lamina_event` (lamina.h): what a view's event handler gets.
+#[repr(C)] struct Event {
+    kind: c_int, timestamp: f64, location: Point, touch_id: c_int, key_code: c_int, repeat_count: c_int,
+    modifiers: u32, text: *const c_char, scroll_dx: f64, scroll_dy: f64,
+}
+type EventFn = extern "C" fn(view: *mut Opaque, event: *const Event, user: *mut c_void) -> c_int;
+const EVENT_TOUCH_BEGAN: c_int = 0;
+const EVENT_TOUCH_ENDED: c_int = 2;
+const EVENT_TOUCH_CANCELLED: c_int = 3;
 
 extern "C" {
     fn lamina_api_version() -> u32;
@@ -36,6 +46,13 @@ extern "C" {
     fn lamina_gradient_layer_set_points(layer: *mut Opaque, start: Point, end: Point) -> Status;
     fn lamina_host_create(root: *mut Opaque, target: *mut Opaque, background: *const Color, out: *mut *mut Opaque) -> Status;
     fn lamina_flush() -> Status;
+    fn lamina_transaction_set_disable_actions(disable: c_int) -> Status;
+    fn lamina_window_create(target: *mut Opaque, background: *const Color, out: *mut *mut Opaque) -> Status;
+    fn lamina_window_send_touch(window: *mut Opaque, touch_id: c_int, phase: c_int, location: Point, time: f64) -> Status;
+    fn lamina_view_create(frame: Rect, out: *mut *mut Opaque) -> Status;
+    fn lamina_view_add_subview(view: *mut Opaque, sub: *mut Opaque) -> Status;
+    fn lamina_view_get_layer(view: *mut Opaque, out: *mut *mut Opaque) -> Status;
+    fn lamina_view_set_event_handler(view: *mut Opaque, handler: EventFn, user: *mut c_void, destroy: Option<extern "C" fn(*mut c_void)>) -> Status;
     // Cairo, for the draw callback.
     fn cairo_set_source_rgb(cr: *mut Opaque, r: f64, g: f64, b: f64);
     fn cairo_rectangle(cr: *mut Opaque, x: f64, y: f64, w: f64, h: f64);
@@ -62,6 +79,21 @@ extern "C" fn draw_checker(_layer: *mut Opaque, cr: *mut Opaque, _dirty: Rect, u
             }
         }
     }
+}
+
+/// The button's state, handed to its event handler.
+struct Button { layer: *mut Opaque, touches: u32 }
+
+/// Touches are handled (a release inside turns the button green); anything else is passed on.
+extern "C" fn button_event(_view: *mut Opaque, event: *const Event, user: *mut c_void) -> c_int {
+    let (e, button) = unsafe { (&*event, &mut *(user as *mut Button)) };
+    if e.kind < EVENT_TOUCH_BEGAN || e.kind > EVENT_TOUCH_CANCELLED { return 0; }
+    button.touches += 1;
+    let inside = e.location.x >= 0.0 && e.location.x < 40.0 && e.location.y >= 0.0 && e.location.y < 20.0;
+    if e.kind == EVENT_TOUCH_ENDED && inside {
+        unsafe { lamina_layer_set_background_color(button.layer, &Color { red: 0.0, green: 1.0, blue: 0.0, alpha: 1.0 }) };
+    }
+    1
 }
 
 fn main() {
@@ -112,6 +144,30 @@ fn main() {
             if diff > 6 { eprintln!("{what}: pixel ({x},{y}) is {got:?}, expected {want:?}"); failures += 1; }
         }
         if draws != 1 { eprintln!("drawn {draws} times, expected once"); failures += 1; }
+
+        // A window on a target of its own with a button view: a click (down and up inside)
+        // reaches the button's handler through hit testing and turns it green.
+        let (mut panel, mut window, mut view) = (ptr::null_mut(), ptr::null_mut(), ptr::null_mut());
+        check(lamina_target_create_offscreen(device, 60, 40, 1.0, &mut panel), "lamina_target_create_offscreen");
+        check(lamina_window_create(panel, &white, &mut window), "lamina_window_create");
+        check(lamina_view_create(Rect { x: 10.0, y: 10.0, width: 40.0, height: 20.0 }, &mut view), "lamina_view_create");
+        let mut button = Button { layer: ptr::null_mut(), touches: 0 };
+        check(lamina_view_get_layer(view, &mut button.layer), "lamina_view_get_layer");
+        check(lamina_layer_set_background_color(button.layer, &Color { red: 0.0, green: 0.0, blue: 1.0, alpha: 1.0 }), "set_background_color");
+        check(lamina_view_set_event_handler(view, button_event, &mut button as *mut Button as *mut c_void, None), "set_event_handler");
+        check(lamina_view_add_subview(window, view), "add_subview");
+        check(lamina_window_send_touch(window, 0, EVENT_TOUCH_BEGAN, Point { x: 30.0, y: 20.0 }, 0.0), "send_touch");
+        check(lamina_window_send_touch(window, 0, EVENT_TOUCH_ENDED, Point { x: 30.0, y: 20.0 }, 0.1), "send_touch");
+        check(lamina_transaction_set_disable_actions(1), "set_disable_actions");
+        check(lamina_flush(), "lamina_flush");
+        let mut pp = vec![0u8; 60 * 40 * 4];
+        check(lamina_target_read_pixels(panel, PIXEL_RGBA8, pp.as_mut_ptr(), 240, pp.len()), "read_pixels");
+        let (centre, corner) = (&pp[(20 * 60 + 30) * 4..][..3], &pp[(2 * 60 + 2) * 4..][..3]);
+        if centre != [0, 255, 0] || corner != [255, 255, 255] || button.touches != 2 {
+            eprintln!("the button: {centre:?} at its centre (expected green), {corner:?} beside it, {} touch phases (expected 2)", button.touches);
+            failures += 1;
+        }
+        for h in [button.layer, view, window, panel] { check(lamina_release(h), "lamina_release"); }
 
         for h in [host, gradient, checker, square, root, target] { check(lamina_release(h), "lamina_release"); }
         // A handle released twice is an error, not a crash.
