@@ -36,36 +36,37 @@ public func c_animation_init(_ a: UnsafeMutablePointer<lamina_animation>?, _ kin
     let components: Int
     /// The path whose operations a `path` value takes (the layer's current one).
     let pathShape: Path?
+    /// Why values of this size cannot be read for this key path (thrown at the first value
+    /// given: an animation without values — from the shown value to the model's — needs none).
+    private let problem: CAPIError?
 
-    init(keyPath: String, components: Int, layer: Layer) throws {
+    init(keyPath: String, components: Int, layer: Layer) {
         self.keyPath = keyPath
         self.components = components
         pathShape = keyPath == "path" ? (layer as? ShapeLayer)?.path : nil
-        let ok: Bool
         switch keyPath {
-        case "colors": ok = components >= 4 && components <= 64 && components % 4 == 0
-        case "locations": ok = components >= 1 && components <= 16
+        case "colors" where !(components >= 4 && components <= 64 && components % 4 == 0),
+             "locations" where !(components >= 1 && components <= 16):
+            problem = CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "\"colors\" take 4 components per colour (1 to 16 colours), \"locations\" one per stop (1 to 16) (got \(components))")
+        case "colors", "locations": problem = nil
         case "path":
-            guard let shape = pathShape else {
-                throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT,
-                                "a path animation needs a shape layer with a path: its values are that path's points (set one with lamina_shape_layer_set_path first)")
+            if let n = pathShape?.morphComponents.count {
+                problem = components == n ? nil : CAPIError(LAMINA_ERROR_INVALID_ARGUMENT,
+                    "a path value is the \(n) numbers of the layer's path (x, y of each point in order; components \(n)), its operations kept (got \(components))")
+            } else {
+                problem = CAPIError(LAMINA_ERROR_INVALID_ARGUMENT,
+                                    "a path value needs a shape layer with a path: its values are that path's points (set one with lamina_shape_layer_set_path first)")
             }
-            let n = shape.morphComponents.count
-            guard components == n else {
-                throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT,
-                                "a path value is the \(n) numbers of the layer's path (x, y of each point in order; components \(n)), its operations kept (got \(components))")
-            }
-            ok = true
-        default: ok = [1, 2, 4, 16].contains(components)
-        }
-        guard ok else {
-            // (Checked before reading: `components` says how many doubles the caller's array holds.)
-            throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "components must be 1, 2, 4 or 16 (\"colors\": 4 per colour, up to 64; \"locations\": 1 to 16; \"path\": the path's numbers) (got \(components) for '\(keyPath)')")
+        default:
+            problem = [1, 2, 4, 16].contains(components) ? nil
+                : CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "components must be 1, 2, 4 or 16 (got \(components) for '\(keyPath)')")
         }
     }
 
     func value(_ p: UnsafePointer<Double>?, _ what: String) throws -> AnimationValue? {
         guard let p else { return nil }
+        // (Checked before reading: `components` says how many doubles the caller's array holds.)
+        if let problem { throw problem }
         let v = (0..<components).map { p[$0] }
         guard v.allSatisfy(\.isFinite) else { throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "the \(what) value must be finite numbers") }
         switch keyPath {
@@ -104,7 +105,7 @@ private struct DoneCallback: @unchecked Sendable {
     var result: any Animation
     switch d.kind {
     case LAMINA_ANIMATION_BASIC:
-        let r = try ValueReader(keyPath: keyPath, components: d.components, layer: layer)
+        let r = ValueReader(keyPath: keyPath, components: d.components, layer: layer)
         var b = BasicAnimation(keyPath: keyPath)
         b.fromValue = try r.value(d.from, "from")
         b.toValue = try r.value(d.to, "to")
@@ -115,7 +116,7 @@ private struct DoneCallback: @unchecked Sendable {
         guard d.mass > 0, d.stiffness > 0, d.damping >= 0 else {
             throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "a spring needs mass > 0, stiffness > 0 and damping ≥ 0")
         }
-        let r = try ValueReader(keyPath: keyPath, components: d.components, layer: layer)
+        let r = ValueReader(keyPath: keyPath, components: d.components, layer: layer)
         var s = SpringAnimation(keyPath: keyPath)
         s.fromValue = try r.value(d.from, "from")
         s.toValue = try r.value(d.to, "to")
@@ -127,7 +128,7 @@ private struct DoneCallback: @unchecked Sendable {
             throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "a keyframe animation needs 1 to 100000 values")
         }
         var k = KeyframeAnimation(keyPath: keyPath)
-        let r = try ValueReader(keyPath: keyPath, components: d.components, layer: layer)
+        let r = ValueReader(keyPath: keyPath, components: d.components, layer: layer)
         k.values = try (0..<Int(d.value_count)).map { i in try r.value(values + i * r.components, "keyframe")! }
         if let times = d.key_times {
             let t = (0..<Int(d.value_count)).map { times[$0] }

@@ -469,6 +469,11 @@ int main(int argc, char **argv) {
             /* Red → blue over the top three quarters, blue below (the colours animation over). */
             check(near(KAT(150, 85), 0, 0, 255) && abs(KAT(150, 37)[0] - 128) < 10 && abs(KAT(150, 37)[2] - 128) < 10,
                   "the locations at (0, 0.75): half-way at y 37.5, blue below 75");
+            lamina_animation shown_to_model;   /* no values: from what is shown to the model's value */
+            lamina_animation_init(&shown_to_model, LAMINA_ANIMATION_BASIC, "colors");
+            check(lamina_layer_add_animation(grad, &shown_to_model, "plain") == LAMINA_OK
+                  && lamina_layer_remove_animation(grad, "plain") == LAMINA_OK,
+                  "a colours animation without values needs no component count");
             lamina_set_frame_time(0.0 / 0.0);
         }
         #undef KAT
