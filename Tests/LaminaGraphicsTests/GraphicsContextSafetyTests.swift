@@ -195,16 +195,18 @@ struct GraphicsContextFuzzTests {
         let started = Date()
         let only = ProcessInfo.processInfo.environment["LAMINA_GC_FUZZ_SEED"].flatMap { UInt64($0) }
         let trace = only != nil || ProcessInfo.processInfo.environment["LAMINA_GC_FUZZ_TRACE"] != nil
+        // (Tools/sanitize.sh stretches the watchdog's limit: instrumented code is several times slower.)
+        let limit = 10 * (Double(ProcessInfo.processInfo.environment["LAMINA_WATCHDOG_SCALE"] ?? "").flatMap { $0 >= 1 ? $0 : nil } ?? 1)
         for seed in only.map({ $0..<($0 + 1) }) ?? UInt64(0)..<3000 {
             var r = Random(state: seed)
             let bitmap = try Bitmap(pixelSize: PixelSize(width: 16, height: 16))
             let c = GraphicsContext(bitmap: bitmap, scale: [1, 2, 1e-300, 1e300, .nan][r.below(5)], origin: r.point(),
                                     clip: r.below(2) == 0 ? nil : r.rect())
             let watchdog = DispatchWorkItem {
-                FileHandle.standardError.write(Data("GraphicsContext fuzz: seed \(seed) did not finish within 10 s\n".utf8))
+                FileHandle.standardError.write(Data("GraphicsContext fuzz: seed \(seed) did not finish within \(limit) s\n".utf8))
                 abort()
             }
-            DispatchQueue.global().asyncAfter(deadline: .now() + 10, execute: watchdog)
+            DispatchQueue.global().asyncAfter(deadline: .now() + limit, execute: watchdog)
             for _ in 0..<(1 + r.below(12)) {
                 let op = r.below(22)
                 if trace { FileHandle.standardError.write(Data("seed \(seed) op \(op) ctm \(c.ctm)\n".utf8)) }
