@@ -303,7 +303,7 @@ func set(_ name: String, _ l: OpaquePointer?, _ body: @MainActor (Layer) throws 
     return call(name) { try body(try Handles.layer(l)) }
 }
 
-private func rect(_ r: lamina_rect) throws -> Rect {
+func rect(_ r: lamina_rect) throws -> Rect {
     try finite(r.x, r.y, r.width, r.height, what: "a rectangle's x, y, width and height")
     return Rect(x: r.x, y: r.y, width: r.width, height: r.height)
 }

@@ -224,8 +224,7 @@ public func c_window_set_target(_ w: OpaquePointer?, _ t: OpaquePointer?) -> lam
 public func c_view_create(_ frame: lamina_rect, _ out: UnsafeMutablePointer<OpaquePointer?>?) -> lamina_status {
     nonisolated(unsafe) let out = out
     return call("lamina_view_create") {
-        try finite(frame.x, frame.y, frame.width, frame.height, what: "the frame")
-        try give(.view(CAPIView(frame: Rect(x: frame.x, y: frame.y, width: frame.width, height: frame.height))), to: out)
+        try give(.view(CAPIView(frame: try rect(frame))), to: out)
     }
 }
 
@@ -254,8 +253,7 @@ public func c_view_set_frame(_ v: OpaquePointer?, _ frame: lamina_rect) -> lamin
     return call("lamina_view_set_frame") {
         let view = try Handles.view(v)
         guard !(view is Window) else { throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "a window's frame is its target's size") }
-        try finite(frame.x, frame.y, frame.width, frame.height, what: "the frame")
-        view.frame = Rect(x: frame.x, y: frame.y, width: frame.width, height: frame.height)
+        view.frame = try rect(frame)
     }
 }
 
