@@ -120,9 +120,11 @@ final class CAPIView: View, KeyInput {
 
     var hasText: Bool { true }
     func insertText(_ text: String) {
-        _ = text.withCString { t in deliver(LAMINA_EVENT_TEXT, 0) { $0.text = t } }
+        _ = text.withCString { t in deliver(LAMINA_EVENT_TEXT, textTimestamp) { $0.text = t } }
     }
-    func deleteBackward() { _ = deliver(LAMINA_EVENT_DELETE_BACKWARD, 0) }
+    func deleteBackward() { _ = deliver(LAMINA_EVENT_DELETE_BACKWARD, textTimestamp) }
+    /// The time of the text or editing key being delivered (the window's input).
+    private var textTimestamp: Double { window?.textInputTimestamp ?? 0 }
 
     // MARK: Pointer and scroll wheel
 

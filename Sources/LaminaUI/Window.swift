@@ -224,6 +224,7 @@ open class Window: View {
         guard let input = firstResponder as? KeyInput else { return }
         for press in presses.sorted(by: { $0.timestamp < $1.timestamp }) {
             guard let key = press.key, key.modifierFlags.isDisjoint(with: [.control, .alternate, .command]) else { continue }
+            textInputTimestamp = press.timestamp
             switch key.keyCode {
             case .keyboardDeleteOrBackspace: input.deleteBackward()
             case .keyboardReturnOrEnter, .keypadEnter: input.insertText("\n")
@@ -237,8 +238,13 @@ open class Window: View {
     /// (`KeyInput`), dropped otherwise (as UIKit types only into a key-input responder).
     public func send(_ input: TextInput) {
         guard !input.text.isEmpty, let responder = firstResponder as? KeyInput else { return }
+        textInputTimestamp = input.timestamp
         responder.insertText(input.text)
     }
+
+    /// The time of the input being turned into text editing now (`KeyInput` calls carry no
+    /// event): the typed text's, or the editing key's press.
+    package private(set) var textInputTimestamp = 0.0
 
     /// Where the pointer is, in window points (nil: outside the window, or never seen).
     public private(set) var pointerLocation: Point?
