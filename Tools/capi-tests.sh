@@ -143,8 +143,9 @@ run rust-example cargo build --offline --quiet --manifest-path Examples/Rust/Car
 [ -x "$work/rust/debug/lamina-rust-example" ] && check_run "Rust example (extern \"C\", pixels checked)" "$work/rust/debug/lamina-rust-example"
 
 # The fuzzer: seeded random sequences of every kind of call, with valid, released, wrong-kind,
-# NULL and garbage handles, extreme numbers and callbacks that call in again, each sequence
-# in its own process; no sequence may end through a signal or hang (Tools/capi-fuzz.sh).
+# NULL and garbage handles, extreme numbers and callbacks that call in again, 25 sequences
+# per process (a failing process has its seeds run again alone); no sequence may end
+# through a signal or hang (Tools/capi-fuzz.sh).
 run c-fuzz cc -std=c99 -Wall -Wextra -Werror -pedantic -O1 Tests/CAPI/fuzz.c $(pkg-config --cflags --libs lamina) -lm -o "$work/c-fuzz"
 if [ -x "$work/c-fuzz" ]; then
   if bash Tools/capi-fuzz.sh "$work/c-fuzz" "${LAMINA_FUZZ_SEQUENCES:-10000}" 200 >"$work/c-fuzz.txt" 2>&1; then

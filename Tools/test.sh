@@ -7,6 +7,7 @@
 # (Tools/docs.sh), Lamina on displays in the VM (Tools/display-tests.sh: KMS on
 # virtio-gpu, checked with qemu screendumps; a Wayland client in Weston), and the suite again
 # under AddressSanitizer and ThreadSanitizer (Tools/sanitize.sh).
+# Prints how long each stage took ("   (stage took N s)") and the whole run.
 # Exits non-zero when anything fails; ends with one line "tests: N passed, N failed".
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,26 +17,32 @@ export NO_COLOR=1
 log=$(mktemp -d /tmp/lamina-test.XXXXXX)
 trap 'rm -rf "$log"' EXIT
 strip() { sed -e 's/\x1b\[[0-9;]*m//g'; }
+# Each stage's time: `stage` starts it (its "== ..." line), `took` ends it.
+stage() { stage_start=$SECONDS; echo "== $*"; }
+took() { echo "   (stage took $((SECONDS - stage_start)) s)"; }
 
-echo "== build (our targets treat warnings as errors: see Package.swift)"
+stage "build (our targets treat warnings as errors: see Package.swift)"
 set +e
 swift build --build-tests 2>&1 | tee "$log/build.txt" | grep -vE '^\[[0-9]+/[0-9]+\]'
 build_status=${PIPESTATUS[0]}
 set -e
+took
 [ "$build_status" = 0 ] || { echo "tests: 0 passed, 1 failed (the build failed)"; exit 1; }
 
-echo "== build the SDL2 host (Examples/SDLHost, its own package depending on Lamina by path)"
+stage "build the SDL2 host (Examples/SDLHost, its own package depending on Lamina by path)"
 set +e
 swift build --package-path Examples/SDLHost 2>&1 | tee "$log/host-build.txt" | grep -vE '^\[[0-9]+/[0-9]+\]'
 host_build_status=${PIPESTATUS[0]}
 set -e
+took
 [ "$host_build_status" = 0 ] || { echo "tests: 0 passed, 1 failed (the SDL host's build failed)"; exit 1; }
 
-echo "== tests on this machine"
+stage "tests on this machine"
 set +e
 swift test --skip-build 2>&1 | strip | tee "$log/host.txt" | grep -vE '^◇'
 host_status=${PIPESTATUS[0]}
 set -e
+took
 
 # A step: its command's output shown and kept in $log/NAME.txt, its status in NAME_status.
 step() {
@@ -46,25 +53,30 @@ step() {
   set -e
 }
 
-echo "== the C API: install, C/C++/Rust examples against it through pkg-config, C error tests (Tools/capi-tests.sh)"
+stage "the C API: install, C/C++/Rust examples against it through pkg-config, C error tests (Tools/capi-tests.sh)"
 step capi env LAMINA_CAPI_VM=1 bash Tools/capi-tests.sh
+took
 
-echo "== DocC documentation of every public module, warnings as errors (Tools/docs.sh)"
+stage "DocC documentation of every public module, warnings as errors (Tools/docs.sh)"
 step docs bash Tools/docs.sh
+took
 
-echo "== GBM tests inside the VM (Tools/vm/run-in-vm.sh, vgem, /dev/dri/card0)"
+stage "GBM tests inside the VM (Tools/vm/run-in-vm.sh, vgem, /dev/dri/card0)"
 set +e
 LAMINA_GBM_TESTS=1 GBM_ALWAYS_SOFTWARE=1 Tools/vm/run-in-vm.sh \
   .build/debug/LaminaPackageTests.xctest --testing-library swift-testing --no-parallel --filter GBM 2>&1 \
   | strip | tee "$log/vm.txt" | grep -vE '^◇|DRM_IOCTL_MODE_CREATE_DUMB'
 vm_status=${PIPESTATUS[0]}
 set -e
+took
 
-echo "== Lamina on displays in the VM: KMS on virtio-gpu and a Wayland client in Weston, checked with qemu screendumps (Tools/display-tests.sh)"
+stage "Lamina on displays in the VM: KMS on virtio-gpu and a Wayland client in Weston, checked with qemu screendumps (Tools/display-tests.sh)"
 step display bash Tools/display-tests.sh
+took
 
-echo "== the suite under AddressSanitizer and ThreadSanitizer (Tools/sanitize.sh)"
+stage "the suite under AddressSanitizer and ThreadSanitizer (Tools/sanitize.sh)"
 step sanitize bash Tools/sanitize.sh
+took
 
 count() { grep -cE "$1" "$2" || true; }
 host_passed=$(count '^✔ Test "' "$log/host.txt")
@@ -98,5 +110,6 @@ status=0
 [ "$host_passed" -gt 0 ] || { echo "no host test ran" >&2; status=1; }
 failed=$((host_failed + vm_failed + capi_failed + docs_failed + display_failed))
 [ "$status" = 0 ] || [ "$failed" -gt 0 ] || failed=1
+echo "time: $SECONDS s in all (setup included)"
 echo "tests: $((host_passed + vm_passed + capi_passed + docs_passed + display_passed)) passed, $failed failed"
 exit "$status"

@@ -1,12 +1,32 @@
 /*
- * The C API fuzzer: one seeded random sequence of lamina_* calls per process, with valid,
- * released, wrong-kind, NULL and garbage handles, extreme numbers (NaN, ±∞, ±1e308, 1e-308,
+ * The C API fuzzer: seeded random sequences of lamina_* calls, with valid, released,
+ * wrong-kind, NULL and garbage handles, extreme numbers (NaN, ±∞, ±1e308, 1e-308,
  * subnormals, −0, huge sizes), and callbacks that call Lamina again (draw callbacks, frame
  * requests, completions, the log handler). Whatever the calls, the process must not end
- * through a signal or hang: Tools/capi-fuzz.sh runs many seeds, each in its own process,
- * with a time limit, and fails on any signal or time-out. Errors are expected and ignored.
+ * through a signal or hang: Tools/capi-fuzz.sh runs many seeds, a batch of them in each
+ * process, with a time limit, and fails on any signal or time-out (re-running a failed
+ * batch's seeds one per process to name the failing ones). Errors are expected and ignored.
  *
- *   fuzz SEED [CALLS]     (CALLS: 300 by default)
+ *   fuzz SEED [CALLS] [COUNT]     (CALLS: 300 by default; COUNT: 1)
+ *
+ * runs the sequences of seeds SEED … SEED+COUNT-1 one after another in this process
+ * (`fuzz SEED CALLS` runs one: a failing seed reproduces alone so). Each sequence starts
+ * from a clean fuzzer: its own seed, an empty handle pool, Lamina's global settings back
+ * to their defaults (log, frame requests, frame time, actions) and a device of its own.
+ * It ends with lamina_flush, then a clean-up that is the same whatever COUNT: its
+ * callbacks made inert (the layers, views and animations it leaves behind cannot call into
+ * a later sequence), its explicit transactions closed, its hosts and windows detached, its
+ * device closed and released, and a last lamina_flush. Its other handles stay (the pool
+ * holds released and wrong-kind values on purpose: not released), so a sequence makes the
+ * same calls in a batch as alone unless what an earlier one left inside Lamina changes
+ * what Lamina does. With COUNT > 1 the fuzzer prints "fuzz: seed N" to standard output
+ * (flushed) as each sequence starts: after a crash or a hang, the last one names the
+ * sequence that was running.
+ *
+ * Test hooks of the driver's failure detection (never defined in normal builds):
+ * -DFUZZ_CRASH_SEED=N aborts at the start of seed N's sequence; -DFUZZ_HANG_SEED=N
+ * sleeps there forever; -DFUZZ_BATCH_CRASH_SEED=N aborts there only when an earlier
+ * sequence ran in the same process (a failure no seed reproduces alone).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <lamina.h>
@@ -16,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static uint64_t state;
 static uint64_t next(void) {   /* splitmix64 */
@@ -60,18 +81,25 @@ static void *any(void) {
 }
 
 static int depth = 0;   /* callbacks calling in (bounded) */
+/* The callbacks that call Lamina get the running sequence's number as their user data and
+ * do nothing once it has ended (0 between sequences): a layer, view or animation that an
+ * earlier sequence left behind cannot call into a later one, or into the clean-up. */
+static uintptr_t sequence = 0;
+static void *token(void) { return (void *)sequence; }
+static int live(void *user) { return sequence != 0 && (uintptr_t)user == sequence; }
 static void random_call(void);
 static void draw(lamina_layer *layer, cairo_t *cr, lamina_rect dirty, void *user) {
-    (void)layer; (void)cr; (void)dirty; (void)user;
-    if (depth < 2) { depth++; random_call(); depth--; }
+    (void)layer; (void)cr; (void)dirty;
+    if (live(user) && depth < 2) { depth++; random_call(); depth--; }
 }
-static void frame_requested(void *user) { (void)user; if (depth < 2) { depth++; random_call(); depth--; } }
+static void frame_requested(void *user) { if (live(user) && depth < 2) { depth++; random_call(); depth--; } }
 static int handled(lamina_view *view, const lamina_event *e, void *user) {
-    (void)view; (void)user; (void)e->type;
+    (void)view; (void)e->type;
+    if (!live(user)) return 0;
     if (depth < 2) { depth++; random_call(); depth--; }
     return (int)below(2);
 }
-static void done(int finished, void *user) { (void)finished; (void)user; if (depth < 2) { depth++; random_call(); depth--; } }
+static void done(int finished, void *user) { (void)finished; if (live(user) && depth < 2) { depth++; random_call(); depth--; } }
 /* A GL layer's callback: runs on the compositor's thread with its context current; it
  * must not call Lamina (documented), so it only issues GL-free work here. */
 static void gl_draw(uint32_t framebuffer, int32_t width, int32_t height, lamina_pixel_rect dirty, void *user) {
@@ -114,10 +142,17 @@ static void random_animation(lamina_layer *layer) {
     a.children = below(4) ? children : NULL;
     a.child_count = (size_t)below(4);
     a.done = below(2) ? done : NULL;
+    a.done_user_data = token();
     lamina_layer_add_animation(layer, &a, below(3) ? "k" : NULL);
 }
 
 static uint8_t buffer[256 * 256 * 4];
+static int begun = 0;   /* explicit transactions opened (closed at the sequence's end) */
+/* The hosts and windows made (detached at the sequence's end: nothing of theirs composites
+ * or asks for frames in a later sequence). */
+#define HOSTS 64
+static void *hosts[HOSTS], *windows[HOSTS];
+static int host_count = 0, window_count = 0;
 
 static void random_call(void) {
     void *h = any(), *h2 = any();
@@ -148,13 +183,15 @@ static void random_call(void) {
     case 21: { uint32_t w = size() % 200, ht = size() % 200;   /* (the buffer holds 200 × 802 bytes: honest sizes) */
                lamina_layer_set_contents_pixels(h, below(8) ? buffer : NULL, w, ht, (size_t)w * 4 + (size_t)below(3),
                                                 (lamina_pixel_format)below(4)); break; }
-    case 22: lamina_layer_set_draw_callback(h, below(6) ? draw : NULL, NULL, NULL); lamina_layer_set_needs_display(h); break;
+    case 22: lamina_layer_set_draw_callback(h, below(6) ? draw : NULL, token(), NULL); lamina_layer_set_needs_display(h); break;
     case 23: lamina_layer_set_needs_display_in_rect(h, rect()); lamina_layer_display_if_needed(h); break;
     case 24: lamina_layer_display_now(h); break;
     case 25: case 26: { lamina_target *t = NULL; lamina_target_create_offscreen(below(8) ? device : h, size(), size(), number() > 0 && below(3) ? 1 : number(), &t); keep(t); break; }
-    case 27: { lamina_host *ho = NULL; lamina_color c = color(); lamina_host_create(h, h2, below(2) ? &c : NULL, &ho); keep(ho); break; }
+    case 27: { lamina_host *ho = NULL; lamina_color c = color(); lamina_host_create(h, h2, below(2) ? &c : NULL, &ho); keep(ho);
+               if (ho && host_count < HOSTS) hosts[host_count++] = ho;
+               break; }
     case 28: case 29: lamina_flush(); break;
-    case 30: if (below(2)) lamina_transaction_begin(); else lamina_transaction_commit(); break;
+    case 30: if (below(2)) { if (lamina_transaction_begin() == LAMINA_OK) begun++; } else lamina_transaction_commit(); break;
     case 31: lamina_run_loop_dispatch(); break;
     case 32: { uint32_t w = 0, ht = 0; lamina_target_pixel_size(h, &w, &ht);
                lamina_target_read_pixels(h, (lamina_pixel_format)below(4), below(10) ? buffer : NULL, (size_t)below(2000),
@@ -167,7 +204,7 @@ static void random_call(void) {
     case 35: lamina_layer_remove_animation(h, below(2) ? "k" : NULL); if (!below(4)) lamina_layer_remove_all_animations(h); break;
     case 36: { lamina_layer *p = NULL; lamina_layer_presentation(h, &p); double v; lamina_layer_get_opacity(p, &v);
                lamina_rect r; lamina_layer_get_frame(p, &r); lamina_release(p); break; }
-    case 37: lamina_set_frame_request_callback(below(2) ? frame_requested : NULL, NULL); break;
+    case 37: lamina_set_frame_request_callback(below(2) ? frame_requested : NULL, token()); break;
     case 38: lamina_set_frame_time(number()); break;
     case 39: lamina_set_log_handler(below(2) ? logged : NULL, NULL); lamina_set_log_level((lamina_log_level)below(10)); break;
     case 40: lamina_host_present(h, h2, below(2) ? &(lamina_rect){number(), number(), number(), number()} : NULL); break;
@@ -226,11 +263,12 @@ static void random_call(void) {
                if (below(3)) {
                    lamina_color c = color();
                    if (lamina_window_create(below(4) ? h : device, below(2) ? &c : NULL, &v) == LAMINA_OK) {
+                       if (window_count < HOSTS) windows[window_count++] = v;
                        /* A view covering the window's corner, with a handler, and input that reaches it. */
                        lamina_view *inner = NULL;
                        lamina_view_create((lamina_rect){0, 0, 64, 64}, &inner);
                        lamina_view_add_subview(v, inner);
-                       lamina_view_set_event_handler(inner, handled, NULL, NULL);
+                       lamina_view_set_event_handler(inner, handled, token(), NULL);
                        lamina_view_set_accepts_first_responder(inner, 1);
                        lamina_view_become_first_responder(inner, NULL);
                        keep(inner);
@@ -245,7 +283,7 @@ static void random_call(void) {
                    }
                } else lamina_view_create(rect(), &v);
                keep(v); lamina_view_add_subview(h, below(3) ? v : h2);
-               lamina_view_set_event_handler(below(3) ? v : h, below(5) ? handled : NULL, NULL, NULL);
+               lamina_view_set_event_handler(below(3) ? v : h, below(5) ? handled : NULL, token(), NULL);
                lamina_view_set_frame(h, rect()); break; }
     case 57: { lamina_layer *l = NULL; lamina_view *v = NULL; lamina_host *ho = NULL; int became;
                lamina_view_get_layer(h, &l); keep(l); lamina_view_hit_test(h, point(), &v); keep(v);
@@ -267,14 +305,61 @@ static void random_call(void) {
     }
 }
 
-int main(int argc, char **argv) {
-    if (argc < 2) { fprintf(stderr, "usage: fuzz SEED [CALLS]\n"); return 2; }
-    state = strtoull(argv[1], NULL, 10);
-    int calls = argc > 2 ? atoi(argv[2]) : 300;
+/* One sequence, from a clean fuzzer (see the top). 0, or 3 when there is no device. */
+static int run(uint64_t seed, int calls) {
+    state = seed;
+    memset(pool, 0, sizeof pool);
+    count = 0;
+    depth = 0;
+    begun = 0;
+    host_count = window_count = 0;
+    static uintptr_t sequences_run = 0;
+    sequence = ++sequences_run;
+    lamina_set_frame_request_callback(NULL, NULL);
+    lamina_set_log_handler(NULL, NULL);
     lamina_set_log_level(LAMINA_LOG_OFF);
+    lamina_set_frame_time(NAN);
+    lamina_set_actions_disabled_by_default(0);
+#ifdef FUZZ_CRASH_SEED
+    if (seed == FUZZ_CRASH_SEED) abort();
+#endif
+#ifdef FUZZ_HANG_SEED
+    if (seed == FUZZ_HANG_SEED) for (;;) nanosleep(&(struct timespec){1, 0}, NULL);
+#endif
+#ifdef FUZZ_BATCH_CRASH_SEED
+    {   static int earlier = 0;
+        if (seed == FUZZ_BATCH_CRASH_SEED && earlier) abort();
+        earlier = 1; }
+#endif
     if (lamina_device_create(NULL, NULL, &device) != LAMINA_OK) { fprintf(stderr, "fuzz: no device: %s\n", lamina_last_error()); return 3; }
     for (int i = 0; i < 256 * 256 * 4; i++) buffer[i] = (uint8_t)next();
     for (int i = 0; i < calls; i++) random_call();
     lamina_flush();
+    /* The clean-up: nothing of this sequence's calls Lamina back from here on. */
+    sequence = 0;
+    for (; begun > 0; begun--) lamina_transaction_commit();   /* (one too many only warns) */
+    for (int i = 0; i < host_count; i++) lamina_host_detach(hosts[i]);   /* (released ones: diagnosed) */
+    for (int i = 0; i < window_count; i++) {
+        lamina_host *ho = NULL;
+        if (lamina_window_get_host(windows[i], &ho) == LAMINA_OK) { lamina_host_detach(ho); lamina_release(ho); }
+    }
+    lamina_device_close(device);   /* (closed or released by the sequence already: diagnosed) */
+    lamina_release(device);
+    device = NULL;
+    lamina_flush();   /* (what the clean-up changed: nothing pending for the next sequence) */
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) { fprintf(stderr, "usage: fuzz SEED [CALLS] [COUNT]\n"); return 2; }
+    uint64_t seed = strtoull(argv[1], NULL, 10);
+    int calls = argc > 2 ? atoi(argv[2]) : 300;
+    long sequences = argc > 3 ? atol(argv[3]) : 1;
+    if (sequences < 1) { fprintf(stderr, "fuzz: COUNT must be 1 or more (got %s)\n", argv[3]); return 2; }
+    for (long k = 0; k < sequences; k++) {
+        if (sequences > 1) { printf("fuzz: seed %llu\n", (unsigned long long)(seed + (uint64_t)k)); fflush(stdout); }
+        int status = run(seed + (uint64_t)k, calls);
+        if (status != 0) return status;
+    }
     return 0;
 }
