@@ -18,10 +18,11 @@ trap 'rm -rf "$work"' EXIT
 app=.build/debug/lamina-display
 [ -x "$app" ] || swift build --product lamina-display >/dev/null || { ko "lamina-display does not build"; echo "display: $passed passed, $failed failed"; exit 1; }
 # The four runs share one VM boot (a boot under TCG costs about 25 s: 306 s for the four
-# together against 380 s with a VM each, on 2 cores): the guest runs them in turn, each step's output and exit status written to $work (mounted
-# read-write), and each is judged here as if it had had a VM of its own. A step's display
-# state does not carry over: each sets its mode (or starts its Weston) from frame 0, and a
-# screendump request removes the answer to an earlier one of its name.
+# together against 380 s with a VM each, on 2 cores). The guest runs them in turn, each
+# step's output and exit status written to $work (mounted read-write), and each is judged
+# here as if it had had a VM of its own. A step's display state does not carry over: each
+# sets its mode (or starts its Weston) from frame 0, and a screendump request removes the
+# answer to an earlier one of its name.
 steps=()
 # step NAME CMD...: a step of the guest's script.
 step() {

@@ -25,9 +25,11 @@ status=0
 for s in "${sanitizers[@]}"; do
   echo "== sanitizer: $s"
   log=$(mktemp /tmp/lamina-$s.XXXXXX)
+  t0=$SECONDS
   if ! swift build --build-tests --sanitize="$s" --scratch-path ".build-$s" >"$log" 2>&1; then
     tail -40 "$log"; echo "sanitize: the $s build failed"; status=1; continue
   fi
+  echo "   (the $s build: $((SECONDS - t0)) s)"; t0=$SECONDS
   # ThreadSanitizer looks for data races: it runs the suites whose code runs on more than one
   # thread (render threads, the run loop's posts and timers, tiles drawn off the main thread,
   # asynchronous GL layers, transaction contexts, the render-thread bench); the rest of the
@@ -60,7 +62,8 @@ for s in "${sanitizers[@]}"; do
     cp "$log" "/tmp/lamina-$s-suite-failed.log" && echo "(the whole log: /tmp/lamina-$s-suite-failed.log)"
     status=1
   fi
-  echo "sanitizer $s: $passed tests passed, $failed failed, $reports sanitizer reports (status $test_status)"
+  echo "sanitizer $s: $passed tests passed, $failed failed, $reports sanitizer reports (status $test_status; $((SECONDS - t0)) s)"
+  t0=$SECONDS
   if [ "${LAMINA_SANITIZE_VM:-1}" = 1 ]; then
     supp="$PWD/.build-$s/lsan-mesa.supp"
     printf 'leak:zink_dri.so\nleak:libgbm.so\nleak:libEGL_mesa.so\nleak:libLLVM\nleak:libglapi\n' >"$supp"
@@ -80,7 +83,7 @@ for s in "${sanitizers[@]}"; do
       tail -20 "$log"
       status=1
     fi
-    echo "sanitizer $s in the VM (the GBM suites): $passed tests passed, $failed failed, $reports sanitizer reports (status $vm_status)"
+    echo "sanitizer $s in the VM (the GBM suites): $passed tests passed, $failed failed, $reports sanitizer reports (status $vm_status; $((SECONDS - t0)) s)"
   fi
   rm -f "$log"
 done
