@@ -38,19 +38,20 @@ step wayland-control Tools/vm/weston-session.sh "$app" wayland --frames 20 --sho
   echo 'set -u'
   for name in "${steps[@]}"; do
     echo "echo '== step $name'"
-    echo "bash -c \"\$(cat '$work/$name.cmd')\" >'$work/$name.txt' 2>&1; echo \$? >'$work/$name.status'"
+    echo "timeout -k 5 600 bash -c \"\$(cat '$work/$name.cmd')\" >'$work/$name.txt' 2>&1; echo \$? >'$work/$name.status'"
   done
 } >"$work/steps.sh"
 LAMINA_VM_GPU=1 LAMINA_VM_XRES=800 LAMINA_VM_YRES=600 GBM_ALWAYS_SOFTWARE=1 LAMINA_VM_TIMEOUT=1500 \
   LAMINA_VM_RW_DIRS="$work" Tools/vm/run-in-vm.sh bash "$work/steps.sh" >"$work/vm.txt" 2>&1
 vm_status=$?
 # A step that left no status (the VM died or timed out during it): its output and the VM's.
+# (A step past its own 600 s ends with timeout's status, 124: a failure.)
 status_of() {
   if [ -s "$work/$1.status" ]; then cat "$work/$1.status"
   else echo "display-tests: step $1 reported no exit status (the VM's run ended with status $vm_status):" >>"$work/$1.txt"
        cat "$work/vm.txt" >>"$work/$1.txt"; echo 125; fi
 }
-touch "$work/kms.txt" "$work/kms-control.txt" "$work/wayland.txt" "$work/wayland-control.txt"
+for name in "${steps[@]}"; do touch "$work/$name.txt"; done
 
 # run NAME EXPECTED-MATCHES PRESENTATIONS-PATTERN: the step succeeded, with that many
 # screendumps matching and its presentations reported.
