@@ -3,20 +3,28 @@
 # Builds the test suite with a sanitizer (its own build directory, .build-<sanitizer>) and
 # runs it on llvmpipe: AddressSanitizer (memory errors) and ThreadSanitizer (data races, in the
 # suites whose code runs on several threads).
-# The 10⁵-deep and 10⁶-wide stress tests are left to the plain run (minutes each under a
-# sanitizer; the code they drive is the same the smaller tests drive here).
 # Lamina's code and the tests are instrumented; Mesa, Cairo and Pango are not (their own
-# accesses are not checked, calls into them are). Not run here: the real SDL2 host
-# (SDLHostTests: its own binary, built without the sanitizer). Leak checking is off on the
+# accesses are not checked, calls into them are). Leak checking is off on the
 # host: the drivers keep process-lifetime allocations; Lamina's GL objects are proved
 # freed by the suite's live-object counts instead.
 # Then the GBM suites (swapchains, fences, external buffers and the threads that hand them
 # back) run with the same instrumented binary inside the VM (Tools/vm/run-in-vm.sh), where
 # AddressSanitizer checks leaks too, with Mesa's and libgbm's own allocations suppressed
 # (LAMINA_SANITIZE_VM=0 skips this).
-# Exits non-zero when a test fails or a sanitizer reports; Tools/test.sh runs it.
+# Exits non-zero when a test fails or a sanitizer reports. Tools/test.sh runs it: the
+# AddressSanitizer run is the test command's run of the suite (LAMINA_SANITIZE_LOGS=DIR keeps
+# each run's log as DIR/<sanitizer>-suite.txt and DIR/<sanitizer>-vm.txt for its counts), and
+# it runs the tests left out here uninstrumented (`Tools/sanitize.sh --left-out` prints them,
+# as a `swift test --filter`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Left out of every sanitizer run: the real SDL2 host (its own binary, built without the
+# sanitizer), the scene fuzzer (10⁴ parsed and rendered inputs, minutes instrumented: the
+# parser is Swift, and the render paths its inputs reach run here in the rest of the suite)
+# and the 10⁵-deep and 10⁶-wide stress tests (minutes each instrumented; the code they
+# drive is the same the smaller tests drive here).
+left_out='SDLHostTests|SceneFuzzTests|DeepWideTreeTests|RenderDepthTests/(deepClippedChain|wideSiblings)|ViewRobustnessTests/(deepViewChain|wideSubviews|deepResponderChain)'
+if [ "${1:-}" = --left-out ]; then echo "$left_out"; exit 0; fi
 bash Tools/setup.sh
 export NO_COLOR=1
 sanitizers=("$@")
@@ -34,10 +42,8 @@ for s in "${sanitizers[@]}"; do
   # thread (render threads, the run loop's posts and timers, tiles drawn off the main thread,
   # asynchronous GL layers, transaction contexts, the render-thread bench); the rest of the
   # suite is single-threaded and under ThreadSanitizer only cost CI time (~15 min on 2 cores).
-  # AddressSanitizer leaves out the scene fuzzer (10⁴ parsed and rendered inputs, minutes
-  # instrumented): the parser is Swift, and the render paths its inputs reach run here in
-  # the rest of the suite; the plain run fuzzes them all.
-  only=(--skip SceneFuzzTests)
+  # AddressSanitizer runs the rest of the suite (the GBM suites skip themselves outside the VM).
+  only=()
   [ "$s" = thread ] && only=(--filter 'RenderThreadTests|RunLoopTests|TiledLayerTests|GLLayerTests|CrossFadeTests|AnimationEdgeCaseTests|RenderThreadEmbeddingTests|TransactionContextTests|BenchTests')
   set +e
   # SWIFT_BACKTRACE=enable=no: a crash must end the run. Swift's backtracer reads the other
@@ -46,11 +52,10 @@ for s in "${sanitizers[@]}"; do
   # LAMINA_WATCHDOG_SCALE: the fuzz tests' hang limits stretched for instrumented code.
   SWIFT_BACKTRACE=enable=no LAMINA_WATCHDOG_SCALE=8 \
   ASAN_OPTIONS=detect_leaks=0:halt_on_error=1 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
-    swift test --skip-build --sanitize="$s" --scratch-path ".build-$s" "${only[@]}" --skip SDLHostTests --skip GBMTests \
-      --skip 'RenderDepthTests/(deepClippedChain|wideSiblings)' --skip 'DeepWideTreeTests' \
-      --skip 'ViewRobustnessTests/(deepViewChain|wideSubviews|deepResponderChain)' >"$log" 2>&1
+    swift test --skip-build --sanitize="$s" --scratch-path ".build-$s" "${only[@]}" --skip "$left_out" >"$log" 2>&1
   test_status=$?
   set -e
+  [ -z "${LAMINA_SANITIZE_LOGS:-}" ] || cp "$log" "$LAMINA_SANITIZE_LOGS/$s-suite.txt"
   passed=$(grep -cE '^✔ Test "' "$log" || true)
   failed=$(grep -cE '^✘ Test .* failed' "$log" || true)
   reports=$(grep -cE '^(==[0-9]+==ERROR: AddressSanitizer|WARNING: ThreadSanitizer)' "$log" || true)
@@ -74,6 +79,7 @@ for s in "${sanitizers[@]}"; do
       --filter GBM >"$log" 2>&1
     vm_status=$?
     set -e
+    [ -z "${LAMINA_SANITIZE_LOGS:-}" ] || cp "$log" "$LAMINA_SANITIZE_LOGS/$s-vm.txt"
     passed=$(grep -cE '^✔ Test "' "$log" || true)
     failed=$(grep -cE '^✘ Test .* failed' "$log" || true)
     reports=$(grep -cE '^(==[0-9]+==ERROR: (AddressSanitizer|LeakSanitizer)|WARNING: ThreadSanitizer)' "$log" || true)
