@@ -206,7 +206,7 @@ final class GLContext {
     let ownership: ContextOwnership
     /// Counts re-creations after a context loss: objects of an older generation are gone
     /// (they read as released, and releasing them calls no GL).
-    private(set) var generation = 0
+    @exclusivity(unchecked) private(set) var generation = 0
     /// Set when the context is known to be lost (a reset reported by the driver, or
     /// `simulateLoss()`); cleared by `recreate()`.
     private(set) var lostStatus: (status: String, guilty: Bool)?

@@ -13,7 +13,9 @@ public class GPUObject {
     let name: GLuint
     /// A host's object lent to Lamina: never deleted by Lamina, not counted as live.
     public let isBorrowed: Bool
-    private var released = false
+    // (`@exclusivity(unchecked)`: read for every quad drawn, with `isExternal` and the
+    // context's `generation`; plain values, never passed `inout`.)
+    @exclusivity(unchecked) private var released = false
     /// The context generation the name belongs to: after a context loss and `recover()`,
     /// the object is gone with its context.
     let generation: Int
@@ -67,7 +69,7 @@ public final class Texture: GPUObject {
     var eglImage: EGLImage?
     /// Bound as `GL_TEXTURE_EXTERNAL_OES` (a YUV dma-buf, sampled through the driver's
     /// conversion), not `GL_TEXTURE_2D`: drawn with a `samplerExternalOES` shader.
-    public internal(set) var isExternal = false
+    @exclusivity(unchecked) public internal(set) var isExternal = false
     /// GL_TEXTURE_2D or GL_TEXTURE_EXTERNAL_OES.
     var glTarget: GLenum { isExternal ? GLenum(GL_TEXTURE_EXTERNAL_OES) : GLenum(GL_TEXTURE_2D) }
 

@@ -20,7 +20,7 @@ open class Layer {
     /// The transaction context the layer belongs to: the one current when it was made
     /// (`TransactionContext.current`). Its changes, layout and display go there; a layer
     /// added to a tree of another context moves there with its subtree.
-    public internal(set) var transactionContext = TransactionContext.current
+    @exclusivity(unchecked) public internal(set) var transactionContext = TransactionContext.current
     /// A name for diagnostics and scene files.
     public var name: String?
 
@@ -190,7 +190,7 @@ open class Layer {
     /// mask composite as one offscreen image, multiplied by the mask's image (each kept
     /// until something in it changes). A mask that would make a cycle (this layer, or a layer
     /// above it) is refused: the property keeps its value.
-    public var mask: Layer? {
+    @exclusivity(unchecked) public var mask: Layer? {
         didSet {
             guard mask !== oldValue else { return }
             // A cycle (the mask is this layer, or above it through superlayers and masks): refused.
@@ -299,7 +299,7 @@ open class Layer {
     /// The animations added, in order (later ones apply over earlier ones).
     @exclusivity(unchecked) var addedAnimations: [AddedAnimation] = []
     /// The model layer of a presentation copy (nil for a model layer).
-    var modelLayerReference: Layer?
+    @exclusivity(unchecked) var modelLayerReference: Layer?
     /// While the layer displays with an animation of one of its own keys running: the
     /// values of those keys shown now (`value(forKey:)` gives them).
     var drawingValues: [String: AnimationValue]?
@@ -493,7 +493,7 @@ open class Layer {
 
     /// What the layer shows: an image or texture set directly (no drawing), or the backing
     /// store its `display()` drew. Setting it replaces drawn content.
-    public var contents: LayerContents? {
+    @exclusivity(unchecked) public var contents: LayerContents? {
         didSet {
             guard !(contents?.isSame(as: oldValue) ?? (oldValue == nil)) else { return }
             // (The action runs after the change here: it needs only the old contents, and

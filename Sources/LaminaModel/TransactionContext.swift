@@ -40,7 +40,9 @@ public final class TransactionContext {
     // MARK: Animation state (used by AnimationTransaction.swift)
 
     /// The innermost transaction first, the implicit one (of this run-loop turn) last.
-    var frames: [TransactionFrame] = [TransactionFrame(id: 1)]
+    /// (`@exclusivity(unchecked)`: read at every animatable setter, `disableActions()`; never
+    /// passed `inout` or held across a call.)
+    @exclusivity(unchecked) var frames: [TransactionFrame] = [TransactionFrame(id: 1)]
     var lastTransactionID = 1
     /// What `disableActions()` is in a transaction that does not set it: false, as in
     /// Core Animation (standalone layers in a rendered tree animate their changes). A

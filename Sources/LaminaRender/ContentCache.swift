@@ -17,6 +17,12 @@ enum ContentPlace {
     case drawable(Texture)
 }
 
+/// A content's place, found last for a layer (`ContentCache.recent`).
+private struct RecentPlace {
+    let key: ContentKey
+    let place: ContentPlace
+}
+
 /// A compositor's GPU copies of the contents its tree shows: a texture per image or backing
 /// store (small ones in a shared atlas), made at the first whole upload and updated with
 /// redrawn rectangles; imports of external buffers, each read from the moment a layer shows
@@ -28,7 +34,8 @@ final class ContentCache {
     /// by the layer id's low bits) in front of `places`, so the same layers drawn frame after
     /// frame find theirs in draw order without hashing. An entry whose key differs is a miss;
     /// the table is cleared whenever a place is freed.
-    private var recent: [(key: ContentKey, place: ContentPlace)?] = []
+    /// (A struct, not a tuple: a tuple's copy goes through the runtime's generic witness.)
+    @exclusivity(unchecked) private var recent: [RecentPlace?] = []
     private var atlasStorage: TextureAtlas?
     /// Contents at most this many pixels a side share the atlas (0: no atlas).
     var atlasEntrySide: Int
@@ -105,7 +112,7 @@ final class ContentCache {
             while n < 2 * places.count { n *= 2 }
             recent = Array(repeating: nil, count: n)
         }
-        recent[Int(truncatingIfNeeded: layer.rawValue) & (recent.count - 1)] = (key, place)
+        recent[Int(truncatingIfNeeded: layer.rawValue) & (recent.count - 1)] = RecentPlace(key: key, place: place)
         return place
     }
 

@@ -14,7 +14,9 @@ import LaminaValues
 final class FrameBuilder {
     let tree: RenderTree
     /// The surfaces: the target's and one per group, mask and replicator.
-    var surfaces: [SurfaceID: Surface] = [:]
+    /// (`@exclusivity(unchecked)`, as `placement`: read for every node placed; never passed
+    /// `inout` or held across a call.)
+    @exclusivity(unchecked) var surfaces: [SurfaceID: Surface] = [:]
     /// `surfaces[.target]`, without hashing (most nodes' items are in it).
     private(set) var target: Surface?
     /// The largest image the GPU renders into (a side, in pixels).
@@ -24,7 +26,7 @@ final class FrameBuilder {
 
     /// What the items were last worked out for.
     private(set) var size: Size?
-    private(set) var placement: Transform3D?
+    @exclusivity(unchecked) private(set) var placement: Transform3D?
 
     /// The images the executor keeps, as far as frame building knows them: where each is
     /// and what it was made from (FrameBuilder+Images.swift).

@@ -52,22 +52,28 @@ struct FrameExecutor {
 
     /// Draws in order, each inside its clips; clips are all closed at the end.
     private mutating func run(_ draws: [DrawItem], clips: [ClipEntry]) throws {
-        for d in draws {
-            if case .backdrop(let b) = d.op {
+        // Read in place, not `for d in draws` (nor `draws[i]`): a draw is a few hundred bytes
+        // with references in it, and each copy retains and releases them.
+        try draws.withUnsafeBufferPointer { draws in try run(draws, clips: clips) }
+    }
+
+    private mutating func run(_ draws: UnsafeBufferPointer<DrawItem>, clips: [ClipEntry]) throws {
+        for i in draws.indices {
+            if case .backdrop(let b) = draws[i].op {
                 // What the pass drew so far is read and blurred between two passes.
                 try setClips(nil, clips)
                 try encoder.copyBackdrop(b)
                 try encoder.endPass()
                 try encoder.blurBackdrop(b)
                 try encoder.resumePass()
-                try setClips(d.clip, clips)
+                try setClips(draws[i].clip, clips)
                 try encoder.drawBackdrop(b)
-                if d.isLayerQuad { quads += 1 }
+                if draws[i].isLayerQuad { quads += 1 }
                 continue
             }
-            try setClips(d.clip, clips)
-            try encoder.draw(d.op, cuts: d.cuts)
-            if d.isLayerQuad { quads += 1 }
+            try setClips(draws[i].clip, clips)
+            try encoder.draw(draws[i].op, cuts: draws[i].cuts)
+            if draws[i].isLayerQuad { quads += 1 }
         }
         try setClips(nil, clips)
     }

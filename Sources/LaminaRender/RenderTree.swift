@@ -9,7 +9,9 @@ import LaminaGPU
 /// shown (so the compositor frees a texture the moment no layer shows it, without scanning).
 public final class RenderTree {
     public let rootID: LayerID
-    var nodes: [LayerID: RenderNode] = [:]
+    /// (`@exclusivity(unchecked)`: looked up for every changed layer; never passed `inout` or
+    /// held across a call.)
+    @exclusivity(unchecked) var nodes: [LayerID: RenderNode] = [:]
     var root: RenderNode? { nodes[rootID] }
 
     // MARK: What changed since the last frame was built

@@ -49,7 +49,12 @@ package enum ContentsGeometry {
     /// Where contents `c` are drawn in the bounds of a layer in state `layer` (per its
     /// gravity), and their size in points.
     package static func frame(of c: ContentRef, in layer: LayerState) -> (frame: Rect, size: Size) {
-        let size = self.size(pixelSize: c.pixelSize, contentsRect: layer.contentsRect, contentsScale: layer.contentsScale)
+        frame(pixelSize: c.pixelSize, in: layer)
+    }
+
+    /// The frame of contents `pixelSize` big in `layer`, and their size in points.
+    package static func frame(pixelSize: PixelSize, in layer: LayerState) -> (frame: Rect, size: Size) {
+        let size = self.size(pixelSize: pixelSize, contentsRect: layer.contentsRect, contentsScale: layer.contentsScale)
         if let placed = layer.properties.contentsPlacement { return (placed, size) }
         return (layer.contentsGravity.contentRect(contentSize: size, in: layer.bounds), size)
     }

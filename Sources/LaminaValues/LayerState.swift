@@ -163,54 +163,94 @@ public struct LayerProperties: Sendable, Equatable {
     public var shadowOpacity: Double = 0
     public var shadowOffset: Size = Size(width: 0, height: -3)
     public var shadowRadius: Double = 3
-    public var shadowPath: Path? = nil
+    /// The shadow's shape (`Layer.shadowPath`); nil: the layer's alpha.
+    public var shadowPath: Path? {
+        get { rare?.value.shadowPath }
+        set { updateRare { $0.shadowPath = newValue } }
+    }
     /// A `shadowPath` that is not a (rounded) rectangle, rasterised by the model when it is set.
-    public var shadowMask: ShadowMask? = nil
+    public var shadowMask: ShadowMask? {
+        get { rare?.value.shadowMask }
+        set { updateRare { $0.shadowMask = newValue } }
+    }
     public var compositingFilter: BlendMode? = nil
-    public var backgroundFilters: [LayerFilter] = []
+    public var backgroundFilters: [LayerFilter] {
+        get { rare?.value.backgroundFilters ?? [] }
+        set { updateRare { $0.backgroundFilters = newValue } }
+    }
     /// A `GradientLayer`'s gradient.
-    public var gradient: GradientStyle? = nil
+    public var gradient: GradientStyle? {
+        get { rare?.value.gradient }
+        set { updateRare { $0.gradient = newValue } }
+    }
     /// A `ReplicatorLayer`'s instances.
     public var replicator: ReplicatorStyle? {
-        get { replicatorBox?.value }
-        set { replicatorBox = newValue.map(OutOfLine.init) }
+        get { rare?.value.replicator }
+        set { updateRare { $0.replicator = newValue } }
     }
-    private var replicatorBox: OutOfLine<ReplicatorStyle>?
     /// A `ShaderLayer`'s program and uniforms.
     public var shader: ShaderStyle? {
-        get { shaderBox?.value }
-        set { shaderBox = newValue.map(OutOfLine.init) }
+        get { rare?.value.shader }
+        set { updateRare { $0.shader = newValue } }
     }
-    private var shaderBox: OutOfLine<ShaderStyle>?
     /// A fragment shader over the layer's rendered image (`Layer.shaderEffect`).
     public var shaderEffect: ShaderEffect? {
-        get { shaderEffectBox?.value }
-        set { shaderEffectBox = newValue.map(OutOfLine.init) }
+        get { rare?.value.shaderEffect }
+        set { updateRare { $0.shaderEffect = newValue } }
     }
-    private var shaderEffectBox: OutOfLine<ShaderEffect>?
     /// Where contents are drawn in the bounds space, instead of per `contentsGravity`
     /// (a `ShapeLayer`'s rasterised path covers the path's box, not its bounds).
     public var contentsPlacement: Rect? = nil
     /// Presented only (never in the model): a `contents` animation's cross-fade.
     package var contentsFade: ContentsFade? {
-        get { contentsFadeBox?.value }
-        set { contentsFadeBox = newValue.map(OutOfLine.init) }
+        get { rare?.value.contentsFade }
+        set { updateRare { $0.contentsFade = newValue } }
     }
-    private var contentsFadeBox: OutOfLine<ContentsFade>?
     /// Presented only: a transition's progress (`TransitionAnimation`).
-    package var transition: TransitionProgress?
+    package var transition: TransitionProgress? {
+        get { rare?.value.transition }
+        set { updateRare { $0.transition = newValue } }
+    }
     /// Values of a layer kind's own animatable keys (`ShapeLayer.strokeEnd`, a subclass's
     /// keys set with `Layer.setValue(_:forKey:)`): the model side draws with them
     /// (`needsDisplay(forKey:)`); renderers ignore them.
-    public var custom: [String: AnimationValue]? = nil
+    public var custom: [String: AnimationValue]? {
+        get { rare?.value.custom }
+        set { updateRare { $0.custom = newValue } }
+    }
+
+    /// The properties above that hold references, out of line in one immutable box (nil
+    /// while all are unset): every commit copies the properties of each changed layer and
+    /// frees the copy it replaces, and each reference inline cost a retain and a release
+    /// there even when nil — ten of them, most of a copy's cost. Inline, they also made the
+    /// properties 1105 bytes: past glibc's per-thread cache of small blocks, so every
+    /// `LayerState` took malloc's slow path.
+    private var rare: OutOfLine<RareProperties>?
+
+    private mutating func updateRare(_ change: (inout RareProperties) -> Void) {
+        var r = rare?.value ?? RareProperties()
+        change(&r)
+        rare = r == RareProperties() ? nil : OutOfLine(r)
+    }
 
     public init() {}
 }
 
-/// A large value of `LayerProperties` that few layers set, kept out of line (immutable,
-/// shared until set again): every commit copies the properties of each changed layer, and
-/// inline these two made them 1105 bytes — past glibc's per-thread cache of small blocks, so
-/// every `LayerState` took malloc's slow path.
+/// The properties of a layer that hold references (`LayerProperties.rare`), set on few layers.
+struct RareProperties: Sendable, Equatable {
+    var shadowPath: Path?
+    var shadowMask: ShadowMask?
+    var backgroundFilters: [LayerFilter] = []
+    var gradient: GradientStyle?
+    var replicator: ReplicatorStyle?
+    var shader: ShaderStyle?
+    var shaderEffect: ShaderEffect?
+    var contentsFade: ContentsFade?
+    var transition: TransitionProgress?
+    var custom: [String: AnimationValue]?
+}
+
+/// A value kept out of line (immutable, shared until set again).
 final class OutOfLine<Value: Sendable & Equatable>: Sendable, Equatable {
     let value: Value
     init(_ value: Value) { self.value = value }
@@ -225,6 +265,10 @@ public final class LayerState: Sendable {
     public let properties: LayerProperties
     public let preservesDepth: Bool
     public let contents: ContentRef?
+    /// `contents?.pixelSize`, kept: placing the contents needs only their size, and copying
+    /// the optional reference out of the state costs a retain, a release and the runtime's
+    /// generic copy of an optional (a tenth of a microsecond a layer).
+    package let contentsPixelSize: PixelSize?
     /// The sublayers in order, when the list changed and is given whole (`changes` holds
     /// `.sublayers`, or the layer is described whole); otherwise empty — `sublayerEdits`
     /// says what changed, or nothing did.
@@ -247,12 +291,12 @@ public final class LayerState: Sendable {
     package init(id: LayerID, properties: LayerProperties, preservesDepth: Bool, contents: ContentRef?, sublayers: [LayerID],
                  sublayerEdits: [SublayerEdit]? = nil, mask: LayerID? = nil, changes: LayerChanges, effects: [AnimationEffect] = []) {
         self.id = id; self.properties = properties; self.preservesDepth = preservesDepth
-        self.contents = contents; self.sublayers = sublayers; self.sublayerEdits = sublayerEdits; self.mask = mask
+        self.contents = contents; contentsPixelSize = contents?.pixelSize; self.sublayers = sublayers; self.sublayerEdits = sublayerEdits; self.mask = mask
         self.changes = changes; self.effects = effects
     }
 
     private init(presenting properties: LayerProperties, of s: LayerState) {
-        id = s.id; self.properties = properties; preservesDepth = s.preservesDepth; contents = s.contents
+        id = s.id; self.properties = properties; preservesDepth = s.preservesDepth; contents = s.contents; contentsPixelSize = s.contentsPixelSize
         sublayers = s.sublayers; sublayerEdits = s.sublayerEdits; mask = s.mask; changes = s.changes; effects = s.effects
     }
 

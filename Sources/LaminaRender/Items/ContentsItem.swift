@@ -15,8 +15,8 @@ enum ContentsItem: ItemKind {
 
     static func bounds(of item: Item, _ context: BoundsContext) -> TargetBox? {
         let n = item.node
-        guard let contents = n.state.contents else { return nil }
-        let (frame, size) = ContentsGeometry.frame(of: contents, in: n.state)
+        guard let pixelSize = n.state.contentsPixelSize else { return nil }
+        let (frame, size) = ContentsGeometry.frame(pixelSize: pixelSize, in: n.state)
         guard !frame.isEmpty else { return nil }
         item.frame = frame
         item.contentSize = size
