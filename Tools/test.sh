@@ -10,7 +10,7 @@
 # virtio-gpu, checked with qemu screendumps; a Wayland client in Weston), and the suites
 # that run on several threads under ThreadSanitizer (Tools/sanitize.sh thread).
 # The suite runs once, instrumented, not once plain and once again under AddressSanitizer:
-# that saved about 8 minutes of CI (the plain run took 449 s and the plain GBM run 76 s;
+# that saves about 5 minutes of CI (the plain run took 449 s and the plain GBM run 76 s;
 # the tests left out of the instrumented run take 214 s plain).
 # Prints how long each stage took ("   (stage took N s)") and the whole run.
 # Exits non-zero when anything fails; ends with one line "tests: N passed, N failed".
