@@ -85,7 +85,9 @@ extension LayerGeometry {
     /// `sublayerTransform`, applied about the anchor point, followed by flattening into
     /// this layer's plane unless the layer preserves depth.
     public var transformForSublayers: Transform3D {
-        preservesDepth ? sublayerTransformAboutAnchor : sublayerTransformAboutAnchor.concatenating(.flatten)
+        // (Most layers have no sublayerTransform: no product to work out.)
+        guard !sublayerTransform.isIdentity else { return preservesDepth ? .identity : .flatten }
+        return preservesDepth ? sublayerTransformAboutAnchor : sublayerTransformAboutAnchor.concatenating(.flatten)
     }
 }
 

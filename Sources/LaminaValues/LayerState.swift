@@ -165,37 +165,37 @@ public struct LayerProperties: Sendable, Equatable {
     public var shadowRadius: Double = 3
     /// The shadow's shape (`Layer.shadowPath`); nil: the layer's alpha.
     public var shadowPath: Path? {
-        get { rare?.value.shadowPath }
+        @inlinable get { rare?.value.shadowPath }
         set { updateRare { $0.shadowPath = newValue } }
     }
     /// A `shadowPath` that is not a (rounded) rectangle, rasterised by the model when it is set.
     public var shadowMask: ShadowMask? {
-        get { rare?.value.shadowMask }
+        @inlinable get { rare?.value.shadowMask }
         set { updateRare { $0.shadowMask = newValue } }
     }
     public var compositingFilter: BlendMode? = nil
     public var backgroundFilters: [LayerFilter] {
-        get { rare?.value.backgroundFilters ?? [] }
+        @inlinable get { rare?.value.backgroundFilters ?? [] }
         set { updateRare { $0.backgroundFilters = newValue } }
     }
     /// A `GradientLayer`'s gradient.
     public var gradient: GradientStyle? {
-        get { rare?.value.gradient }
+        @inlinable get { rare?.value.gradient }
         set { updateRare { $0.gradient = newValue } }
     }
     /// A `ReplicatorLayer`'s instances.
     public var replicator: ReplicatorStyle? {
-        get { rare?.value.replicator }
+        @inlinable get { rare?.value.replicator }
         set { updateRare { $0.replicator = newValue } }
     }
     /// A `ShaderLayer`'s program and uniforms.
     public var shader: ShaderStyle? {
-        get { rare?.value.shader }
+        @inlinable get { rare?.value.shader }
         set { updateRare { $0.shader = newValue } }
     }
     /// A fragment shader over the layer's rendered image (`Layer.shaderEffect`).
     public var shaderEffect: ShaderEffect? {
-        get { rare?.value.shaderEffect }
+        @inlinable get { rare?.value.shaderEffect }
         set { updateRare { $0.shaderEffect = newValue } }
     }
     /// Where contents are drawn in the bounds space, instead of per `contentsGravity`
@@ -215,7 +215,7 @@ public struct LayerProperties: Sendable, Equatable {
     /// keys set with `Layer.setValue(_:forKey:)`): the model side draws with them
     /// (`needsDisplay(forKey:)`); renderers ignore them.
     public var custom: [String: AnimationValue]? {
-        get { rare?.value.custom }
+        @inlinable get { rare?.value.custom }
         set { updateRare { $0.custom = newValue } }
     }
 
@@ -225,7 +225,9 @@ public struct LayerProperties: Sendable, Equatable {
     /// there even when nil — ten of them, most of a copy's cost. Inline, they also made the
     /// properties 1105 bytes: past glibc's per-thread cache of small blocks, so every
     /// `LayerState` took malloc's slow path.
-    private var rare: OutOfLine<RareProperties>?
+    /// (`@usableFromInline`, as the getters above are inlinable: a getter called across modules
+    /// on a layer's properties copied all of them first, 833 bytes, to read one reference.)
+    @usableFromInline var rare: OutOfLine<RareProperties>?
 
     private mutating func updateRare(_ change: (inout RareProperties) -> Void) {
         var r = rare?.value ?? RareProperties()
@@ -237,24 +239,25 @@ public struct LayerProperties: Sendable, Equatable {
 }
 
 /// The properties of a layer that hold references (`LayerProperties.rare`), set on few layers.
-struct RareProperties: Sendable, Equatable {
-    var shadowPath: Path?
-    var shadowMask: ShadowMask?
-    var backgroundFilters: [LayerFilter] = []
-    var gradient: GradientStyle?
-    var replicator: ReplicatorStyle?
-    var shader: ShaderStyle?
-    var shaderEffect: ShaderEffect?
+@usableFromInline struct RareProperties: Sendable, Equatable {
+    @usableFromInline var shadowPath: Path?
+    @usableFromInline var shadowMask: ShadowMask?
+    @usableFromInline var backgroundFilters: [LayerFilter] = []
+    @usableFromInline var gradient: GradientStyle?
+    @usableFromInline var replicator: ReplicatorStyle?
+    @usableFromInline var shader: ShaderStyle?
+    @usableFromInline var shaderEffect: ShaderEffect?
     var contentsFade: ContentsFade?
     var transition: TransitionProgress?
-    var custom: [String: AnimationValue]?
+    @usableFromInline var custom: [String: AnimationValue]?
+    init() {}
 }
 
 /// A value kept out of line (immutable, shared until set again).
-final class OutOfLine<Value: Sendable & Equatable>: Sendable, Equatable {
-    let value: Value
+@usableFromInline final class OutOfLine<Value: Sendable & Equatable>: Sendable, Equatable {
+    @usableFromInline let value: Value
     init(_ value: Value) { self.value = value }
-    static func == (a: OutOfLine, b: OutOfLine) -> Bool { a === b || a.value == b.value }
+    @usableFromInline static func == (a: OutOfLine, b: OutOfLine) -> Bool { a === b || a.value == b.value }
 }
 
 /// Everything the renderer needs of one layer: its properties and the identities of its
@@ -268,7 +271,7 @@ public final class LayerState: Sendable {
     /// `contents?.pixelSize`, kept: placing the contents needs only their size, and copying
     /// the optional reference out of the state costs a retain, a release and the runtime's
     /// generic copy of an optional (a tenth of a microsecond a layer).
-    package let contentsPixelSize: PixelSize?
+    @usableFromInline package let contentsPixelSize: PixelSize?
     /// The sublayers in order, when the list changed and is given whole (`changes` holds
     /// `.sublayers`, or the layer is described whole); otherwise empty — `sublayerEdits`
     /// says what changed, or nothing did.
@@ -288,7 +291,7 @@ public final class LayerState: Sendable {
     /// were added, their begin times set.
     public let effects: [AnimationEffect]
 
-    package init(id: LayerID, properties: LayerProperties, preservesDepth: Bool, contents: ContentRef?, sublayers: [LayerID],
+    @inlinable package init(id: LayerID, properties: LayerProperties, preservesDepth: Bool, contents: ContentRef?, sublayers: [LayerID],
                  sublayerEdits: [SublayerEdit]? = nil, mask: LayerID? = nil, changes: LayerChanges, effects: [AnimationEffect] = []) {
         self.id = id; self.properties = properties; self.preservesDepth = preservesDepth
         self.contents = contents; contentsPixelSize = contents?.pixelSize; self.sublayers = sublayers; self.sublayerEdits = sublayerEdits; self.mask = mask
