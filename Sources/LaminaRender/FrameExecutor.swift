@@ -52,8 +52,9 @@ struct FrameExecutor {
 
     /// Draws in order, each inside its clips; clips are all closed at the end.
     private mutating func run(_ draws: [DrawItem], clips: [ClipEntry]) throws {
-        // Read in place, not `for d in draws` (nor `draws[i]`): a draw is a few hundred bytes
-        // with references in it, and each copy retains and releases them.
+        // Read in place, not `for d in draws`: a draw is a few hundred bytes with references
+        // in it, and a copy of it whole retains and releases them all. (Its op is still copied
+        // to pass it to the encoder: about 330 instructions a draw in S1.)
         try draws.withUnsafeBufferPointer { draws in try run(draws, clips: clips) }
     }
 
