@@ -39,7 +39,7 @@ public struct Transform3D: Hashable, Sendable {
         [m11, m12, m13, m14, m21, m22, m23, m24, m31, m32, m33, m34, m41, m42, m43, m44]
     }
 
-    public var isIdentity: Bool { self == .identity }
+    @inlinable public var isIdentity: Bool { self == .identity }
 
     /// Every element is finite (not infinite, not a number).
     public var isFinite: Bool {

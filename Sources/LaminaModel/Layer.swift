@@ -289,6 +289,9 @@ open class Layer {
     /// The layer and its whole subtree are among the current transaction's changes,
     /// described whole (`subtreeInserted()`), until the next delivery.
     @exclusivity(unchecked) var subtreeDescribed = false
+    /// What the last commit's look-up of hosted trees found for this layer: its stamp
+    /// (above bit 0) and whether the layer is in a hosted tree (bit 0) (`HostedTrees`).
+    @exclusivity(unchecked) var hostedMark: UInt64 = 0
 
     /// Tells the renderers that the pixels of a `.texture` contents changed (Lamina cannot
     /// see GPU writes): the layer is composited again at the next frame.

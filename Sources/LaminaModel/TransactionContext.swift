@@ -91,7 +91,7 @@ public final class TransactionContext {
     private var layoutCount = 0
     package var hosts: [WeakHost] = []
     /// Layers changed since their state last went to the renderers (each once).
-    private var changedLayers = LayerQueue(.changes)
+    @exclusivity(unchecked) private var changedLayers = LayerQueue(.changes)
     /// Backing stores the renderers get whole at the next delivery (new to them).
     private var fullUploads: [UInt64: BackingStore] = [:]
     /// The renderers (compositors) that receive every update.
@@ -269,7 +269,7 @@ public final class TransactionContext {
     /// freed since, or outside every hosted tree, are left out.
     package func deliverChanges() {
         guard !changedLayers.isEmpty || !fullUploads.isEmpty else { return }
-        var hosted = HostedTrees(roots: Set(hosts.compactMap { $0.host?.rootLayer.id }
+        let hosted = HostedTrees(roots: Set(hosts.compactMap { $0.host?.rootLayer.id }
                                             + renderers.compactMap { $0.renderer?.deliveryRootID }))
         var update = RenderUpdate()
         let changed = changedLayers.take()

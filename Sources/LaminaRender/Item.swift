@@ -15,12 +15,12 @@ final class Item {
     /// The `masksToBounds` clips around it within its surface (nil: none).
     var clip: ClipChain?
     /// Where it draws, in target points (nil: nothing — hidden, transparent, empty, clipped away).
-    var bounds: TargetBox?
+    @exclusivity(unchecked) var bounds: TargetBox?
     /// Contents: where they are drawn in the layer's bounds space, and their size in points.
-    var frame = Rect.zero
-    var contentSize = Size.zero
+    @exclusivity(unchecked) var frame = Rect.zero
+    @exclusivity(unchecked) var contentSize = Size.zero
     /// The grid cells it is in (the target's items).
-    var cells: (Int32, Int32, Int32, Int32)?
+    @exclusivity(unchecked) var cells: (Int32, Int32, Int32, Int32)?
 
     init(node: RenderNode, kind: any ItemKind.Type, key: UInt64, surface: SurfaceID, clip: ClipChain?) {
         self.node = node; self.kind = kind; self.key = key; self.surface = surface; self.clip = clip

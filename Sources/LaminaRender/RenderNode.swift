@@ -17,7 +17,7 @@ final class RenderNode: SlotListElement {
     /// present (`RenderTree.advanceAnimations`).
     @exclusivity(unchecked) var state: LayerState
     /// The model's latest state, when it differs from `state` (animated layers).
-    var model: LayerState?
+    @exclusivity(unchecked) var model: LayerState?
     /// The properties its animations presented at the last frame.
     var lastPresented: LayerProperties?
     /// Contents its animations show (counted as shown, so they stay on the GPU).
@@ -42,7 +42,7 @@ final class RenderNode: SlotListElement {
     /// The sublayers' nodes, in sublayer order.
     @exclusivity(unchecked) var children = SlotList<RenderNode>()
     /// The mask's node (`Layer.mask`): below this node, drawn into a surface of its own.
-    var maskNode: RenderNode?
+    @exclusivity(unchecked) var maskNode: RenderNode?
     /// Its slot in its parent's `children`.
     var slotIndex = -1
     /// Whether it is its parent's mask.
@@ -110,7 +110,7 @@ final class RenderNode: SlotListElement {
     /// The clips around its items in `surface` (nil: none).
     var outerClip: ClipChain?
     /// Its own clip (`masksToBounds`), around its contents and sublayers (nil: it does not clip).
-    var ownClip: ClipChain?
+    @exclusivity(unchecked) var ownClip: ClipChain?
     /// What the last frame saw of it, for telling which changes alter its items.
     @exclusivity(unchecked) var facts: PlannedFacts?
 

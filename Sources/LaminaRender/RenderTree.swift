@@ -17,7 +17,7 @@ public final class RenderTree {
     // MARK: What changed since the last frame was built
 
     /// Nodes whose state changed or that were created (possibly repeated).
-    var pendingNodes: [RenderNode] = []
+    @exclusivity(unchecked) var pendingNodes: [RenderNode] = []
     /// GL contents of new generations, to draw before the next frame (GLContents.swift).
     var glToDraw: [GLContentRef] = []
     /// GL contents drawn at every frame, by source id.

@@ -4,7 +4,7 @@ import LaminaGeometry
 extension Transform3D {
     /// Drops z (a plain layer flattens its sublayers into its own plane); w is kept, so
     /// perspective applied before survives.
-    package static let flatten: Transform3D = {
+    @usableFromInline package static let flatten: Transform3D = {
         var t = Transform3D.identity
         t.m33 = 0
         return t
@@ -63,20 +63,20 @@ public protocol LayerGeometry {
 
 extension LayerGeometry {
     /// The anchor point in bounds coordinates.
-    var anchorInBounds: Point {
+    @inlinable var anchorInBounds: Point {
         Point(x: bounds.origin.x + anchorPoint.x * bounds.size.width, y: bounds.origin.y + anchorPoint.y * bounds.size.height)
     }
 
     /// Maps this layer's bounds coordinates (3D) to its superlayer's bounds coordinates,
     /// before the superlayer's `sublayerTransform`: the anchor point goes to `position`
     /// (at `zPosition`), with `transform` applied about it.
-    public var transformToSuperlayer: Transform3D {
+    @inlinable public var transformToSuperlayer: Transform3D {
         let a = anchorInBounds
         return transform.translated(before: (-a.x, -a.y, -anchorPointZ), after: (position.x, position.y, zPosition))
     }
 
     /// `sublayerTransform` applied about the anchor point (no flattening).
-    public var sublayerTransformAboutAnchor: Transform3D {
+    @inlinable public var sublayerTransformAboutAnchor: Transform3D {
         guard !sublayerTransform.isIdentity else { return .identity }
         let a = anchorInBounds
         return sublayerTransform.translated(before: (-a.x, -a.y, -anchorPointZ), after: (a.x, a.y, anchorPointZ))
@@ -84,7 +84,7 @@ extension LayerGeometry {
 
     /// `sublayerTransform`, applied about the anchor point, followed by flattening into
     /// this layer's plane unless the layer preserves depth.
-    public var transformForSublayers: Transform3D {
+    @inlinable public var transformForSublayers: Transform3D {
         // (Most layers have no sublayerTransform: no product to work out.)
         guard !sublayerTransform.isIdentity else { return preservesDepth ? .identity : .flatten }
         return preservesDepth ? sublayerTransformAboutAnchor : sublayerTransformAboutAnchor.concatenating(.flatten)

@@ -317,18 +317,18 @@ public final class LayerState: Sendable {
     /// It draws contents: its own, or a cross-fade of contents.
     package var showsContents: Bool { contents != nil || properties.contentsFade != nil }
 
-    public var bounds: Rect { properties.bounds }
-    public var position: Point { properties.position }
-    public var anchorPoint: Point { properties.anchorPoint }
-    public var anchorPointZ: Double { properties.anchorPointZ }
-    public var zPosition: Double { properties.zPosition }
-    public var transform: Transform3D { properties.transform }
-    public var sublayerTransform: Transform3D { properties.sublayerTransform }
-    public var isDoubleSided: Bool { properties.isDoubleSided }
+    @inlinable public var bounds: Rect { properties.bounds }
+    @inlinable public var position: Point { properties.position }
+    @inlinable public var anchorPoint: Point { properties.anchorPoint }
+    @inlinable public var anchorPointZ: Double { properties.anchorPointZ }
+    @inlinable public var zPosition: Double { properties.zPosition }
+    @inlinable public var transform: Transform3D { properties.transform }
+    @inlinable public var sublayerTransform: Transform3D { properties.sublayerTransform }
+    @inlinable public var isDoubleSided: Bool { properties.isDoubleSided }
     public var backgroundColor: Color? { properties.backgroundColor }
-    public var opacity: Double { properties.opacity }
+    @inlinable public var opacity: Double { properties.opacity }
     public var allowsGroupOpacity: Bool { properties.allowsGroupOpacity }
-    public var isHidden: Bool { properties.isHidden }
+    @inlinable public var isHidden: Bool { properties.isHidden }
     public var borderWidth: Double { properties.borderWidth }
     public var borderColor: Color { properties.borderColor }
     public var cornerRadius: Double { properties.cornerRadius }
