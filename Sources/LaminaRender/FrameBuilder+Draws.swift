@@ -147,14 +147,16 @@ extension FrameBuilder {
             target.grid = grid
         }
         let box = rect.targetBox(scale: current.scale)
+        // Only items whose boxes meet the damage, kept before the sort: the cells a small
+        // damage touches hold many items it misses.
         var found: [Item] = []
-        target.grid!.query(box, into: &found)
+        target.grid!.query(box, into: &found) { $0.bounds?.intersects(box) == true }
         found.sort { $0.key < $1.key }
         var draws = DrawBuilder(builder: self, capacity: found.count, forTarget: true)
         var last: Item?
         for item in found where item !== last {
             last = item
-            if let b = item.bounds, b.intersects(box) { item.kind.draw(item, into: &draws) }
+            item.kind.draw(item, into: &draws)
         }
         return draws.draws
     }

@@ -184,10 +184,14 @@ struct Grid {
         }
     }
 
-    /// Items whose cells meet `b` (duplicates possible).
-    func query(_ b: TargetBox, into out: inout [Item]) {
-        out.append(contentsOf: large.values)
+    /// Items whose cells meet `b` (duplicates possible) and that `keep` accepts.
+    func query(_ b: TargetBox, into out: inout [Item], where keep: (Item) -> Bool = { _ in true }) {
+        for item in large.values where keep(item) { out.append(item) }
         guard let (x0, y0, x1, y1) = range(b) else { return }
-        for y in y0...y1 { for x in x0...x1 { out.append(contentsOf: cells[Int(y) * columns + Int(x)]) } }
+        for y in y0...y1 {
+            for x in x0...x1 {
+                for item in cells[Int(y) * columns + Int(x)] where keep(item) { out.append(item) }
+            }
+        }
     }
 }
