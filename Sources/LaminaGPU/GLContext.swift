@@ -358,9 +358,14 @@ final class GLContext {
             pendingPass?.flush()
             return
         }
+        // What is current now, when known without asking EGL again (each eglGetCurrent…
+        // call takes libEGL's and libglvnd's locks: four of them a scope were 2 % of a small
+        // frame's instructions).
+        var known: EGLCurrentBinding?
         if stack.scopes.isEmpty {
             stack.caller = EGLCurrentBinding.read()   // binds the ES API; put back by the last exit
             stack.current = nil
+            known = stack.caller
         }
         let outermost = openScopes == 0
         if outermost {
@@ -374,7 +379,7 @@ final class GLContext {
         }
         let previous = stack.current
         if stack.current !== self && !isCallersOwn(stack) {
-            if let error = switchHere(stack) {
+            if let error = switchHere(stack, current: known) {
                 if stack.scopes.isEmpty { putBackCaller(stack) }
                 throw error
             }
@@ -447,9 +452,11 @@ final class GLContext {
 
     /// eglMakeCurrent of this context on this thread; the error, or nil. On failure, what
     /// was current before (an EGL or a GLX binding it released) is current again.
-    private func switchHere(_ stack: ScopeStack) -> GPUError? {
-        let previousEGL = (display: eglGetCurrentDisplay(), context: eglGetCurrentContext(),
-                           draw: eglGetCurrentSurface(EGL_DRAW), read: eglGetCurrentSurface(EGL_READ))
+    /// `current`: the thread's binding when the caller just read it (else it is read here).
+    private func switchHere(_ stack: ScopeStack, current: EGLCurrentBinding? = nil) -> GPUError? {
+        let previousEGL = current.map { (display: $0.display, context: $0.context, draw: $0.draw, read: $0.read) }
+            ?? (display: eglGetCurrentDisplay(), context: eglGetCurrentContext(),
+                draw: eglGetCurrentSurface(EGL_DRAW), read: eglGetCurrentSurface(EGL_READ))
         func restoreEGL() {
             if let d = previousEGL.display, let c = previousEGL.context { eglMakeCurrent(d, previousEGL.draw, previousEGL.read, c) }
         }
@@ -507,7 +514,8 @@ final class GLContext {
                 if current.hostGLX != nil { GLXBinding.releaseCurrent() }
                 if let c = caller.context, let d = caller.display {
                     eglMakeCurrent(d, caller.draw, caller.read, c)
-                } else if let d = eglGetCurrentDisplay() {
+                } else if let d = current.hostGLX == nil ? current.display : eglGetCurrentDisplay() {
+                    // (A Lamina EGL context is current: its display, without asking EGL.)
                     eglMakeCurrent(d, nil, nil, nil)
                 }
             }
