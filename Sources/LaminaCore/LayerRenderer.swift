@@ -71,16 +71,18 @@ public final class LayerRenderer {
                        overlays: [(rect: Rect, color: Color, transform: Transform3D)]) throws -> FrameStatistics {
         let clock = PhaseClock()
         guard target.device === compositor.device else { throw GPUError.wrongDevice(what: "the render target") }
-        let recovered = try compositor.recoverIfContextLost(target)
-        guard !target.isReleased else { throw GPUError.released(what: "the render target", operation: "LayerRenderer.render") }
-        root.transactionContext.deliverChanges()
-        if compositor.tree?.rootID != root.id {
-            let (tree, uploads) = snapshot(of: root)
-            compositor.adopt(tree, uploads: uploads)
-            root.transactionContext.register(compositor)
+        return try compositor.inFrameScope(on: target) { recovered in
+            // (After a recovery: a target that lost its storage with the context has it again.)
+            guard !target.isReleased else { throw GPUError.released(what: "the render target", operation: "LayerRenderer.render") }
+            root.transactionContext.deliverChanges()
+            if compositor.tree?.rootID != root.id {
+                let (tree, uploads) = snapshot(of: root)
+                compositor.adopt(tree, uploads: uploads)
+                root.transactionContext.register(compositor)
+            }
+            return try compositor.renderFrame(to: target, background: background, always: always, overlays: overlays, clock: clock,
+                                              recovered: recovered)
         }
-        return try compositor.renderFrame(to: target, background: background, always: always, overlays: overlays, clock: clock,
-                                          recovered: recovered)
     }
 }
 

@@ -104,7 +104,7 @@ public final class Compositor: @unchecked Sendable {
         contents.hold(tree.takeNewExternals())
         drawGL(tree.takeGLDraws(), always: false, at: MediaClock.now())
         if !transitionsSeen.isEmpty { releaseEndedTransitions() }
-        statesApplied += update.layers.count
+        statesApplied += update.layerCount
         for upload in update.uploads where tree.contentUsers[.store(upload.store.id)] != nil {
             receive(upload)
             tree.notePixels(of: upload.store, in: upload.region)
@@ -364,6 +364,26 @@ public final class Compositor: @unchecked Sendable {
     /// device are gone: make them again here. On a host's context, which Lamina cannot
     /// re-create, it is called and the render throws.
     public var contextLossHandler: ((GPUError) -> Void)?
+
+    /// Runs one frame's work (`body`, told whether the context was just recovered) in one GL
+    /// scope with the check for a lost context, so a frame makes the context current once
+    /// (each eglMakeCurrent and its release cost about 2 000 instructions on Mesa). When the
+    /// context was lost, or the target or compositor must catch up with a new context, the
+    /// scope is left first: recovery (`recoverIfContextLost`) re-creates the context, which
+    /// cannot happen inside a scope; then `body` runs as before.
+    package func inFrameScope<T>(on target: RenderTarget, _ body: (_ recovered: Bool) throws -> T) throws -> T {
+        var result: T?
+        try device.withContext {
+            do { try device.checkContext() } catch let error as GPUError {
+                guard case .contextLost = error else { throw error }
+                return
+            }
+            guard contextGeneration == device.contextGeneration, !target.isLost else { return }
+            result = try body(false)
+        }
+        if let result { return result }
+        return try body(try recoverIfContextLost(target))
+    }
 
     /// At each frame boundary: when the context was lost, recovers — the device's context is
     /// made again (own contexts; a host's throws), the compositor forgets every GPU object,

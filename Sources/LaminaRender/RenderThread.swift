@@ -337,15 +337,16 @@ public final class RenderThread: @unchecked Sendable {
         var error: Error?
         var time = MediaClock.now()
         do {
-            let recovered = try compositor.recoverIfContextLost(target)
-            if compositor.tree == nil && recovered {
-                lock(); lostTree = true; unlock()
-                if let ask = snapshotNeeded { postToMain { ask() } }
-            } else {
-                stats = try compositor.renderFrame(to: target, background: lastRequest.background, always: lastRequest.always,
-                                                   overlays: requested ? lastRequest.overlays : [], clock: PhaseClock(),
-                                                   recovered: recovered)
-                time = compositor.lastFrameMediaTime ?? time
+            try compositor.inFrameScope(on: target) { recovered in
+                if compositor.tree == nil && recovered {
+                    lock(); lostTree = true; unlock()
+                    if let ask = snapshotNeeded { postToMain { ask() } }
+                } else {
+                    stats = try compositor.renderFrame(to: target, background: lastRequest.background, always: lastRequest.always,
+                                                       overlays: requested ? lastRequest.overlays : [], clock: PhaseClock(),
+                                                       recovered: recovered)
+                    time = compositor.lastFrameMediaTime ?? time
+                }
             }
         } catch let e {
             error = e
