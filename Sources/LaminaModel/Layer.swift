@@ -335,6 +335,14 @@ open class Layer {
     /// The contents a GL layer's drawing makes (`GLLayer`), shown in place of `contents`.
     var glContentReference: GLContentRef? { nil }
 
+    /// The layer's change as a `GeometryUpdate`, when that is all it is: only geometry,
+    /// zPosition, opacity or isHidden changed, the renderers know the layer, and it has no
+    /// animations or out-of-line properties (whose renderer state `makeState` keeps).
+    package var geometryUpdate: GeometryUpdate? {
+        guard wasDelivered, addedAnimations.isEmpty, !properties.hasRareProperties else { return nil }
+        return GeometryUpdate(id: id, changes: pendingChanges, properties: properties)
+    }
+
     /// The state described whole, for a renderer that knows nothing of the tree (a snapshot):
     /// the whole sublayer list; the edits pending for the next delivery are kept.
     package var wholeState: LayerState { makeState(whole: true) }

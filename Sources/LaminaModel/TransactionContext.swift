@@ -273,7 +273,6 @@ public final class TransactionContext {
                                             + renderers.compactMap { $0.renderer?.deliveryRootID }))
         var update = RenderUpdate()
         let changed = changedLayers.take()
-        update.layers.reserveCapacity(changed.count)
         var uploaded = Set<UInt64>()
         var leftOut = 0
         for layer in changed {
@@ -284,7 +283,14 @@ public final class TransactionContext {
                 leftOut += 1
                 continue
             }
-            update.layers.append(layer.state)
+            // (Each array reserved for every changed layer at its first: no copies as it grows.)
+            if let g = layer.geometryUpdate {
+                if update.geometry.isEmpty { update.geometry.reserveCapacity(changed.count) }
+                update.geometry.append(g)
+            } else {
+                if update.layers.isEmpty { update.layers.reserveCapacity(changed.count) }
+                update.layers.append(layer.state)
+            }
             layer.pendingChanges = []
             if case .backingStore(let store)? = layer.contents, uploaded.insert(store.id).inserted {
                 if fullUploads.removeValue(forKey: store.id) != nil {
@@ -295,10 +301,10 @@ public final class TransactionContext {
                 }
             }
         }
-        lastDelivery = (update.layers.count, leftOut)
+        lastDelivery = (update.layerCount, leftOut)
         fullUploads = [:]
         renderers.removeAll { $0.renderer == nil }
-        guard !update.layers.isEmpty || !update.uploads.isEmpty else { return }
+        guard !update.isEmpty else { return }
         for entry in renderers { entry.renderer?.receive(update) }
     }
     /// Something outside the layers (a tile drawn on another thread) needs a commit.

@@ -97,7 +97,7 @@ public final class RenderTree {
     @discardableResult
     public func apply(_ update: RenderUpdate) -> Changes {
         var changes = Changes()
-        guard !update.layers.isEmpty else { return changes }
+        guard !update.layers.isEmpty || !update.geometry.isEmpty else { return changes }
         var incoming: [LayerID: LayerState]?
         func states() -> [LayerID: LayerState] {
             if let incoming { return incoming }
@@ -133,6 +133,7 @@ public final class RenderTree {
             changes.updated.append(s.id)
             if !drawn.isEmpty { pendingNodes.append(node) }
         }
+        for g in update.geometry { apply(g, changes: &changes) }
         // Detached nodes that found no new place leave, with their subtrees (a descendant
         // moved elsewhere in the update stays).
         for node in detached where node.parentNode == nil && node.id != rootID && node.isInTree {
@@ -141,6 +142,25 @@ public final class RenderTree {
         // Changes pile up while no frame is built: past twice the tree, a rebuild is cheaper.
         if pendingNodes.count > max(1024, 2 * nodes.count) { needsRebuild = true; pendingNodes = [] }
         return changes
+    }
+
+    /// A layer's new geometry, zPosition, opacity or visibility: applied to the node's state
+    /// in place when the node alone holds it (no new state made, none freed), else to a copy.
+    private func apply(_ g: GeometryUpdate, changes: inout Changes) {
+        guard let node = nodes[g.id] else { return }
+        let oldZ = node.state.zPosition
+        if node.model == nil && isKnownUniquelyReferenced(&node.state) {
+            node.state.applyInPlace(g)
+        } else {
+            // (The model sends these only for layers without animations; a node still
+            // holding a model state takes the update on it, and presents it again.)
+            node.state = (node.model ?? node.state).applying(g)
+            if node.model != nil { noteAnimations(of: node, model: node.state) }
+        }
+        if g.changes.contains(.zPosition), oldZ != node.state.zPosition { noteReordered(node) }
+        node.changes.formUnion(g.changes)
+        changes.updated.append(g.id)
+        pendingNodes.append(node)
     }
 
     /// A node's place among its siblings changed (its zPosition): its subtree is placed again.

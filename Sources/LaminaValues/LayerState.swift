@@ -229,6 +229,10 @@ public struct LayerProperties: Sendable, Equatable {
     /// on a layer's properties copied all of them first, 833 bytes, to read one reference.)
     @usableFromInline var rare: OutOfLine<RareProperties>?
 
+    /// Whether any of the properties kept out of line is set (shadowPath, filters, a
+    /// gradient, a replicator, a shader, custom keys…).
+    @inlinable package var hasRareProperties: Bool { rare != nil }
+
     private mutating func updateRare(_ change: (inout RareProperties) -> Void) {
         var r = rare?.value ?? RareProperties()
         change(&r)
@@ -261,11 +265,15 @@ public struct LayerProperties: Sendable, Equatable {
 }
 
 /// Everything the renderer needs of one layer: its properties and the identities of its
-/// sublayers, in order. Immutable (so Sendable): made on the main actor at a commit, then
-/// shared by reference — the update, and every renderer's tree, hold the same object.
-public final class LayerState: Sendable {
+/// sublayers, in order. Immutable once shared (so Sendable): made on the main actor at a
+/// commit, then shared by reference — the update, and every renderer's tree, hold the same
+/// object. The one exception: a render tree that holds the only reference may apply a
+/// `GeometryUpdate` to it in place (`applyInPlace`), as nothing else can see it.
+public final class LayerState: @unchecked Sendable {
     public let id: LayerID
-    public let properties: LayerProperties
+    @inlinable public var properties: LayerProperties { _read { yield storedProperties } }
+    /// (Set once, or by `applyInPlace`.)
+    @exclusivity(unchecked) @usableFromInline var storedProperties: LayerProperties
     public let preservesDepth: Bool
     public let contents: ContentRef?
     /// `contents?.pixelSize`, kept: placing the contents needs only their size, and copying
@@ -286,21 +294,22 @@ public final class LayerState: Sendable {
     package var children: [LayerID] { mask.map { sublayers + [$0] } ?? sublayers }
     /// What changed since the layer's previous state was handed over (everything for a
     /// layer the renderers may not know): renderers use it instead of comparing states.
-    public let changes: LayerChanges
+    @inlinable public var changes: LayerChanges { storedChanges }
+    @exclusivity(unchecked) @usableFromInline var storedChanges: LayerChanges
     /// The layer's animations (what the renderer evaluates every frame), in the order they
     /// were added, their begin times set.
     public let effects: [AnimationEffect]
 
     @inlinable package init(id: LayerID, properties: LayerProperties, preservesDepth: Bool, contents: ContentRef?, sublayers: [LayerID],
                  sublayerEdits: [SublayerEdit]? = nil, mask: LayerID? = nil, changes: LayerChanges, effects: [AnimationEffect] = []) {
-        self.id = id; self.properties = properties; self.preservesDepth = preservesDepth
+        self.id = id; storedProperties = properties; self.preservesDepth = preservesDepth
         self.contents = contents; contentsPixelSize = contents?.pixelSize; self.sublayers = sublayers; self.sublayerEdits = sublayerEdits; self.mask = mask
-        self.changes = changes; self.effects = effects
+        storedChanges = changes; self.effects = effects
     }
 
     private init(presenting properties: LayerProperties, of s: LayerState) {
-        id = s.id; self.properties = properties; preservesDepth = s.preservesDepth; contents = s.contents; contentsPixelSize = s.contentsPixelSize
-        sublayers = s.sublayers; sublayerEdits = s.sublayerEdits; mask = s.mask; changes = s.changes; effects = s.effects
+        id = s.id; storedProperties = properties; preservesDepth = s.preservesDepth; contents = s.contents; contentsPixelSize = s.contentsPixelSize
+        sublayers = s.sublayers; sublayerEdits = s.sublayerEdits; mask = s.mask; storedChanges = s.changes; effects = s.effects
     }
 
     /// The same layer described whole: its sublayer list given (not as edits), everything changed.
@@ -312,6 +321,22 @@ public final class LayerState: Sendable {
     /// The same layer showing `properties` (what its animations present).
     package func presenting(_ properties: LayerProperties) -> LayerState {
         LayerState(presenting: properties, of: self)
+    }
+
+    /// The same layer after `update`: a new state (this one may be shared).
+    package func applying(_ update: GeometryUpdate) -> LayerState {
+        var p = properties
+        update.apply(to: &p)
+        let s = LayerState(presenting: p, of: self)
+        s.storedChanges = update.changes
+        return s
+    }
+
+    /// Applies `update` to this state itself. Only for its sole holder: the caller checked
+    /// `isKnownUniquelyReferenced` (no other tree, update or thread can see the change).
+    package func applyInPlace(_ update: GeometryUpdate) {
+        update.apply(to: &storedProperties)
+        storedChanges = update.changes
     }
 
     /// It draws contents: its own, or a cross-fade of contents.
@@ -344,6 +369,43 @@ public final class LayerState: Sendable {
     public var contentsScale: Double { properties.contentsScale }
     public var minificationFilter: TextureFilter { properties.minificationFilter }
     public var magnificationFilter: TextureFilter { properties.magnificationFilter }
+}
+
+/// A layer whose change since its last state is only where it is, how it is turned and how
+/// opaque (`LayerChanges.geometryUpdate`): the new values of those properties, handed over
+/// in place of a whole `LayerState`. An animation-free layer set every frame (a scroll, a
+/// drag, a spin) costs its renderers a few hundred bytes copied, not a state made and the
+/// old one freed; a render tree that alone holds the layer's state updates it in place.
+public struct GeometryUpdate: Sendable {
+    public let id: LayerID
+    /// What changed: a subset of `LayerChanges.geometryUpdate`.
+    public let changes: LayerChanges
+    public let bounds: Rect
+    public let position: Point
+    public let anchorPoint: Point
+    public let anchorPointZ: Double
+    public let zPosition: Double
+    public let transform: Transform3D
+    public let sublayerTransform: Transform3D
+    public let isDoubleSided: Bool
+    public let opacity: Double
+    public let isHidden: Bool
+
+    /// `properties`' values of what `changes` covers; nil when `changes` holds more.
+    @inlinable public init?(id: LayerID, changes: LayerChanges, properties p: LayerProperties) {
+        guard !changes.isEmpty, changes.isSubset(of: .geometryUpdate) else { return nil }
+        self.id = id; self.changes = changes
+        bounds = p.bounds; position = p.position; anchorPoint = p.anchorPoint; anchorPointZ = p.anchorPointZ
+        zPosition = p.zPosition; transform = p.transform; sublayerTransform = p.sublayerTransform
+        isDoubleSided = p.isDoubleSided; opacity = p.opacity; isHidden = p.isHidden
+    }
+
+    /// Sets these values in `p`.
+    @inlinable public func apply(to p: inout LayerProperties) {
+        p.bounds = bounds; p.position = position; p.anchorPoint = anchorPoint; p.anchorPointZ = anchorPointZ
+        p.zPosition = zPosition; p.transform = transform; p.sublayerTransform = sublayerTransform
+        p.isDoubleSided = isDoubleSided; p.opacity = opacity; p.isHidden = isHidden
+    }
 }
 
 /// One change of a layer's sublayer list, as the renderers apply it.
@@ -386,6 +448,8 @@ public struct LayerChanges: OptionSet, Sendable, Hashable {
     /// compositingFilter, backgroundFilters, a gradient's style, the mask.
     public static let effects = LayerChanges(rawValue: 1 << 16)
     public static let all = LayerChanges(rawValue: (1 << 14) - 1 | 1 << 15 | 1 << 16)
+    /// What a `GeometryUpdate` carries: geometry, zPosition, opacity, isHidden.
+    public static let geometryUpdate: LayerChanges = [.geometry, .zPosition, .opacity, .hidden]
     /// A transition's progress (render side only: a presented state's).
     package static let transitionProgress = LayerChanges(rawValue: 1 << 14)
 }
@@ -396,7 +460,12 @@ public struct LayerChanges: OptionSet, Sendable, Hashable {
 /// its parent's sublayer list (its renderer lets go of what it held).
 public struct RenderUpdate: Sendable {
     public var layers: [LayerState] = []
+    /// Layers known to the renderers whose change is only their geometry, zPosition,
+    /// opacity or visibility, and that have no animations (each layer is in `layers` or here).
+    public var geometry: [GeometryUpdate] = []
     public var uploads: [ContentUpload] = []
     public init() {}
-    public var isEmpty: Bool { layers.isEmpty && uploads.isEmpty }
+    public var isEmpty: Bool { layers.isEmpty && geometry.isEmpty && uploads.isEmpty }
+    /// Layers described, whole or as geometry.
+    public var layerCount: Int { layers.count + geometry.count }
 }
