@@ -9,6 +9,9 @@ import Testing
 @MainActor
 private final class UpdateLog: RenderUpdateReceiver {
     let tree: RenderTree
+    /// The tree's root, kept alive (a sublayer does not keep its superlayer).
+    let root: Layer
+    let context: TransactionContext
     var updates: [RenderUpdate] = []
     var deliveryRootID: LayerID? { tree.rootID }
     var maximumTextureSide: Int { 4096 }
@@ -18,10 +21,14 @@ private final class UpdateLog: RenderUpdateReceiver {
     }
     init(root: Layer) {
         tree = RenderTree(root: root.id, states: root.subtreeSnapshot().states)
-        root.transactionContext.register(self)
+        self.root = root
+        context = root.transactionContext
+        context.register(self)
     }
-    /// The last update, let go of once read (an update holds the states it brings).
-    func takeLast() -> RenderUpdate? {
+    /// Commits what changed and returns the update it brought (nil: none), let go of
+    /// here (an update holds the states it brings).
+    func commit() throws -> RenderUpdate? {
+        try context.flush()
         defer { updates = [] }
         return updates.last
     }
@@ -43,15 +50,14 @@ struct GeometryUpdateTests {
 
     @Test("position, transform, zPosition, opacity and isHidden come as a GeometryUpdate, written in place into the state the tree alone holds")
     func inPlace() throws {
-        let (root, layer, log) = try tree()
+        let (_, layer, log) = try tree()
         let first = ObjectIdentifier(try #require(log.tree.state(of: layer.id)))
         layer.position = Point(x: 70, y: 40)
         layer.transform = Transform3D(rotationAngle: 0.5, x: 0, y: 0, z: 1)
         layer.zPosition = 2
         layer.opacity = 0.25
         layer.isHidden = true
-        try root.transactionContext.flush()
-        let update = try #require(log.takeLast())
+        let update = try #require(try log.commit())
         #expect(update.layers.isEmpty)
         #expect(update.geometry.map(\.id) == [layer.id])
         #expect(update.geometry.first?.changes == [.geometry, .zPosition, .opacity, .hidden])
@@ -65,11 +71,10 @@ struct GeometryUpdateTests {
 
     @Test("a state someone else holds is never changed: the update goes into a copy")
     func sharedStateIsCopied() throws {
-        let (root, layer, log) = try tree()
+        let (_, layer, log) = try tree()
         let held = try #require(log.tree.state(of: layer.id))
         layer.position = Point(x: 50, y: 60)
-        try root.transactionContext.flush()
-        #expect(log.takeLast()?.geometry.count == 1)
+        #expect(try log.commit()?.geometry.count == 1)
         let now = try #require(log.tree.state(of: layer.id))
         #expect(now !== held)
         #expect(held.position == Point(x: 20, y: 20), "the state held elsewhere still shows the old position")
@@ -82,33 +87,27 @@ struct GeometryUpdateTests {
         let (root, layer, log) = try tree()
         layer.position = Point(x: 30, y: 30)
         layer.backgroundColor = Color(red: 0, green: 0, blue: 1)
-        try root.transactionContext.flush()
-        var update = try #require(log.takeLast())
+        var update = try #require(try log.commit())
         #expect(update.geometry.isEmpty && update.layers.map(\.id) == [layer.id])
 
         layer.shadowPath = Path(rect: Rect(x: 0, y: 0, width: 20, height: 20))
-        try root.transactionContext.flush()
-        _ = log.takeLast()
+        _ = try log.commit()
         layer.position = Point(x: 40, y: 40)
-        try root.transactionContext.flush()
-        update = try #require(log.takeLast())
+        update = try #require(try log.commit())
         #expect(update.geometry.isEmpty && update.layers.map(\.id) == [layer.id], "a layer with a shadowPath")
 
         let other = Layer()
         other.frame = Rect(x: 0, y: 0, width: 5, height: 5)
         root.addSublayer(other)
-        try root.transactionContext.flush()
-        update = try #require(log.takeLast())
+        update = try #require(try log.commit())
         #expect(update.geometry.isEmpty && Set(update.layers.map(\.id)) == [root.id, other.id])
 
         var fade = BasicAnimation(keyPath: "opacity")
         fade.fromValue = .number(0); fade.toValue = .number(1); fade.duration = 10
         other.add(fade, forKey: "fade")
-        try root.transactionContext.flush()
-        _ = log.takeLast()
+        _ = try log.commit()
         other.position = Point(x: 50, y: 50)
-        try root.transactionContext.flush()
-        update = try #require(log.takeLast())
+        update = try #require(try log.commit())
         #expect(update.geometry.isEmpty && update.layers.map(\.id) == [other.id], "a layer with animations")
     }
 
