@@ -103,8 +103,12 @@ public func c_gl_draw_count(_ l: OpaquePointer?, _ out: UnsafeMutablePointer<UIn
 
 // MARK: Shader layers and effects
 
-/// A uniform's value from `count` floats.
+/// A uniform's value from `count` floats. The count is checked before any value is read:
+/// a wrong one (or a `size_t` past `Int.max`, negative here) reads nothing.
 func shaderValue(_ values: UnsafePointer<Float>?, _ count: Int, _ name: String) throws -> ShaderValue {
+    guard [1, 2, 3, 4, 9, 16].contains(count) else {
+        throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "uniform '\(name)': count is 1 to 4, 9 or 16 floats; got \(UInt(bitPattern: count))")
+    }
     guard let values else { throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "the values of uniform '\(name)' are NULL") }
     let v = (0..<count).map { Double(values[$0]) }
     guard v.allSatisfy(\.isFinite) else { throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "uniform '\(name)': values must be finite") }
@@ -114,8 +118,7 @@ func shaderValue(_ values: UnsafePointer<Float>?, _ count: Int, _ name: String) 
     case 3: return .vec3(v[0], v[1], v[2])
     case 4: return .vec4(v[0], v[1], v[2], v[3])
     case 9: return .mat3(v)
-    case 16: return .mat4(v)
-    default: throw CAPIError(LAMINA_ERROR_INVALID_ARGUMENT, "uniform '\(name)': count is 1 to 4, 9 or 16 floats; got \(count)")
+    default: return .mat4(v)   // 16
     }
 }
 

@@ -112,6 +112,9 @@ int main(void) {
     check(lamina_shader_layer_set_uniform(shader, "tint", blue, 4) == LAMINA_OK, "lamina_shader_layer_set_uniform (vec4)");
     float three[3] = {1, 2, 3};
     check(lamina_shader_layer_set_uniform(shader, "tint", three, 5) == LAMINA_ERROR_INVALID_ARGUMENT, "5 floats are refused");
+    /* Refused before any value is read: SIZE_MAX (negative as a Swift Int) once trapped. */
+    check(lamina_shader_layer_set_uniform(shader, "tint", three, SIZE_MAX) == LAMINA_ERROR_INVALID_ARGUMENT, "SIZE_MAX floats are refused");
+    check(lamina_shader_layer_set_uniform(shader, "tint", three, 0) == LAMINA_ERROR_INVALID_ARGUMENT, "0 floats are refused");
     check(lamina_shader_layer_set_uniform(gl, "tint", blue, 4) == LAMINA_ERROR_INVALID_ARGUMENT, "a GL layer is not a shader layer");
     lamina_layer_add_sublayer(root, shader);
     check(lamina_flush() == LAMINA_OK, "the shader layer composites");
