@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The test command: installs what is missing, builds with warnings treated as failures
 # (Lamina, and the SDL2 host program of Examples/SDLHost that the suite drives under
-# Xvfb), runs the test suite on this machine (llvmpipe through EGL) under AddressSanitizer
-# and then the GBM suite with the same instrumented test binary inside a VM that has a DRM
+# Xvfb), runs the test suite on this machine (llvmpipe through EGL) under AddressSanitizer,
+# the C API's C programs against the instrumented library (Tools/capi-sanitize.sh), and
+# then the GBM suite with the same instrumented test binary inside a VM that has a DRM
 # device (Tools/sanitize.sh address; Tools/vm/), the tests that run leaves out uninstrumented
 # (the real SDL2 host, the scene fuzzer, the 10⁵-deep and 10⁶-wide stress tests), the C
 # API's tests (Tools/capi-tests.sh: install, C/C++/Rust examples), the DocC build
@@ -50,7 +51,7 @@ step() {
   set -e
 }
 
-stage "the suite on this machine under AddressSanitizer, then the GBM suites in the VM (Tools/vm/run-in-vm.sh, vgem, /dev/dri/card0) with the same binary (Tools/sanitize.sh address)"
+stage "the suite on this machine under AddressSanitizer, the C API's C programs against the instrumented library (Tools/capi-sanitize.sh), then the GBM suites in the VM (Tools/vm/run-in-vm.sh, vgem, /dev/dri/card0) with the same binary (Tools/sanitize.sh address)"
 step asan env LAMINA_SANITIZE_LOGS="$log" bash Tools/sanitize.sh address
 took
 
@@ -93,17 +94,20 @@ docs_passed=$(count '^✔ docs: ' "$log/docs.txt")
 docs_failed=$(count '^✘ docs: ' "$log/docs.txt")
 capi_passed=$(count '^✔ capi: ' "$log/capi.txt")
 capi_failed=$(count '^✘ capi: ' "$log/capi.txt")
+capi_asan_passed=$(count '^✔ capi-asan: ' "$log/asan.txt")
+capi_asan_failed=$(count '^✘ capi-asan: ' "$log/asan.txt")
 display_passed=$(count '^✔ display: ' "$log/display.txt")
 display_failed=$(count '^✘ display: ' "$log/display.txt")
 echo "host: $host_passed passed, $host_failed failed, $host_skipped skipped (the GBM suite, run in the VM)"
 echo "VM:   $vm_passed passed, $vm_failed failed, $vm_skipped skipped"
-echo "C API: $capi_passed passed, $capi_failed failed"
+echo "C API: $capi_passed passed, $capi_failed failed; under AddressSanitizer: $capi_asan_passed passed, $capi_asan_failed failed"
 echo "DocC:  $docs_passed built, $docs_failed failed"
 echo "Displays: $display_passed passed, $display_failed failed"
 status=0
 [ "$asan_status" = 0 ] || { echo "the suite, or the GBM suites in the VM, failed under AddressSanitizer (Tools/sanitize.sh address)" >&2; status=1; }
 [ "$plain_status" = 0 ] || { echo "the tests left out of the instrumented run failed (status $plain_status)" >&2; status=1; }
 [ "$docs_status" = 0 ] && [ "$docs_passed" -gt 0 ] || { echo "the documentation does not build (Tools/docs.sh)" >&2; status=1; }
+[ "$capi_asan_passed" -gt 0 ] || { echo "the C API did not run under AddressSanitizer (Tools/capi-sanitize.sh)" >&2; status=1; }
 [ "$capi_status" = 0 ] && [ "$capi_passed" -gt 0 ] || { echo "the C API's tests failed (Tools/capi-tests.sh)" >&2; status=1; }
 [ "$display_status" = 0 ] && [ "$display_passed" -gt 0 ] || { echo "the display tests failed (Tools/display-tests.sh)" >&2; status=1; }
 [ "$tsan_status" = 0 ] || { echo "the suites failed under ThreadSanitizer (Tools/sanitize.sh thread)" >&2; status=1; }
@@ -112,8 +116,8 @@ status=0
 [ "$vm_passed" -ge "$host_skipped" ] || { echo "only $vm_passed GBM tests passed in the VM, $host_skipped were left to it" >&2; status=1; }
 [ "$host_passed" -gt 0 ] || { echo "no host test ran" >&2; status=1; }
 [ "$vm_passed" -gt 0 ] || { echo "no GBM test ran in the VM" >&2; status=1; }
-failed=$((host_failed + vm_failed + capi_failed + docs_failed + display_failed))
+failed=$((host_failed + vm_failed + capi_failed + capi_asan_failed + docs_failed + display_failed))
 [ "$status" = 0 ] || [ "$failed" -gt 0 ] || failed=1
 echo "time: $SECONDS s in all (setup included)"
-echo "tests: $((host_passed + vm_passed + capi_passed + docs_passed + display_passed)) passed, $failed failed"
+echo "tests: $((host_passed + vm_passed + capi_passed + capi_asan_passed + docs_passed + display_passed)) passed, $failed failed"
 exit "$status"

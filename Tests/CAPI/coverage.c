@@ -626,8 +626,8 @@ int main(int argc, char **argv) {
     {
         static uint8_t vp[100 * 100 * 4];
         lamina_target *view_target;
-        lamina_view *window, *va, *vb, *vc, *hit = NULL;
-        lamina_layer *lb, *lc;
+        lamina_view *window = NULL, *va = NULL, *vb = NULL, *vc = NULL, *hit = NULL;
+        lamina_layer *lb = NULL, *lc = NULL;  /* (NULL unless set below: each && chain stops at a failure) */
         lamina_color white = {1, 1, 1, 1}, red = {1, 0, 0, 1}, blue = {0, 0, 1, 1}, gray = {0.5, 0.5, 0.5, 1};
         lamina_target_create_offscreen(device, 100, 100, 1, &view_target);
         check(lamina_window_create(view_target, &white, &window) == LAMINA_OK, "lamina_window_create");
