@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs on the NVIDIA device machine, in the repository root, after Tools/nvidia/bundle.sh
-# here: `lamina info`, the selftest, the reftests, the shader tests, the test suite (less the
-# suite that needs Xvfb) and the benchmark, each on the NVIDIA EGL device platform, with
-# everything written under $OUT. Usage there: bash Tools/nvidia/run.sh [bench frames [test filter]]
+# here: `lamina info`, the selftest, the reftests, the shader tests, the benchmark and the test
+# suite (less the tests Tools/sanitize.sh leaves out: the SDL host needs Xvfb), each on the
+# NVIDIA EGL device platform, with everything written under $OUT.
+# Usage there: bash Tools/nvidia/run.sh [bench frames [test filter]]
 # (0 frames: no benchmark; a filter: those tests only, a regular expression of their names).
 # A test run still going at its limit has its threads' stacks written (cuda-gdb) before it
 # is stopped.
@@ -33,8 +34,15 @@ lamina=.build/release/lamina
     echo "== reftest"; timeout 90 $lamina reftest Tests/Reftests/reftest.list -o /tmp/lamina-reftest 2>&1; echo "status $?"
     echo "== shader-test"; timeout 60 $lamina shader-test Examples/shader-tests/*.shader_test Examples/shader-tests/*/*.shader_test 2>&1; echo "status $?"
 } > "$out/cli.txt" 2>&1
+# The benchmark before the tests, so that a run cut short still has its figures. One group
+# at a time, so that a slow group loses only itself; the last is S1 with the render thread.
+[ "$frames" = 0 ] || for scenes in S1,S2,S3 S4,S5 D1,D2,D3,D4 E1,E2,E3 E4,E5,E6,E7,E8 S6,S6S "S1 --render-thread"; do
+    echo "== bench $scenes"; timeout 60 $lamina bench --scene $scenes --frames "$frames" --warmup 5 2>&1; echo "status $?"
+done > "$out/bench.txt" 2>&1
 echo "== tests"; date
-args=(--testing-library swift-testing --skip SDLHostTests)
+# Not the tests every sanitizer run leaves out either (the SDL host needs Xvfb; the scene
+# fuzzer and the stress tests are CPU-bound, minutes in a debug build).
+args=(--testing-library swift-testing --skip "$(bash Tools/sanitize.sh --left-out)")
 [ -n "$filter" ] && args+=(--filter "$filter")
 .build/debug/LaminaPackageTests.xctest "${args[@]}" > "$out/tests.log" 2>&1 &
 pid=$!
@@ -45,11 +53,6 @@ if kill -0 $pid 2>/dev/null; then
     kill -9 $pid
 fi
 wait $pid; echo "tests status $?"; date
-# One group at a time, so that a slow group loses only itself.
-[ "$frames" = 0 ] || for scenes in S1,S2,S3 S4,S5 D1 E1,E2,E3 E4,E5,E6,E7 S6,S6S; do
-    echo "== bench $scenes"; timeout 60 $lamina bench --scene $scenes --frames "$frames" --warmup 5 2>&1; echo "status $?"
-done > "$out/bench.txt" 2>&1
-date
 tar -czf "$out/artifacts.tar.gz" -C /tmp lamina-snapshots lamina-reftest 2>/dev/null
 grep -E "✘|failed|passed after" "$out/tests.log" | tail -60
 tail -40 "$out/bench.txt"
