@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs on the NVIDIA device machine, in the repository root, after Tools/nvidia/bundle.sh
-# here: `lamina info`, the selftest, the reftests, the shader tests, the benchmark and the test
-# suite (less the tests Tools/sanitize.sh leaves out: the SDL host needs Xvfb), each on the
-# NVIDIA EGL device platform, with everything written under $OUT.
+# here: `lamina info`, the selftest, the reftests, the shader tests, the C API's C programs,
+# the benchmark and the test suite (less the tests Tools/sanitize.sh leaves out: the SDL
+# host needs Xvfb), each on the NVIDIA EGL device platform, with everything written under
+# $OUT.
 # Usage there: bash Tools/nvidia/run.sh [bench frames [test filter]]
 # (0 frames: no benchmark; a filter: those tests only, a regular expression of their names).
 # A test run still going at its limit has its threads' stacks written (cuda-gdb) before it
@@ -14,7 +15,7 @@ filter=${2:-}
 limit=${LAMINA_DEVICE_TEST_LIMIT:-240}
 for f in .gl/*.deb; do dpkg -x "$f" /; done; ldconfig
 tar -xJf .devkit/bundle.tar.xz
-export LD_LIBRARY_PATH=$PWD/.devkit/lib
+export LD_LIBRARY_PATH=$PWD/.devkit/lib:$PWD/.devkit/prefix/lib
 vendor=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
 [ -f "$vendor" ] && export __EGL_VENDOR_LIBRARY_FILENAMES=$vendor
 sed -i "s#FONTDIR#$PWD/.devkit/fonts#" .devkit/fontconfig/fonts.conf
@@ -34,6 +35,15 @@ lamina=.build/release/lamina
     echo "== reftest"; timeout 90 $lamina reftest Tests/Reftests/reftest.list -o /tmp/lamina-reftest 2>&1; echo "status $?"
     echo "== shader-test"; timeout 60 $lamina shader-test Examples/shader-tests/*.shader_test Examples/shader-tests/*/*.shader_test 2>&1; echo "status $?"
 } > "$out/cli.txt" 2>&1
+# The C API's C and C++ programs (bundle.sh built them against the installed library), each
+# checking its own pixels, and 2000 fuzzer sequences.
+[ -d .devkit/capi ] && (
+    capi=$PWD/.devkit/capi; work=$(mktemp -d); cd "$work"
+    for p in "c-example c-example.png" c-errors "c-coverage /work/main/Examples/showcase.json" c-gpu "cpp-example cpp-example.png"; do
+        echo "== $p"; timeout 120 $capi/$p 2>&1 | tail -5; echo "status ${PIPESTATUS[0]}"
+    done
+    echo "== fuzzer"; timeout 300 bash /work/main/Tools/capi-fuzz.sh "$capi/c-fuzz" 2000 200 2>&1; echo "status $?"
+) > "$out/capi.txt" 2>&1
 # The benchmark before the tests, so that a run cut short still has its figures. One group
 # at a time, so that a slow group loses only itself; the last is S1 with the render thread.
 [ "$frames" = 0 ] || for scenes in S1,S2,S3 S4,S5 D1,D2,D3,D4 E1,E2,E3 E4,E5,E6,E7,E8 S6,S6S "S1 --render-thread"; do
