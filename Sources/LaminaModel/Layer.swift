@@ -3,6 +3,7 @@ import Glibc
 import LaminaGeometry
 @_spi(LaminaInternal) import LaminaValues
 import LaminaGraphics
+import Synchronization
 
 /// A Core-Animation-style layer: a rectangle with geometry, appearance and contents,
 /// in a tree. Coordinates are UIKit's: points, origin top-left, y down.
@@ -28,7 +29,7 @@ open class Layer {
 
     /// The sublayers, back to front.
     public var sublayers: [Layer] { sublayerList.elements() }
-    public private(set) weak var superlayer: Layer?
+    @exclusivity(unchecked) public private(set) weak var superlayer: Layer? { didSet { Layer.noteRenderParentChange() } }
 
     // `@exclusivity(unchecked)` on the fields every setter and commit touch: none is passed
     // `inout` or held across a call that could reach the layer again (see RenderNode's fields).
@@ -156,6 +157,9 @@ open class Layer {
     /// with their subtrees.
     isolated deinit {
         transactionContext.forget(self)
+        // Its sublayers, mask and parts that live on lose their render parent (weak
+        // references cleared without a didSet).
+        Layer.noteRenderParentChange()
         var stack = sublayerList.removeAll()
         while var l = stack.popLast() {
             if isKnownUniquelyReferenced(&l) {
@@ -212,10 +216,10 @@ open class Layer {
         }
     }
     /// The layer this one masks (nil: none).
-    public internal(set) weak var maskOwner: Layer?
+    @exclusivity(unchecked) public internal(set) weak var maskOwner: Layer? { didSet { Layer.noteRenderParentChange() } }
     /// The layer that keeps this one as a part of itself, outside its sublayers (a tiled
     /// layer's tiles).
-    weak var internalOwner: Layer?
+    @exclusivity(unchecked) weak var internalOwner: Layer? { didSet { Layer.noteRenderParentChange() } }
     /// The layer above this one for rendering, timing and delivery: its superlayer, the
     /// layer it masks, or the layer it is a part of.
     var renderParent: Layer? { superlayer ?? maskOwner ?? internalOwner }
@@ -292,6 +296,10 @@ open class Layer {
     /// What the last commit's look-up of hosted trees found for this layer: its stamp
     /// (above bit 0) and whether the layer is in a hosted tree (bit 0) (`HostedTrees`).
     @exclusivity(unchecked) var hostedMark: UInt64 = 0
+    /// Counts changes of any layer's render parent (in any context), so that a look-up of
+    /// hosted trees may keep its answers while no tree changed shape (`HostedTrees`).
+    static let renderParentChanges = Atomic<UInt64>(0)
+    static func noteRenderParentChange() { renderParentChanges.add(1, ordering: .relaxed) }
 
     /// Tells the renderers that the pixels of a `.texture` contents changed (Lamina cannot
     /// see GPU writes): the layer is composited again at the next frame.

@@ -276,20 +276,35 @@ struct Depths {
 @MainActor
 struct HostedTrees {
     let roots: Set<LayerID>
-    /// This look-up's stamp, never used before (so marks left by earlier ones never match).
-    private let stamp: UInt64
+    /// This look-up's stamp: new when the roots or any layer's render parent changed since
+    /// the last look-up (so marks left by earlier ones never match); otherwise the last
+    /// look-up's, whose answers still hold — most changed layers are then answered by their
+    /// own mark, with no walk and no weak reference loaded.
+    let stamp: UInt64
+    /// `Layer.renderParentChanges` when the stamp was made.
+    let shapeVersion: UInt64
     private static let stamps = Atomic<UInt64>(0)
-    init(roots: Set<LayerID>) {
+    init(roots: Set<LayerID>, reusing last: HostedTrees?) {
         self.roots = roots
-        stamp = HostedTrees.stamps.add(1, ordering: .relaxed).newValue
+        let version = Layer.renderParentChanges.load(ordering: .relaxed)
+        shapeVersion = version
+        if let last, last.shapeVersion == version, last.roots == roots {
+            stamp = last.stamp
+        } else {
+            stamp = HostedTrees.stamps.add(1, ordering: .relaxed).newValue
+        }
     }
-    /// What this look-up found for `layer`, if it looked at it.
+    /// What a look-up with this stamp found for `layer`, if one looked at it.
     private func known(_ layer: Layer) -> Bool? {
         layer.hostedMark >> 1 == stamp ? layer.hostedMark & 1 == 1 : nil
     }
     func contains(_ layer: Layer) -> Bool {
-        // Most changed layers have a superlayer already looked at: no path.
-        if let parent = layer.renderParent, let k = known(parent), k || !roots.contains(layer.id) { return k }
+        if let k = known(layer) { return k }
+        // Most other changed layers have a superlayer already looked at: no path.
+        if let parent = layer.renderParent, let k = known(parent), k || !roots.contains(layer.id) {
+            layer.hostedMark = stamp << 1 | (k ? 1 : 0)
+            return k
+        }
         var path: [Layer] = []
         var l = layer
         var result = false
@@ -301,7 +316,7 @@ struct HostedTrees {
             guard let p = l.renderParent else { result = false; break }
             l = p
         }
-        for (i, p) in path.enumerated() where i > 0 || p.sublayerCount > 0 { p.hostedMark = stamp << 1 | (result ? 1 : 0) }
+        for p in path { p.hostedMark = stamp << 1 | (result ? 1 : 0) }
         return result
     }
 }

@@ -267,10 +267,13 @@ public final class TransactionContext {
     /// hands the update to every renderer. Part of every commit; `LayerRenderer.render` calls
     /// it too (it composites what the model holds, without layout or display). Layers
     /// freed since, or outside every hosted tree, are left out.
+    /// The last delivery's look-up of hosted trees (its answers hold while no tree changed shape).
+    private var lastHostedTrees: HostedTrees?
     package func deliverChanges() {
         guard !changedLayers.isEmpty || !fullUploads.isEmpty else { return }
         let hosted = HostedTrees(roots: Set(hosts.compactMap { $0.host?.rootLayer.id }
-                                            + renderers.compactMap { $0.renderer?.deliveryRootID }))
+                                            + renderers.compactMap { $0.renderer?.deliveryRootID }), reusing: lastHostedTrees)
+        lastHostedTrees = hosted
         var update = RenderUpdate()
         let changed = changedLayers.take()
         var uploaded = Set<UInt64>()

@@ -7,7 +7,9 @@ import LaminaValues
 import Synchronization
 
 /// Where a content's pixels are kept on the GPU.
-enum ContentPlace {
+// Indirect: a copy is one retain (a draw looks its contents' place up every frame; the
+// inline enum's copy, with an atlas entry in it, was the runtime's generic value copy).
+indirect enum ContentPlace {
     /// A texture of its own (large contents, and textures shown as contents).
     case texture(Texture)
     /// A place in the atlas (small contents), with its page coordinates and clamp rectangle

@@ -18,7 +18,7 @@ final class FrameBuilder {
     /// `inout` or held across a call.)
     @exclusivity(unchecked) var surfaces: [SurfaceID: Surface] = [:]
     /// `surfaces[.target]`, without hashing (most nodes' items are in it).
-    private(set) var target: Surface?
+    @exclusivity(unchecked) private(set) var target: Surface?
     /// The largest image the GPU renders into (a side, in pixels).
     let maximumImageSide: Int
     /// Marks handed out to nodes (`RenderNode.mark`).

@@ -13,7 +13,7 @@ final class Item {
     let key: UInt64
     let surface: SurfaceID
     /// The `masksToBounds` clips around it within its surface (nil: none).
-    var clip: ClipChain?
+    @exclusivity(unchecked) var clip: ClipChain?
     /// Where it draws, in target points (nil: nothing — hidden, transparent, empty, clipped away).
     @exclusivity(unchecked) var bounds: TargetBox?
     /// Contents: where they are drawn in the layer's bounds space, and their size in points.

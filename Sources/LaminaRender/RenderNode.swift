@@ -102,13 +102,13 @@ final class RenderNode: SlotListElement {
     /// Whether its subtree is drawn offscreen and composited as one image.
     @exclusivity(unchecked) var isGroup = false
     /// Inside a transform layer's 3D context (its order depends on depth).
-    var inDepthContext = false
+    @exclusivity(unchecked) var inDepthContext = false
     /// Its items in `surface` (for a group: its composite and backdrop), in paint order.
     @exclusivity(unchecked) var outerItems: [Item] = []
     /// A group's own items, in its own surface.
     @exclusivity(unchecked) var innerItems: [Item] = []
     /// The clips around its items in `surface` (nil: none).
-    var outerClip: ClipChain?
+    @exclusivity(unchecked) var outerClip: ClipChain?
     /// Its own clip (`masksToBounds`), around its contents and sublayers (nil: it does not clip).
     @exclusivity(unchecked) var ownClip: ClipChain?
     /// What the last frame saw of it, for telling which changes alter its items.
@@ -119,7 +119,7 @@ final class RenderNode: SlotListElement {
     /// Its subtree's keys: [keyStart, keyEnd) — its own items at fixed steps from
     /// `keyStart`, its sublayers' subtrees in [sublayerKeys.lowerBound, upperBound), its
     /// items after the sublayers (border) above them. nil: not placed yet.
-    var keys: NodeKeys?
+    @exclusivity(unchecked) var keys: NodeKeys?
 
     /// Sets `depthCuts` and `cutPlanes`.
     func setDepthCuts(_ cuts: [DepthCut]) {

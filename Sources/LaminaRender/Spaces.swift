@@ -73,12 +73,13 @@ public struct TargetBox: Equatable, Sendable, CustomStringConvertible {
     /// Target points → target pixels: the pixels covering the box at `scale`, rounded out
     /// and clamped to `limit` (nil: none — empty, or not a number).
     func pixelsCovering(scale: Double, limit: PixelSize) -> TargetPixels? {
-        func pixel(_ v: Double, _ rule: FloatingPointRoundingRule, _ maximum: Int) -> Int? {
-            let p = (v * scale).rounded(rule)
-            return p.isNaN ? nil : Int(min(max(p, 0), Double(maximum)))
+        // (`rounded(.down)` and `.up` spelled as such: a rounding rule passed as a value
+        // costs a call into the standard library's generic rounding, twice a layer a frame.)
+        func pixel(_ p: Double, _ maximum: Int) -> Int? {
+            p.isNaN ? nil : Int(min(max(p, 0), Double(maximum)))
         }
-        guard let x0 = pixel(minX, .down, limit.width), let y0 = pixel(minY, .down, limit.height),
-              let x1 = pixel(maxX, .up, limit.width), let y1 = pixel(maxY, .up, limit.height),
+        guard let x0 = pixel((minX * scale).rounded(.down), limit.width), let y0 = pixel((minY * scale).rounded(.down), limit.height),
+              let x1 = pixel((maxX * scale).rounded(.up), limit.width), let y1 = pixel((maxY * scale).rounded(.up), limit.height),
               x1 > x0, y1 > y0 else { return nil }
         return TargetPixels(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
     }

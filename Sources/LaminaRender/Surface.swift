@@ -4,6 +4,8 @@ import LaminaValues
 /// What items draw into: the render target's pass, or an offscreen image kept until
 /// something in it changes (a group's, a mask's, a replicator's sublayers').
 final class Surface {
+    // `@exclusivity(unchecked)` on the fields a moved item touches (the grid, twice an item
+    // a frame in S1): no access to them is held across a call that reaches the surface again.
     let id: SurfaceID
     /// Its items in paint order (by key).
     var items = OrderedItems()
@@ -16,9 +18,9 @@ final class Surface {
     /// number of pixels.
     var shift: (dx: Double, dy: Double)?
     /// Where the items are, for finding those in a small damaged region (the target's only).
-    var grid: Grid?
+    @exclusivity(unchecked) var grid: Grid?
     /// Backdrop-blur items (the target's only): damage within their reach grows by it.
-    var backdrops: [ObjectIdentifier: Item] = [:]
+    @exclusivity(unchecked) var backdrops: [ObjectIdentifier: Item] = [:]
 
     init(id: SurfaceID) { self.id = id }
 

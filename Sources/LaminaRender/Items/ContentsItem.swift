@@ -27,10 +27,12 @@ enum ContentsItem: ItemKind {
     static func draw(_ item: Item, into builder: inout DrawBuilder) {
         let n = item.node, s = n.state
         guard let contents = s.contents else { return }
-        builder.add(.contents(ContentsDraw(content: contents, layer: n.id, frame: item.frame, contentSize: item.contentSize, contentsRect: s.contentsRect,
-                                           contentsCenter: s.contentsCenter, minFilter: s.minificationFilter,
-                                           magFilter: s.magnificationFilter, alpha: n.alpha,
-                                           isOpaque: n.alpha >= 1 && contents.isOpaque, transform: n.world)), for: item)
+        // (Read before the contents move into the draw: a copy of a `ContentRef` is the
+        // runtime's generic copy of an enum, a retain and its release.)
+        let isOpaque = n.alpha >= 1 && contents.isOpaque
+        builder.add(.contents(ContentsDraw(content: consume contents, layer: n.id, frame: item.frame, contentSize: item.contentSize,
+                                           contentsRect: s.contentsRect, contentsCenter: s.contentsCenter, minFilter: s.minificationFilter,
+                                           magFilter: s.magnificationFilter, alpha: n.alpha, isOpaque: isOpaque, transform: n.world)), for: item)
     }
 }
 
