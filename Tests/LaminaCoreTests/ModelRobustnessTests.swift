@@ -323,6 +323,52 @@ struct TransactionRobustnessTests {
         try Transaction.flush()
         #expect(try s.pixels()[25, 5] == green)
     }
+
+    @Test("which changed layers are in a hosted tree follows every change of shape between commits (the look-up's answers are kept while none happens)")
+    func hostedAnswersFollowShape() throws {
+        let s = try Scene()
+        let parent = Layer(), child = Layer(), maskHolder = Layer(), mask = Layer()
+        parent.frame = Rect(x: 0, y: 0, width: 50, height: 50)
+        child.frame = Rect(x: 0, y: 0, width: 10, height: 10)
+        maskHolder.frame = Rect(x: 50, y: 50, width: 50, height: 50)
+        mask.frame = Rect(x: 0, y: 0, width: 50, height: 50)
+        parent.addSublayer(child)
+        s.root.addSublayer(parent)
+        s.root.addSublayer(maskHolder)
+        try Transaction.flush()
+        var shade = 0.0
+        /// Changes `layers`, commits, and returns what the delivery described and left out.
+        func change(_ layers: Layer...) throws -> (described: Int, leftOut: Int) {
+            shade += 0.125
+            for l in layers { l.backgroundColor = Color(red: shade, green: 0, blue: 0, alpha: 1) }
+            try Transaction.flush()
+            return TransactionContext.current.lastDelivery
+        }
+        // Twice with no change of shape between: the second look-up keeps the first's answers.
+        #expect(try change(child) == (1, 0))
+        #expect(try change(child) == (1, 0))
+        // Its parent leaves the hosted tree (the root is described for its sublayers).
+        parent.removeFromSuperlayer()
+        try Transaction.flush()
+        #expect(try change(child) == (0, 1), "a sublayer of a removed layer is not delivered")
+        #expect(try change(child) == (0, 1))
+        // Back in the tree: described whole when it joins, then by its changes.
+        s.root.addSublayer(parent)
+        try Transaction.flush()
+        #expect(try change(child) == (1, 0))
+        // A mask joins and leaves through maskOwner.
+        #expect(try change(mask) == (0, 1), "not yet a mask")
+        maskHolder.mask = mask
+        try Transaction.flush()
+        #expect(try change(mask) == (1, 0), "the hosted layer's mask")
+        maskHolder.mask = nil
+        try Transaction.flush()
+        #expect(try change(mask) == (0, 1), "no longer a mask")
+        // A host whose root is another layer: the same layers are outside what it shows.
+        s.host.detach()
+        try Transaction.flush()
+        #expect(try change(child) == (0, 1), "no host shows the tree any more")
+    }
 }
 
 @MainActor
