@@ -69,6 +69,41 @@ struct GeometryUpdateTests {
         #expect(log.tree.nodes[layer.id]?.changes.isSuperset(of: [.geometry, .zPosition, .opacity, .hidden]) == true)
     }
 
+    @Test("geometry changes in the same order each commit reach the right nodes, also after a layer leaves and comes back as a new node")
+    func sameOrderEachCommit() throws {
+        let (root, layer, log) = try tree()
+        let other = Layer()
+        other.frame = Rect(x: 50, y: 50, width: 10, height: 10)
+        root.addSublayer(other)
+        _ = try log.commit()
+        for step in 1...3 {
+            layer.position = Point(x: Double(20 + step), y: 20)
+            other.position = Point(x: 55, y: Double(55 + step))
+            #expect(try log.commit()?.geometry.map(\.id) == [layer.id, other.id])
+            #expect(log.tree.state(of: layer.id)?.position == Point(x: Double(20 + step), y: 20))
+            #expect(log.tree.state(of: other.id)?.position == Point(x: 55, y: Double(55 + step)))
+        }
+        // It leaves (its node goes) and comes back (a new node for the same layer).
+        let before = try #require(log.tree.nodes[layer.id])
+        layer.removeFromSuperlayer()
+        _ = try log.commit()
+        #expect(log.tree.nodes[layer.id] == nil)
+        root.insertSublayer(layer, at: 0)
+        _ = try log.commit()
+        let after = try #require(log.tree.nodes[layer.id])
+        #expect(after !== before)
+        layer.position = Point(x: 40, y: 40)
+        other.position = Point(x: 70, y: 70)
+        #expect(try log.commit()?.geometry.map(\.id) == [layer.id, other.id])
+        #expect(after.state.position == Point(x: 40, y: 40), "the node in the tree, not the one that left")
+        #expect(log.tree.state(of: other.id)?.position == Point(x: 70, y: 70))
+        // Another order: found by id.
+        other.position = Point(x: 71, y: 71)
+        layer.position = Point(x: 41, y: 41)
+        #expect(try log.commit()?.geometry.map(\.id) == [other.id, layer.id])
+        #expect(after.state.position == Point(x: 41, y: 41) && log.tree.state(of: other.id)?.position == Point(x: 71, y: 71))
+    }
+
     @Test("a state someone else holds is never changed: the update goes into a copy")
     func sharedStateIsCopied() throws {
         let (_, layer, log) = try tree()
