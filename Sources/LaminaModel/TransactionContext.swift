@@ -263,12 +263,13 @@ public final class TransactionContext {
     /// a hosted tree).
     private(set) var lastDelivery = (described: 0, leftOut: 0)
 
+    /// The last delivery's look-up of hosted trees (its answers hold while no tree changed shape).
+    private var lastHostedTrees: HostedTrees?
+
     /// Describes the layers changed since the last delivery, with the pixels drawn, and
     /// hands the update to every renderer. Part of every commit; `LayerRenderer.render` calls
     /// it too (it composites what the model holds, without layout or display). Layers
     /// freed since, or outside every hosted tree, are left out.
-    /// The last delivery's look-up of hosted trees (its answers hold while no tree changed shape).
-    private var lastHostedTrees: HostedTrees?
     package func deliverChanges() {
         guard !changedLayers.isEmpty || !fullUploads.isEmpty else { return }
         let hosted = HostedTrees(roots: Set(hosts.compactMap { $0.host?.rootLayer.id }

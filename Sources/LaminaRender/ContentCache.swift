@@ -8,7 +8,7 @@ import Synchronization
 
 /// Where a content's pixels are kept on the GPU.
 // Indirect: a copy is one retain (a draw looks its contents' place up every frame; the
-// inline enum's copy, with an atlas entry in it, was the runtime's generic value copy).
+// inline enum's copy, with an atlas entry in it, went through its value witnesses).
 indirect enum ContentPlace {
     /// A texture of its own (large contents, and textures shown as contents).
     case texture(Texture)

@@ -15,10 +15,11 @@ public struct LayerID: Hashable, Comparable, Sendable, CustomStringConvertible {
 /// What a layer shows, as the renderer sees it: no model object, only what can cross to
 /// another thread (an immutable image, a backing store's identity, a texture handle).
 ///
-/// Indirect: one reference to an immutable box, made once when the contents are set. A
-/// frame copies each shown layer's contents several times (into its draw, the executor's
-/// look-up, the cache's key); a copy of the inline enum (payloads with existentials) was
-/// the runtime's generic value copy, about 900 instructions a layer a frame in S1.
+/// Indirect: one reference to an immutable box, made with the layer's state (a change of
+/// geometry alone, delivered as a `GeometryUpdate`, makes none). A frame copies each shown
+/// layer's contents several times (into its draw, the executor's look-up, the cache's key);
+/// a copy of the inline enum (payloads with existentials) went through the enum's value
+/// witnesses, about 900 instructions a layer a frame in S1.
 public indirect enum ContentRef: Sendable, Hashable {
     /// An immutable image, uploaded by the renderer when first shown.
     case image(ContentImage)

@@ -27,8 +27,7 @@ enum ContentsItem: ItemKind {
     static func draw(_ item: Item, into builder: inout DrawBuilder) {
         let n = item.node, s = n.state
         guard let contents = s.contents else { return }
-        // (Read before the contents move into the draw: a copy of a `ContentRef` is the
-        // runtime's generic copy of an enum, a retain and its release.)
+        // (Read before the contents move into the draw: no second reference to release.)
         let isOpaque = n.alpha >= 1 && contents.isOpaque
         builder.add(.contents(ContentsDraw(content: consume contents, layer: n.id, frame: item.frame, contentSize: item.contentSize,
                                            contentsRect: s.contentsRect, contentsCenter: s.contentsCenter, minFilter: s.minificationFilter,
