@@ -348,7 +348,11 @@ open class Layer {
     /// animations or out-of-line properties (whose renderer state `makeState` keeps).
     package var geometryUpdate: GeometryUpdate? {
         guard wasDelivered, addedAnimations.isEmpty, !properties.hasRareProperties else { return nil }
-        return GeometryUpdate(id: id, changes: pendingChanges, properties: properties)
+        return GeometryUpdate(id: id, changes: pendingChanges, bounds: properties.bounds, position: properties.position,
+                              anchorPoint: properties.anchorPoint, anchorPointZ: properties.anchorPointZ,
+                              zPosition: properties.zPosition, transform: properties.transform,
+                              sublayerTransform: properties.sublayerTransform, isDoubleSided: properties.isDoubleSided,
+                              opacity: properties.opacity, isHidden: properties.isHidden)
     }
 
     /// The state described whole, for a renderer that knows nothing of the tree (a snapshot):

@@ -399,11 +399,21 @@ public struct GeometryUpdate: Sendable {
 
     /// `properties`' values of what `changes` covers; nil when `changes` holds more.
     @inlinable public init?(id: LayerID, changes: LayerChanges, properties p: LayerProperties) {
+        self.init(id: id, changes: changes, bounds: p.bounds, position: p.position, anchorPoint: p.anchorPoint,
+                  anchorPointZ: p.anchorPointZ, zPosition: p.zPosition, transform: p.transform,
+                  sublayerTransform: p.sublayerTransform, isDoubleSided: p.isDoubleSided, opacity: p.opacity, isHidden: p.isHidden)
+    }
+
+    /// The values themselves (a layer reads them from its properties in place: passing its
+    /// `LayerProperties` whole copies them, references and all); nil when `changes` holds more.
+    @inlinable package init?(id: LayerID, changes: LayerChanges, bounds: Rect, position: Point, anchorPoint: Point,
+                             anchorPointZ: Double, zPosition: Double, transform: Transform3D, sublayerTransform: Transform3D,
+                             isDoubleSided: Bool, opacity: Double, isHidden: Bool) {
         guard !changes.isEmpty, changes.isSubset(of: .geometryUpdate) else { return nil }
         self.id = id; self.changes = changes
-        bounds = p.bounds; position = p.position; anchorPoint = p.anchorPoint; anchorPointZ = p.anchorPointZ
-        zPosition = p.zPosition; transform = p.transform; sublayerTransform = p.sublayerTransform
-        isDoubleSided = p.isDoubleSided; opacity = p.opacity; isHidden = p.isHidden
+        self.bounds = bounds; self.position = position; self.anchorPoint = anchorPoint; self.anchorPointZ = anchorPointZ
+        self.zPosition = zPosition; self.transform = transform; self.sublayerTransform = sublayerTransform
+        self.isDoubleSided = isDoubleSided; self.opacity = opacity; self.isHidden = isHidden
     }
 
     /// Sets these values in `p`.
