@@ -3,7 +3,6 @@ import Glibc
 import LaminaGeometry
 @_spi(LaminaInternal) import LaminaValues
 import LaminaGraphics
-import Synchronization
 
 /// A Core-Animation-style layer: a rectangle with geometry, appearance and contents,
 /// in a tree. Coordinates are UIKit's: points, origin top-left, y down.
@@ -296,10 +295,6 @@ open class Layer {
     /// What the last commit's look-up of hosted trees found for this layer: its stamp
     /// (above bit 0) and whether the layer is in a hosted tree (bit 0) (`HostedTrees`).
     @exclusivity(unchecked) var hostedMark: UInt64 = 0
-    /// Counts changes of any layer's render parent (in any context), so that a look-up of
-    /// hosted trees may keep its answers while no tree changed shape (`HostedTrees`).
-    static let renderParentChanges = Atomic<UInt64>(0)
-    static func noteRenderParentChange() { renderParentChanges.add(1, ordering: .relaxed) }
 
     /// Tells the renderers that the pixels of a `.texture` contents changed (Lamina cannot
     /// see GPU writes): the layer is composited again at the next frame.

@@ -321,6 +321,13 @@ struct HostedTrees {
     }
 }
 
+extension Layer {
+    /// Counts changes of any layer's render parent (in any context), so that a look-up of
+    /// hosted trees may keep its answers while no tree changed shape (`HostedTrees`).
+    static let renderParentChanges = Atomic<UInt64>(0)
+    static func noteRenderParentChange() { renderParentChanges.add(1, ordering: .relaxed) }
+}
+
 /// What composites a hosted tree at each commit (`LayerTreeHost`): the model knows it only
 /// through this.
 @MainActor

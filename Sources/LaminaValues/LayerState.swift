@@ -397,15 +397,9 @@ public struct GeometryUpdate: Sendable {
     public let opacity: Double
     public let isHidden: Bool
 
-    /// `properties`' values of what `changes` covers; nil when `changes` holds more.
-    @inlinable public init?(id: LayerID, changes: LayerChanges, properties p: LayerProperties) {
-        self.init(id: id, changes: changes, bounds: p.bounds, position: p.position, anchorPoint: p.anchorPoint,
-                  anchorPointZ: p.anchorPointZ, zPosition: p.zPosition, transform: p.transform,
-                  sublayerTransform: p.sublayerTransform, isDoubleSided: p.isDoubleSided, opacity: p.opacity, isHidden: p.isHidden)
-    }
-
-    /// The values themselves (a layer reads them from its properties in place: passing its
-    /// `LayerProperties` whole copies them, references and all); nil when `changes` holds more.
+    /// The values of what `changes` covers; nil when `changes` holds more. (Taken one by one:
+    /// a layer reads them from its properties in place, where passing its `LayerProperties`
+    /// whole copied the struct, references and all.)
     @inlinable package init?(id: LayerID, changes: LayerChanges, bounds: Rect, position: Point, anchorPoint: Point,
                              anchorPointZ: Double, zPosition: Double, transform: Transform3D, sublayerTransform: Transform3D,
                              isDoubleSided: Bool, opacity: Double, isHidden: Bool) {
