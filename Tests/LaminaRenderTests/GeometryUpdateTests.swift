@@ -104,6 +104,34 @@ struct GeometryUpdateTests {
         #expect(after.state.position == Point(x: 41, y: 41) && log.tree.state(of: other.id)?.position == Point(x: 71, y: 71))
     }
 
+    @Test("an update a renderer keeps is not changed by later deliveries (the context reuses its arrays)")
+    func keptUpdateStaysAsDelivered() throws {
+        let (root, layer, log) = try tree()
+        let other = Layer()
+        other.frame = Rect(x: 50, y: 50, width: 10, height: 10)
+        root.addSublayer(other)
+        _ = try log.commit()
+        layer.position = Point(x: 30, y: 30)
+        try log.context.flush()
+        let kept = try #require(log.updates.last)   // (the log keeps it: the arrays are shared)
+        other.position = Point(x: 60, y: 60)
+        other.opacity = 0.5
+        try log.context.flush()
+        let later = try #require(log.updates.last)
+        #expect(kept.geometry.map(\.id) == [layer.id] && kept.geometry.first?.changes == [.geometry])
+        #expect(later.geometry.map(\.id) == [other.id] && later.geometry.first?.changes == [.geometry, .opacity])
+        // Let go of (the arrays are the context's alone again): delivered as before.
+        log.updates = []
+        for step in 1...3 {
+            layer.position = Point(x: Double(30 + step), y: 30)
+            #expect(try log.commit()?.geometry.map(\.id) == [layer.id])
+            #expect(log.tree.state(of: layer.id)?.position == Point(x: Double(30 + step), y: 30))
+        }
+        layer.backgroundColor = Color(red: 0, green: 0, blue: 1)
+        let whole = try #require(try log.commit())
+        #expect(whole.geometry.isEmpty && whole.layers.map(\.id) == [layer.id], "nothing left over from the last delivery")
+    }
+
     @Test("a state someone else holds is never changed: the update goes into a copy")
     func sharedStateIsCopied() throws {
         let (_, layer, log) = try tree()
