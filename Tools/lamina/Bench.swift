@@ -109,6 +109,9 @@ struct Bench: ParsableCommand {
 /// rasterizer threads included) and this thread's CPU (CLOCK_THREAD_CPUTIME_ID), in seconds.
 struct Clocks {
     var wall: Double, cpu: Double, thread: Double
+    /// Page faults of the calling thread (minor and major): memory the frame touched for the
+    /// first time since the system gave it (glibc hands freed heap back between frames).
+    var faults: Double = 0
 
     static func now() -> Clocks {
         func read(_ clock: clockid_t) -> Double {
@@ -116,11 +119,14 @@ struct Clocks {
             clock_gettime(clock, &ts)
             return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
         }
-        return Clocks(wall: read(CLOCK_MONOTONIC), cpu: read(CLOCK_PROCESS_CPUTIME_ID), thread: read(CLOCK_THREAD_CPUTIME_ID))
+        var usage = rusage()
+        getrusage(__rusage_who_t(1), &usage)   // RUSAGE_THREAD (GNU: not imported)
+        return Clocks(wall: read(CLOCK_MONOTONIC), cpu: read(CLOCK_PROCESS_CPUTIME_ID), thread: read(CLOCK_THREAD_CPUTIME_ID),
+                      faults: Double(usage.ru_minflt + usage.ru_majflt))
     }
 
     static func - (a: Clocks, b: Clocks) -> Clocks {
-        Clocks(wall: a.wall - b.wall, cpu: a.cpu - b.cpu, thread: a.thread - b.thread)
+        Clocks(wall: a.wall - b.wall, cpu: a.cpu - b.cpu, thread: a.thread - b.thread, faults: a.faults - b.faults)
     }
 }
 
@@ -146,11 +152,15 @@ struct Timings: Codable {
     var wallMs: Spread
     var cpuMs: Spread
     var threadMs: Spread
+    /// The main thread's page faults a frame (median).
+    var threadPageFaults: Double
 
     init(_ frames: [Clocks]) {
         wallMs = Spread(seconds: frames.map { $0.wall })
         cpuMs = Spread(seconds: frames.map { $0.cpu })
         threadMs = Spread(seconds: frames.map { $0.thread })
+        let faults = frames.map(\.faults).sorted()
+        threadPageFaults = faults.isEmpty ? 0 : faults[faults.count / 2]
     }
 }
 
@@ -224,12 +234,14 @@ struct BenchReport: Codable {
         out.append(renderThread
             ? "Lamina's CPU per phase (medians in µs; changes, layout and display on the main thread, build and execute on the render thread, commit on both (describing, applying); GPU: timer queries, which on llvmpipe miss most of the rasterizing):"
             : "Lamina's main-thread CPU per phase (medians in µs; GPU: timer queries, which on llvmpipe miss most of the rasterizing):")
+        out.append("(faults: the main thread's page faults a frame, medians, Lamina's and the ceiling's.)")
         out.append([pad("scene", 6, left: true), pad("changes", 9), pad("layout", 9), pad("display", 9), pad("commit", 9),
-                    pad("build", 9), pad("execute", 9), pad("GPU", 9)].joined())
+                    pad("build", 9), pad("execute", 9), pad("GPU", 9), pad("faults", 9), pad("ceiling", 9)].joined())
         for s in scenes {
             let p = s.laminaFrame.phasesMicroseconds
             out.append([pad(s.id, 6, left: true), pad(f(p.changes, 1), 9), pad(f(p.layout, 1), 9), pad(f(p.display, 1), 9),
-                        pad(f(p.commit, 1), 9), pad(f(p.build, 1), 9), pad(f(p.execute, 1), 9), pad(p.gpu.map { f($0, 1) } ?? "—", 9)].joined())
+                        pad(f(p.commit, 1), 9), pad(f(p.build, 1), 9), pad(f(p.execute, 1), 9), pad(p.gpu.map { f($0, 1) } ?? "—", 9),
+                        pad(f(s.lamina.threadPageFaults, 0), 9), pad(f(s.ceiling.threadPageFaults, 0), 9)].joined())
         }
         out.append("")
         for s in scenes {
