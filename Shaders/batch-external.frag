@@ -3,20 +3,19 @@
 // through an EGL image — a YUV frame (NV12, YUV420, P010) the driver converts to RGB as
 // it samples, with the colour space and range given at import — faded by the quad's
 // alpha. As batch-texture.frag otherwise: the coordinate is clamped to v_params; external
-// buffers hold no alpha to reorder, so v_flags is unused.
+// buffers hold no alpha to reorder, so v_coord's flags (zw) are unused.
 #extension GL_OES_EGL_image_external_essl3 : require
 precision highp float;
 
 uniform samplerExternalOES u_texture;
 
-in vec2 v_coord;
+in vec4 v_coord;
 flat in vec4 v_color;
 flat in vec4 v_params;
-flat in vec2 v_flags;
 
 out vec4 fragColor;
 
 void main() {
-    vec4 t = texture(u_texture, clamp(v_coord, v_params.xy, v_params.zw));
+    vec4 t = texture(u_texture, clamp(v_coord.xy, v_params.xy, v_params.zw));
     fragColor = t * v_color;
 }

@@ -4,17 +4,16 @@
 // corner radius (z), border width (w; 0: filled). Distances are in the quad's own points;
 // the screen derivatives of the position turn them into pixels (an isotropic estimate,
 // smooth across the distance field's creases), so edges stay one pixel soft under any
-// scale, rotation or perspective. With v_flags.x set (a stencil clip's shape) it writes no
-// colour and discards what lies outside (coverage below one half). v_flags.y holds the corner
+// scale, rotation or perspective. With v_coord.z set (a stencil clip's shape) it writes no
+// colour and discards what lies outside (coverage below one half). v_coord.w holds the corner
 // shape: bits 0-3 the corners left square (1: min x min y, 2: max x min y, 4: min x max y,
 // 8: max x max y, in the quad's coordinates), bit 4 continuous corners (a superellipse of
 // exponent 3.258816 over 1.528665 radii of each edge, as `CornerShape.signedDistance`).
 precision highp float;
 
-in vec2 v_coord;          // position inside the quad, 0…1
+in vec4 v_coord;          // xy: position inside the quad, 0…1; z: clip shape, w: corner bits
 flat in vec4 v_color;     // premultiplied
 flat in vec4 v_params;    // size (points), radius, border width
-flat in vec2 v_flags;     // x: clip shape, y: corner bits
 
 out vec4 fragColor;
 
@@ -45,8 +44,8 @@ void main() {
     vec2 size = v_params.xy;
     float radius = v_params.z, borderWidth = v_params.w;
     vec2 halfSize = 0.5 * size;
-    vec2 p = v_coord * size - halfSize;
-    int bits = int(v_flags.y + 0.5);
+    vec2 p = v_coord.xy * size - halfSize;
+    int bits = int(v_coord.w + 0.5);
     int corner = p.x < 0.0 ? (p.y < 0.0 ? 1 : 4) : (p.y < 0.0 ? 2 : 8);
     if ((bits & corner) != 0) radius = 0.0;
     bool continuous = (bits & 16) != 0;
@@ -61,7 +60,7 @@ void main() {
             coverage *= clamp(0.5 + inner / pixel, 0.0, 1.0);
         }
     }
-    if (v_flags.x > 0.5) {
+    if (v_coord.z > 0.5) {
         if (coverage < 0.5) discard;
         fragColor = vec4(0.0);
         return;

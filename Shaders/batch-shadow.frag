@@ -9,7 +9,7 @@
 // numerically over ±3σ with Gaussian weights.
 precision highp float;
 
-in vec2 v_coord;
+in vec4 v_coord;
 flat in vec4 v_color;     // premultiplied
 flat in vec4 v_params;
 
@@ -31,13 +31,13 @@ float span(float x, float lo, float hi, float sigma) {
 
 void main() {
     vec2 quad = v_params.xy;
-    vec2 local = v_coord * quad;
+    vec2 local = v_coord.xy * quad;
     vec2 px = dFdx(local), py = dFdy(local);
     float pixel = max(sqrt(0.5 * (dot(px, px) + dot(py, py))), 1e-5); // points per pixel
     // A sharp shadow (σ → 0) keeps an antialiased edge: at least ⅖ of a pixel of blur.
     float sigma = max(v_params.w, 0.4 * pixel), radius = v_params.z;
     vec2 halfSize = 0.5 * quad - 3.0 * v_params.w;
-    vec2 p = v_coord * quad - 0.5 * quad;          // from the shape's centre
+    vec2 p = v_coord.xy * quad - 0.5 * quad;          // from the shape's centre
     float r = min(radius, min(halfSize.x, halfSize.y));
     float alpha;
     // Away from the corners (every row within 3σ has the full width, or the pixel is deep

@@ -8,23 +8,22 @@
 // from the clamped coordinate: they differ from the unclamped ones only where sampling is
 // pinned to an entry's edge texels, which both filters read alike, unless the quad
 // minifies along one axis and magnifies along the other.)
-// v_flags reads the texel in another byte order than the texture's own: x swaps red and
-// blue (BGRA data in an RGBA texture, or the reverse), y makes alpha read as 1 (BGRX):
+// v_coord.zw (flags) read the texel in another byte order than the texture's own: z swaps
+// red and blue (BGRA data in an RGBA texture, or the reverse), w makes alpha read as 1 (BGRX):
 // textures of mixed byte order (an atlas page) draw in one batch.
 precision highp float;
 
 uniform sampler2D u_texture;
 
-in vec2 v_coord;
+in vec4 v_coord;
 flat in vec4 v_color;
 flat in vec4 v_params;
-flat in vec2 v_flags;
 
 out vec4 fragColor;
 
 void main() {
-    vec4 t = texture(u_texture, clamp(v_coord, v_params.xy, v_params.zw));
-    t = v_flags.x > 0.5 ? t.bgra : t;
-    t.a = v_flags.y > 0.5 ? 1.0 : t.a;
+    vec4 t = texture(u_texture, clamp(v_coord.xy, v_params.xy, v_params.zw));
+    t = v_coord.z > 0.5 ? t.bgra : t;
+    t.a = v_coord.w > 0.5 ? 1.0 : t.a;
     fragColor = t * v_color;
 }

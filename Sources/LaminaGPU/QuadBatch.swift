@@ -7,13 +7,15 @@ struct BatchVertex {
     var x, y, w: Float
     /// Texture coordinate, or the position inside the quad (rounded rectangles).
     var s, t: Float
+    /// Texture quads: swap red and blue, alpha reads as 1. Rounded rectangles: clip shape,
+    /// corner bits. (Beside s and t: one attribute, one interpolated output with them —
+    /// llvmpipe's vertex and triangle set-up cost grows with each.)
+    var f0, f1: Float
     /// Premultiplied colour; texture quads: the alpha in all four.
     var r, g, b, a: Float
     /// Texture quads: the clamp rectangle (min u, min v, max u, max v; unbounded: none).
     /// Rounded rectangles: width, height, corner radius, border width (points).
     var p0, p1, p2, p3: Float
-    /// Texture quads: swap red and blue, alpha reads as 1. Rounded rectangles: clip shape.
-    var f0, f1: Float
 }
 
 /// The programs of batched quads: one per kind of paint (a branching ubershader costs
@@ -120,10 +122,9 @@ final class QuadBatch {
                                   UnsafeRawPointer(bitPattern: MemoryLayout<BatchVertex>.offset(of: field)!))
         }
         attribute(0, 3, \BatchVertex.x)
-        attribute(1, 2, \BatchVertex.s)
+        attribute(1, 4, \BatchVertex.s)   // s, t, f0, f1
         attribute(2, 4, \BatchVertex.r)
         attribute(3, 4, \BatchVertex.p0)
-        attribute(4, 2, \BatchVertex.f0)
         // Bound while the vertex array is: the binding is the vertex array's.
         let ibo = [UInt8]().withUnsafeBytes { Buffer(gl: gl, target: GLenum(GL_ELEMENT_ARRAY_BUFFER), bytes: $0) }
         gl.checkGLError("quad batch vertex array setup")

@@ -488,8 +488,8 @@ public final class RenderPass {
         let x0 = rect.origin.x, y0 = rect.origin.y
         let x1 = x0 + rect.size.width, y1 = y0 + rect.size.height
         func vertex(_ p: (Float, Float, Float), _ s: Float, _ t: Float) -> BatchVertex {
-            BatchVertex(x: p.0, y: p.1, w: p.2, s: s, t: t, r: color.0, g: color.1, b: color.2, a: color.3,
-                        p0: params.0, p1: params.1, p2: params.2, p3: params.3, f0: flags.0, f1: flags.1)
+            BatchVertex(x: p.0, y: p.1, w: p.2, s: s, t: t, f0: flags.0, f1: flags.1, r: color.0, g: color.1, b: color.2, a: color.3,
+                        p0: params.0, p1: params.1, p2: params.2, p3: params.3)
         }
         if !cutPlanes.isEmpty {
             var whole = true
