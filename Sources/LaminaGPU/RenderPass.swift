@@ -596,8 +596,9 @@ public final class RenderPass {
                 }
                 stencil = (s.clipDepth, s.clipWrite)
             }
-            glDrawElements(GLenum(GL_TRIANGLES), GLsizei(run.quadCount * 6), GLenum(GL_UNSIGNED_SHORT),
-                           UnsafeRawPointer(bitPattern: run.firstQuad * 6 * MemoryLayout<UInt16>.stride))
+            glDrawRangeElements(GLenum(GL_TRIANGLES), GLuint(run.firstQuad * 4), GLuint((run.firstQuad + run.quadCount) * 4 - 1),
+                                GLsizei(run.quadCount * 6), GLenum(GL_UNSIGNED_SHORT),
+                                UnsafeRawPointer(bitPattern: run.firstQuad * 6 * MemoryLayout<UInt16>.stride))
         }
         drawCalls += batch.runs.count
         gl.drawCalls += batch.runs.count

@@ -276,6 +276,7 @@ public final class TransactionContext {
                                             + renderers.compactMap { $0.renderer?.deliveryRootID }), reusing: lastHostedTrees)
         lastHostedTrees = hosted
         var update = spare.take()
+        defer { spare.keep(&update) }
         let changed = changedLayers.take()
         var uploaded = Set<UInt64>()
         var leftOut = 0
@@ -310,7 +311,6 @@ public final class TransactionContext {
         renderers.removeAll { $0.renderer == nil }
         guard !update.isEmpty else { return }
         for entry in renderers { entry.renderer?.receive(update) }
-        spare.keep(&update)
     }
 
     /// The arrays of the last delivery's update, emptied, for the next: an update of S1's
@@ -318,6 +318,7 @@ public final class TransactionContext {
     /// (glibc gives memory back to the system between frames, with llvmpipe's scene blocks):
     /// about 100 page faults a frame, 0.2 µs a layer of main-thread time.
     private var spare = SpareUpdate()
+
     /// Something outside the layers (a tile drawn on another thread) needs a commit.
     func requestCommit() { pendingChanges = true }
     func noteNeedsLayout(_ layer: Layer) { layoutQueue.insert(layer); pendingChanges = true }
@@ -454,7 +455,6 @@ public final class TransactionContext {
         if !failures.isEmpty { throw CommitError(failures: failures) }
     }
 }
-
 
 /// A `RenderUpdate`'s arrays kept between deliveries (WebRender recycles its frame's
 /// vectors alike). A renderer that keeps the update it received (the render thread's queue)
