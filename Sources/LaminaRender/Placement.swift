@@ -53,7 +53,6 @@ enum Placement {
             && (layer.isDoubleSided || !Facing.facesAway(layer.bounds, inherited.world))
         node.alpha = node.isGroup ? alphaInGroup(layer, opacity) : inherited.alpha * opacity
         node.toSublayers = layer.transformForSublayers
-        node.sublayerWorld = node.toSublayers.concatenating(inherited.world)
         node.ownClip?.refresh(everything: everything)
     }
 
@@ -119,7 +118,6 @@ enum Placement {
                 n.alpha = frame.alpha * opacity
                 n.visible = frame.node.visible && !s.isHidden && opacity > 0 && frame.alpha > 0
                 n.toSublayers = s.transformForSublayers
-                n.sublayerWorld = n.toSublayers.concatenating(subWorld)
                 n.setDepthCuts(subCuts)
                 guard !s.isHidden, opacity > 0 else { continue }
                 stack.append((n, n.drawingOrder, subWorld, subContext, frame.alpha * opacity, subCuts, 0))

@@ -74,11 +74,21 @@ final class RenderNode: SlotListElement {
     // MARK: Frame data (Placement.swift)
 
     /// Bounds space → target points.
-    @exclusivity(unchecked) var world = Transform3D.identity
-    /// The sublayers' space → target points (`transformForSublayers` · `world`).
-    @exclusivity(unchecked) var sublayerWorld = Transform3D.identity
+    @exclusivity(unchecked) var world = Transform3D.identity { didSet { sublayerWorldIsCurrent = false } }
     /// `transformForSublayers` of its state.
-    @exclusivity(unchecked) var toSublayers = Transform3D.identity
+    @exclusivity(unchecked) var toSublayers = Transform3D.identity { didSet { sublayerWorldIsCurrent = false } }
+    /// The sublayers' space → target points (`toSublayers` · `world`), worked out when first
+    /// read after either changed: a layer without sublayers (most of those that move) never
+    /// needs it.
+    var sublayerWorld: Transform3D {
+        if !sublayerWorldIsCurrent {
+            cachedSublayerWorld = toSublayers.concatenating(world)
+            sublayerWorldIsCurrent = true
+        }
+        return cachedSublayerWorld
+    }
+    @exclusivity(unchecked) private var cachedSublayerWorld = Transform3D.identity
+    @exclusivity(unchecked) private var sublayerWorldIsCurrent = true
     /// The opacity its quads are drawn with (within its surface).
     @exclusivity(unchecked) var alpha = 1.0
     /// The opacity it inherits (a group composites its image with this × its own).
