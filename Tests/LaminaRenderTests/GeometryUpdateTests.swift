@@ -48,6 +48,16 @@ struct GeometryUpdateTests {
         return (root, layer, UpdateLog(root: root))
     }
 
+    /// `tree()` with a second layer, committed.
+    private func treeWithTwo() throws -> (root: Layer, layer: Layer, other: Layer, log: UpdateLog) {
+        let (root, layer, log) = try tree()
+        let other = Layer()
+        other.frame = Rect(x: 50, y: 50, width: 10, height: 10)
+        root.addSublayer(other)
+        _ = try log.commit()
+        return (root, layer, other, log)
+    }
+
     @Test("position, transform, zPosition, opacity and isHidden come as a GeometryUpdate, written in place into the state the tree alone holds")
     func inPlace() throws {
         let (_, layer, log) = try tree()
@@ -71,11 +81,7 @@ struct GeometryUpdateTests {
 
     @Test("geometry changes in the same order each commit reach the right nodes, also after a layer leaves and comes back as a new node")
     func sameOrderEachCommit() throws {
-        let (root, layer, log) = try tree()
-        let other = Layer()
-        other.frame = Rect(x: 50, y: 50, width: 10, height: 10)
-        root.addSublayer(other)
-        _ = try log.commit()
+        let (root, layer, other, log) = try treeWithTwo()
         for step in 1...3 {
             layer.position = Point(x: Double(20 + step), y: 20)
             other.position = Point(x: 55, y: Double(55 + step))
@@ -106,11 +112,7 @@ struct GeometryUpdateTests {
 
     @Test("an update a renderer keeps is not changed by later deliveries (the context reuses its arrays)")
     func keptUpdateStaysAsDelivered() throws {
-        let (root, layer, log) = try tree()
-        let other = Layer()
-        other.frame = Rect(x: 50, y: 50, width: 10, height: 10)
-        root.addSublayer(other)
-        _ = try log.commit()
+        let (_, layer, other, log) = try treeWithTwo()
         layer.position = Point(x: 30, y: 30)
         try log.context.flush()
         let kept = try #require(log.updates.last)   // (the log keeps it: the arrays are shared)
