@@ -232,7 +232,7 @@ extension FrameBuilder {
     /// Where a parent's sublayers' items go: its group's surface, its replicas' surface, or
     /// its own; and the clips around them.
     private func sublayerPlace(of parent: RenderNode) -> (SurfaceID, ClipChain?) {
-        if parent.state.properties.replicator != nil { return (.replicas(of: parent.id), nil) }
+        if parent.state.properties.isReplicator { return (.replicas(of: parent.id), nil) }
         if parent.isGroup { return (.group(parent.id), parent.ownClip) }
         return (parent.surface ?? .target, parent.ownClip ?? parent.outerClip)
     }

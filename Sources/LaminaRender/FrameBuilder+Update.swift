@@ -54,7 +54,7 @@ extension FrameBuilder {
         // content moves with it, and its image may be reused.
         var rigid: (dx: Double, dy: Double)?
         let rootSurface: SurfaceID = root.isGroup ? .group(root.id) : .replicas(of: root.id)
-        if root.isGroup || root.state.properties.replicator != nil, root.changes == .geometry, root.facts?.bounds == root.state.bounds {
+        if root.isGroup || root.state.properties.isReplicator, root.changes == .geometry, root.facts?.bounds == root.state.bounds {
             let inherited = Placement.inherited(by: root, placement: placement ?? .identity, tree: tree)
             let sublayers = root.state.transformForSublayers.concatenating(inherited.world)
             if let d = Placement.translation(from: root.world, to: inherited.world),

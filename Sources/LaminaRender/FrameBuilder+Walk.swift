@@ -107,7 +107,7 @@ extension FrameBuilder {
         // A replicator's sublayers go into a surface of their own (drawn once, at alpha 1,
         // unclipped); its instances are one of its items.
         var sublayerSurface = contentSurface, sublayerClip = inner
-        if layer.properties.replicator != nil {
+        if layer.properties.isReplicator {
             let replicas = Surface(id: .replicas(of: node.id))
             surfaces[replicas.id] = replicas
             steps.append(.finishSurface(replicas))   // (before its content is finished: the instances' box needs it)

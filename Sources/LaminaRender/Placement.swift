@@ -36,7 +36,7 @@ enum Placement {
                              cuts: DepthCut.through(local, .flatten, from: p.depthCuts, isLeaf: leaf))
         }
         // A replicator's sublayers are drawn once, at alpha 1, into their own image.
-        let alpha = p.state.properties.replicator != nil ? 1 : p.alpha
+        let alpha = p.state.properties.isReplicator ? 1 : p.alpha
         let cuts = p.depthCuts.isEmpty && leaf && node.depthCuts.isEmpty
             ? [] : DepthCut.through(local, p.toSublayers, from: p.depthCuts, isLeaf: leaf)
         return Inherited(world: local.concatenating(p.sublayerWorld), alpha: alpha, parentVisible: p.visible, cuts: cuts)

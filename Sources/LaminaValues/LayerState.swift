@@ -194,6 +194,13 @@ public struct LayerProperties: Sendable, Equatable {
         @inlinable get { rare?.value.replicator }
         set { updateRare { $0.replicator = newValue } }
     }
+    /// `replicator != nil`, without making the optional style (a tag store of a few hundred
+    /// bytes, every layer placed).
+    @inlinable package var isReplicator: Bool {
+        guard let rare else { return false }
+        if case .none = rare.value.replicator { return false }
+        return true
+    }
     /// A `ShaderLayer`'s program and uniforms.
     public var shader: ShaderStyle? {
         @inlinable get { rare?.value.shader }
