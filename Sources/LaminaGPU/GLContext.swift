@@ -234,12 +234,15 @@ final class GLContext {
     var capturesHostState = false
 
     /// The pass whose GL state is set, and the program in use (valid inside a scope).
-    weak var activePass: AnyObject?
+    /// (This and `pendingPass` are not weak: a pass clears them in its deinit. A weak
+    /// reference gave every pass a side table, and each retain of a pass — one a draw in
+    /// frame encoding — took the runtime's slow path.)
+    unowned(unsafe) var activePass: RenderPass?
     var currentProgram: GLuint = 0
     /// The pass with quads added but not drawn yet. Any other GL work on this context —
     /// an upload, a release, a readback, another pass — draws them first (`enter()` and
     /// the passes see to it), so GL sees everything in the order of Lamina's calls.
-    weak var pendingPass: RenderPass?
+    unowned(unsafe) var pendingPass: RenderPass?
 
     /// This context's scopes open on the thread using it.
     private var openScopes = 0

@@ -118,6 +118,9 @@ public final class RenderPass {
     deinit {
         // Quads never drawn are dropped with the pass.
         if batch.owner == ObjectIdentifier(self) { batch.reset() }
+        // (The context's references to a pass are unowned: none may outlive it.)
+        if device.gl.activePass === self { device.gl.activePass = nil }
+        if device.gl.pendingPass === self { device.gl.pendingPass = nil }
         // Dropped without submit() (an error part-way): give the host its draw buffers and
         // the caller its context back.
         if !isSubmitted {
