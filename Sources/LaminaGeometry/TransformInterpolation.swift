@@ -195,7 +195,11 @@ extension Transform3D {
     /// (m41…m43 when m44 == 0), scale as the lengths of the first three rows (/ |m44|),
     /// rotation as 0.
     public func value(forKeyPath keyPath: String) -> Double? {
-        guard let component = TransformComponent(rawValue: keyPath) else { return nil }
+        TransformComponent(rawValue: keyPath).map { value(for: $0) }
+    }
+
+    /// One component (`value(forKeyPath:)`, its key path parsed).
+    package func value(for component: TransformComponent) -> Double {
         let d = decomposed() ?? looseDecomposition
         switch component {
         case .rotationX: return d.rotationAngles.x
@@ -216,7 +220,12 @@ extension Transform3D {
     /// are read, one replaced, and the rotation rebuilt from them; "scale" sets x, y and z.
     /// Nil for an unknown key path. An undecomposable matrix is replaced by the identity first.
     public func setting(_ value: Double, forKeyPath keyPath: String) -> Transform3D? {
-        guard let component = TransformComponent(rawValue: keyPath) else { return nil }
+        TransformComponent(rawValue: keyPath).map { setting(value, for: $0) }
+    }
+
+    /// This transform with one component replaced (`setting(_:forKeyPath:)`, its key path
+    /// parsed: an animation of a component sets it every frame).
+    package func setting(_ value: Double, for component: TransformComponent) -> Transform3D {
         var d = decomposed() ?? .identity
         switch component {
         case .rotationX, .rotationY, .rotationZ, .rotation:
@@ -248,7 +257,8 @@ extension Transform3D {
     }
 }
 
-private enum TransformComponent: String {
+/// A component of a transform by Core Animation's key paths (`Transform3D.value(forKeyPath:)`).
+package enum TransformComponent: String, Sendable {
     case rotationX = "rotation.x", rotationY = "rotation.y", rotationZ = "rotation.z", rotation
     case scaleX = "scale.x", scaleY = "scale.y", scaleZ = "scale.z", scale
     case translationX = "translation.x", translationY = "translation.y", translationZ = "translation.z"

@@ -136,9 +136,8 @@ package struct TimingState {
 /// `Layer.presentation()`). Made by `Animation.makeEffect()`.
 public final class AnimationEffect: Sendable {
     package enum Kind: Sendable {
-        case basic(AnimatableProperty, from: AnimationValue?, to: AnimationValue?, by: AnimationValue?, spring: SpringSolver?,
-                   additive: Bool, cumulative: Bool)
-        case keyframes(AnimatableProperty, KeyframeData, additive: Bool, cumulative: Bool)
+        case basic(BasicValues)
+        case keyframes(KeyframeValues)
         case group([AnimationEffect])
         /// A `contents` animation: a cross-fade from one end to the other.
         case contents(from: FadeEnd, to: FadeEnd, spring: SpringSolver?)
@@ -159,7 +158,8 @@ public final class AnimationEffect: Sendable {
         self.timing = timing; self.timingFunction = timingFunction; self.isRemovedOnCompletion = isRemovedOnCompletion
         self.kind = kind
         switch kind {
-        case .basic(let p, _, _, _, _, _, _), .keyframes(let p, _, _, _): changes = p.changes
+        case .basic(let b): changes = b.property.changes
+        case .keyframes(let k): changes = k.property.changes
         case .group(let members): changes = members.reduce(into: LayerChanges()) { $0.formUnion($1.changes) }
         case .contents, .contentsKeyframes: changes = .contents
         case .transition: changes = .groupOpacity
@@ -200,7 +200,8 @@ public final class AnimationEffect: Sendable {
     public var customKeys: [String] {
         switch kind {
         case .group(let members): return members.flatMap(\.customKeys)
-        case let .basic(property, _, _, _, _, _, _), let .keyframes(property, _, _, _): return property.customKey.map { [$0] } ?? []
+        case .basic(let b): return b.property.customKey.map { [$0] } ?? []
+        case .keyframes(let k): return k.property.customKey.map { [$0] } ?? []
         default: return []
         }
     }
@@ -221,23 +222,23 @@ public final class AnimationEffect: Sendable {
             // The members run in the group's time, paced by its timing function.
             let t = timingFunction == nil ? s.time : d * paced(s.time / d, duration: d)
             for m in members { m.apply(at: t, to: &p, inGroup: true) }
-        case let .basic(property, from, to, by, spring, additive, cumulative):
+        case .basic(let basic):
+            let property = basic.property
             // The value below is read only when it is needed (a transform component's
             // costs a decomposition).
-            let needsBelow = additive || from == nil || (to == nil && by == nil) || (from == nil && to == nil)
-            let below = needsBelow || property.isUniform ? property.value(in: p) : property.kind   // (a uniform's type is its value's)
-            guard let (a, b) = Self.endPoints(from: from, to: to, by: by, below: below) else { return }
+            let below = basic.needsBelow || property.isUniform ? property.value(in: p) : property.kind   // (a uniform's type is its value's)
+            guard let (a, b) = Self.endPoints(from: basic.from, to: basic.to, by: basic.by, below: below) else { return }
             let f: Double
-            if let spring {
+            if let spring = basic.spring {
                 f = spring.value(at: s.time)
             } else {
                 f = paced(s.time / d, duration: d)
             }
             var v = AnimationValue.interpolate(a, b, f)
-            if cumulative && s.iteration > 0 {
+            if basic.cumulative && s.iteration > 0 {
                 v = AnimationValue.adding(v, AnimationValue.scaled(AnimationValue.subtracting(b, a), by: s.iteration))
             }
-            if additive { v = AnimationValue.adding(below, v) }
+            if basic.additive { v = AnimationValue.adding(below, v) }
             property.set(v, in: &p)
         case let .contents(from, to, spring):
             // (A spring's overshoot is clamped: a mix has no meaning past its two ends.)
@@ -251,14 +252,15 @@ public final class AnimationEffect: Sendable {
         case let .transition(id, start, end, motion):
             let f = paced(s.time / d, duration: d)
             p.transition = TransitionProgress(id: id, fraction: min(max(start + (end - start) * f, 0), 1), motion: motion)
-        case let .keyframes(property, data, additive, cumulative):
+        case .keyframes(let keyframes):
+            let data = keyframes.data
             guard !data.values.isEmpty else { return }
             var v = data.value(at: paced(s.time / d, duration: d))
-            if cumulative && s.iteration > 0, let delta = data.delta {
+            if keyframes.cumulative && s.iteration > 0, let delta = data.delta {
                 v = AnimationValue.adding(v, AnimationValue.scaled(delta, by: s.iteration))
             }
-            if additive { v = AnimationValue.adding(property.value(in: p), v) }
-            property.set(v, in: &p)
+            if keyframes.additive { v = AnimationValue.adding(keyframes.property.value(in: p), v) }
+            keyframes.property.set(v, in: &p)
         }
     }
 
@@ -272,16 +274,13 @@ public final class AnimationEffect: Sendable {
 
     static func endPoints(from: AnimationValue?, to: AnimationValue?, by: AnimationValue?,
                           below: AnimationValue) -> (AnimationValue, AnimationValue)? {
-        let from = from?.converted(like: below), to = to?.converted(like: below), by = by?.converted(like: below)
-        switch (from, to, by) {
-        case let (f?, t?, _): return (f, t)
-        case let (f?, nil, b?): return (f, AnimationValue.adding(f, b))
-        case let (nil, t?, b?): return (AnimationValue.subtracting(t, b), t)
-        case let (f?, nil, nil): return (f, below)
-        case let (nil, t?, nil): return (below, t)
-        case let (nil, nil, b?): return (below, AnimationValue.adding(below, b))
-        case (nil, nil, nil): return nil
-        }
+        let from = from?.converted(like: below), to = to?.converted(like: below)
+        // (Tested one by one: a switch over the three made a tuple of copies first.)
+        if let f = from, let t = to { return (f, t) }
+        let by = by?.converted(like: below)
+        if let f = from { return (f, by.map { AnimationValue.adding(f, $0) } ?? below) }
+        if let t = to { return (by.map { AnimationValue.subtracting(t, $0) } ?? below, t) }
+        return by.map { (below, AnimationValue.adding(below, $0)) }
     }
 
     /// Whether it is playing at `parentTime` (active, and its time advances): frames are
@@ -307,6 +306,35 @@ public final class AnimationEffect: Sendable {
     package func hasStarted(at parentTime: Double) -> Bool { timing.evaluate(parentTime: parentTime).phase != .before }
 }
 
+/// A basic animation's property and values. (A reference: an effect evaluated every frame
+/// reads them in place, where an enum payload of them was copied whole at each evaluation.)
+package final class BasicValues: Sendable {
+    let property: AnimatableProperty
+    let from, to, by: AnimationValue?
+    let spring: SpringSolver?
+    let additive, cumulative: Bool
+    /// Whether the value below it is read: additive, or an end taken from it.
+    let needsBelow: Bool
+
+    package init(_ property: AnimatableProperty, from: AnimationValue?, to: AnimationValue?, by: AnimationValue?,
+                 spring: SpringSolver?, additive: Bool, cumulative: Bool) {
+        self.property = property; self.from = from; self.to = to; self.by = by; self.spring = spring
+        self.additive = additive; self.cumulative = cumulative
+        needsBelow = additive || from == nil || (to == nil && by == nil)
+    }
+}
+
+/// A keyframe animation's property and values (a reference, as `BasicValues`).
+package final class KeyframeValues: Sendable {
+    let property: AnimatableProperty
+    let data: KeyframeData
+    let additive, cumulative: Bool
+
+    package init(_ property: AnimatableProperty, _ data: KeyframeData, additive: Bool, cumulative: Bool) {
+        self.property = property; self.data = data; self.additive = additive; self.cumulative = cumulative
+    }
+}
+
 /// A keyframe animation's values, as components.
 package struct KeyframeData: Sendable {
     var kind: AnimationValue
@@ -318,6 +346,9 @@ package struct KeyframeData: Sendable {
     var timingFunctions: [TimingFunction]?
     var mode: CalculationMode
     var tension, continuity, bias: [Double]?
+    /// The values' common length once `resolved()` found the values and key times fit for
+    /// `KeyframeMath.along` (nil: `evaluate` checks them at every frame).
+    private var checkedLength: Int?
 
     package init(kind: AnimationValue, values: [[Double]], decomposed: Bool = false, keyTimes: [Double]?,
                  timingFunctions: [TimingFunction]?, mode: CalculationMode, tension: [Double]?, continuity: [Double]?,
@@ -335,6 +366,9 @@ package struct KeyframeData: Sendable {
         case .paced: r.mode = .linear; r.timingFunctions = nil
         case .cubicPaced: r.mode = .cubic; r.timingFunctions = nil
         default: break
+        }
+        if r.mode == .linear || r.mode == .cubic, let length = values.first?.count, values.allSatisfy({ $0.count == length }) {
+            r.checkedLength = length
         }
         return r
     }
@@ -354,8 +388,14 @@ package struct KeyframeData: Sendable {
             }
             return .transform(decomposition(values[i]).recomposed())
         }
-        let v = KeyframeMath.evaluate(values: values, keyTimes: keyTimes, timingFunctions: timingFunctions, mode: mode,
+        let v: [Double]
+        if let length = checkedLength, let times = keyTimes {
+            v = KeyframeMath.along(values, dim: length, times: times, timingFunctions: timingFunctions, cubic: mode == .cubic,
+                                   tension: tension, continuity: continuity, bias: bias, progress: progress.isNaN ? 0 : progress)
+        } else {
+            v = KeyframeMath.evaluate(values: values, keyTimes: keyTimes, timingFunctions: timingFunctions, mode: mode,
                                       tension: tension, continuity: continuity, bias: bias, progress: progress)
+        }
         if decomposed, v.count == 17 {
             // (Paced and cubic modes: the components along the curve, the quaternion
             // normalized — close to, not exactly, a spherical interpolation.)

@@ -111,14 +111,30 @@ public enum AnimationValue: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// Whether two values are of the same kind.
+    /// Whether two values are of the same kind. (Cases compared by index: a switch over
+    /// the pair copied both values into a tuple first — twice an animation a frame.)
     func isSameKind(as other: AnimationValue) -> Bool {
-        switch (self, other) {
-        case (.number, .number), (.point, .point), (.size, .size), (.rect, .rect), (.color, .color), (.transform, .transform),
-             (.contents, .contents), (.path, .path), (.colors, .colors), (.numbers, .numbers):
-            return true
-        case let (.shader(a), .shader(b)): return a.typeName == b.typeName && a.components.count == b.components.count
-        default: return false
+        if case .shader(let a) = self {
+            guard case .shader(let b) = other else { return false }
+            return a.typeName == b.typeName && a.components.count == b.components.count
+        }
+        return caseIndex == other.caseIndex
+    }
+
+    /// Which case it is, payloads aside.
+    private var caseIndex: Int {
+        switch self {
+        case .number: return 0
+        case .point: return 1
+        case .size: return 2
+        case .rect: return 3
+        case .color: return 4
+        case .transform: return 5
+        case .contents: return 6
+        case .shader: return 7
+        case .path: return 8
+        case .colors: return 9
+        case .numbers: return 10
         }
     }
 
@@ -126,6 +142,9 @@ public enum AnimationValue: Sendable, Hashable, CustomStringConvertible {
     /// size or rect of that number everywhere (and a uniform scale as a transform); nil
     /// otherwise.
     package func converted(like kind: AnimationValue) -> AnimationValue? {
+        // (A number as a number made anew: returning `self` copied it through the enum's
+        // generic copy, twice a basic animation a frame.)
+        if case .number(let x) = self, case .number = kind { return .number(x) }
         if isSameKind(as: kind) { return self }
         if case .shader(let s) = kind {
             // A number for every component, a point for a vec2, a colour for a vec4 (straight).
@@ -161,6 +180,8 @@ public enum AnimationValue: Sendable, Hashable, CustomStringConvertible {
     /// do not morph into each other (paths of other elements, lists of other lengths)
     /// switch half-way.
     static func interpolate(_ a: AnimationValue, _ b: AnimationValue, _ f: Double) -> AnimationValue {
+        // (Numbers, the most common, without the component arrays: the same arithmetic.)
+        if case .number(let x) = a, case .number(let y) = b { return .number(x + (y - x) * f) }
         if case .transform(let x) = a, case .transform(let y) = b {
             return .transform(Transform3D.interpolate(from: x, to: y, fraction: f))
         }
@@ -232,7 +253,7 @@ public struct AnimatableProperty: Hashable, Sendable, CustomStringConvertible {
         case anchorPoint, anchorPointZ
         case transform, sublayerTransform
         /// A component of `transform` or `sublayerTransform` (`Transform3D.value(forKeyPath:)`).
-        case transformComponent(sublayer: Bool, path: String)
+        case transformComponent(sublayer: Bool, component: TransformComponent)
         case opacity, backgroundColor, borderColor, borderWidth, cornerRadius
         case contentsRect, contentsCenter
         case shadowOpacity, shadowRadius, shadowOffset, shadowColor
@@ -297,9 +318,8 @@ public struct AnimatableProperty: Hashable, Sendable, CustomStringConvertible {
                 return
             }
             for (prefix, sub) in [("transform.", false), ("sublayerTransform.", true)] where keyPath.hasPrefix(prefix) {
-                let rest = String(keyPath.dropFirst(prefix.count))
-                guard Transform3D.identity.value(forKeyPath: rest) != nil else { return nil }
-                self.base = .transformComponent(sublayer: sub, path: rest)
+                guard let component = TransformComponent(rawValue: String(keyPath.dropFirst(prefix.count))) else { return nil }
+                self.base = .transformComponent(sublayer: sub, component: component)
                 self.keyPath = keyPath
                 return
             }
@@ -373,8 +393,8 @@ public struct AnimatableProperty: Hashable, Sendable, CustomStringConvertible {
         case .anchorPointZ: return .number(p.anchorPointZ)
         case .transform: return .transform(p.transform)
         case .sublayerTransform: return .transform(p.sublayerTransform)
-        case .transformComponent(let sub, let path):
-            return .number((sub ? p.sublayerTransform : p.transform).value(forKeyPath: path) ?? 0)
+        case .transformComponent(let sub, let component):
+            return .number((sub ? p.sublayerTransform : p.transform).value(for: component))
         case .opacity: return .number(p.opacity)
         case .backgroundColor: return .color(p.backgroundColor)
         case .borderColor: return .color(p.borderColor)
@@ -438,36 +458,23 @@ public struct AnimatableProperty: Hashable, Sendable, CustomStringConvertible {
             p.custom?[key] = value
             return
         }
+        // A number for a property of numbers (most animations: opacity, a transform's
+        // rotation or scale) is set without a conversion or a switch over (property, value)
+        // pairs, which copied the value and the property into a tuple first.
+        if case .number(let x) = v, setNumber(x, in: &p) { return }
         guard let v = v.converted(like: kind), v.isFinite else { return }
         switch (base, v) {
         case (.position, .point(let x)): p.position = x
-        case (.positionX, .number(let x)): p.position.x = x
-        case (.positionY, .number(let x)): p.position.y = x
-        case (.zPosition, .number(let x)): p.zPosition = x
         case (.bounds, .rect(let x)): p.bounds = x
         case (.boundsOrigin, .point(let x)): p.bounds.origin = x
         case (.boundsSize, .size(let x)): p.bounds.size = x
-        case (.boundsWidth, .number(let x)): p.bounds.size.width = x
-        case (.boundsHeight, .number(let x)): p.bounds.size.height = x
         case (.anchorPoint, .point(let x)): p.anchorPoint = x
-        case (.anchorPointZ, .number(let x)): p.anchorPointZ = x
         case (.transform, .transform(let x)): p.transform = x
         case (.sublayerTransform, .transform(let x)): p.sublayerTransform = x
-        case (.transformComponent(let sub, let path), .number(let x)):
-            if sub {
-                p.sublayerTransform = p.sublayerTransform.setting(x, forKeyPath: path) ?? p.sublayerTransform
-            } else {
-                p.transform = p.transform.setting(x, forKeyPath: path) ?? p.transform
-            }
-        case (.opacity, .number(let x)): p.opacity = min(1, max(0, x))
         case (.backgroundColor, .color(let x)): p.backgroundColor = x
         case (.borderColor, .color(let x)): p.borderColor = x ?? .clear
-        case (.borderWidth, .number(let x)): p.borderWidth = max(0, x)
-        case (.cornerRadius, .number(let x)): p.cornerRadius = max(0, x)
         case (.contentsRect, .rect(let x)): p.contentsRect = x
         case (.contentsCenter, .rect(let x)): p.contentsCenter = x
-        case (.shadowOpacity, .number(let x)): p.shadowOpacity = min(1, max(0, x))
-        case (.shadowRadius, .number(let x)): p.shadowRadius = max(0, x)
         case (.shadowOffset, .size(let x)): p.shadowOffset = x
         case (.shadowColor, .color(let x)): p.shadowColor = x ?? .clear
         case (.gradientStartPoint, .point(let x)): if var g = p.gradient { g.startPoint = x; p.gradient = g }
@@ -483,5 +490,38 @@ public struct AnimatableProperty: Hashable, Sendable, CustomStringConvertible {
             if var g = p.gradient { g.locations = GradientStyle.stops(x, count: g.colors.count); p.gradient = g }
         default: break
         }
+    }
+
+    /// Sets a property whose values are numbers to `x` (a non-finite `x` is ignored);
+    /// false for a property of another kind (`set` converts the number to it).
+    private func setNumber(_ x: Double, in p: inout LayerProperties) -> Bool {
+        switch base {
+        case .positionX, .positionY, .zPosition, .boundsWidth, .boundsHeight, .anchorPointZ, .transformComponent,
+             .opacity, .borderWidth, .cornerRadius, .shadowOpacity, .shadowRadius:
+            guard x.isFinite else { return true }
+        default:
+            return false
+        }
+        switch base {
+        case .positionX: p.position.x = x
+        case .positionY: p.position.y = x
+        case .zPosition: p.zPosition = x
+        case .boundsWidth: p.bounds.size.width = x
+        case .boundsHeight: p.bounds.size.height = x
+        case .anchorPointZ: p.anchorPointZ = x
+        case .transformComponent(let sub, let component):
+            if sub {
+                p.sublayerTransform = p.sublayerTransform.setting(x, for: component)
+            } else {
+                p.transform = p.transform.setting(x, for: component)
+            }
+        case .opacity: p.opacity = min(1, max(0, x))
+        case .borderWidth: p.borderWidth = max(0, x)
+        case .cornerRadius: p.cornerRadius = max(0, x)
+        case .shadowOpacity: p.shadowOpacity = min(1, max(0, x))
+        case .shadowRadius: p.shadowRadius = max(0, x)
+        default: return false
+        }
+        return true
     }
 }

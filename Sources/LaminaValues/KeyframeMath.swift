@@ -61,19 +61,28 @@ public enum KeyframeMath {
         case .paced, .cubicPaced:
             times = pacedTimes(points)
         }
+        return along(points, dim: dim, times: times, timingFunctions: mode == .linear || mode == .cubic ? timingFunctions : nil,
+                     cubic: mode == .cubic || mode == .cubicPaced, tension: tension, continuity: continuity, bias: bias, progress: p)
+    }
 
+    /// `evaluate` once its inputs are checked: at least two `points`, each `dim` long, valid
+    /// `times` (one per point), `progress` not NaN; straight lines or the cubic spline. (An
+    /// animation evaluated every frame checks its values and times once: `KeyframeData`.)
+    static func along(_ points: [[Double]], dim: Int, times: [Double], timingFunctions: [TimingFunction]?, cubic: Bool,
+                      tension: [Double]?, continuity: [Double]?, bias: [Double]?, progress p: Double) -> [Double] {
+        let n = points.count
         let i = lastIndex(in: times, atOrBefore: p, upTo: n - 2)
         let width = times[i + 1] - times[i]
         var s = width > 0 ? (p - times[i]) / width : (p < times[i] ? 0 : 1)
-        if mode == .linear || mode == .cubic, let tf = timingFunctions, i < tf.count {
+        if let tf = timingFunctions, i < tf.count {
             s = tf[i].value(at: s)
         }
 
         let a = points[i], b = points[i + 1]
-        switch mode {
-        case .linear, .paced, .discrete:
+        switch cubic {
+        case false:
             return (0..<dim).map { a[$0] + (b[$0] - a[$0]) * s }
-        case .cubic, .cubicPaced:
+        case true:
             func param(_ array: [Double]?, _ j: Int) -> Double {
                 guard let array, j < array.count, array[j].isFinite else { return 0 }
                 return array[j]

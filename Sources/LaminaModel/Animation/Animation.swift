@@ -99,8 +99,8 @@ public struct BasicAnimation: Animation {
     public func makeEffect(customKeys isCustomKey: (String) -> Bool) -> AnimationEffect? {
         guard let p = AnimatableProperty(keyPath: keyPath, customKeys: isCustomKey) else { return nil }
         if p.base == .contents { return AnimationEffect(common, .contents(from: FadeEnd(fromValue), to: FadeEnd(toValue), spring: nil)) }
-        return AnimationEffect(common, .basic(p, from: fromValue, to: toValue, by: byValue, spring: nil,
-                                              additive: isAdditive, cumulative: isCumulative))
+        return AnimationEffect(common, .basic(BasicValues(p, from: fromValue, to: toValue, by: byValue, spring: nil,
+                                                          additive: isAdditive, cumulative: isCumulative)))
     }
 }
 
@@ -134,8 +134,8 @@ public struct SpringAnimation: Animation {
         guard let p = AnimatableProperty(keyPath: keyPath, customKeys: isCustomKey) else { return nil }
         let c = common
         if p.base == .contents { return AnimationEffect(c, .contents(from: FadeEnd(fromValue), to: FadeEnd(toValue), spring: solver)) }
-        return AnimationEffect(c, .basic(p, from: fromValue, to: toValue, by: byValue, spring: solver,
-                                         additive: isAdditive, cumulative: false))
+        return AnimationEffect(c, .basic(BasicValues(p, from: fromValue, to: toValue, by: byValue, spring: solver,
+                                                     additive: isAdditive, cumulative: false)))
     }
 
     /// As an action: like a basic animation's (without a duration, the transaction's).
@@ -206,10 +206,10 @@ public struct KeyframeAnimation: Animation {
                 }
             }
         }
-        return AnimationEffect(common, .keyframes(p, KeyframeData(
+        return AnimationEffect(common, .keyframes(KeyframeValues(p, KeyframeData(
             kind: first, values: components, decomposed: decomposed, keyTimes: keyTimes, timingFunctions: timingFunctions,
             mode: calculationMode, tension: tensionValues, continuity: continuityValues, bias: biasValues).resolved(),
-            additive: isAdditive, cumulative: isCumulative))
+            additive: isAdditive, cumulative: isCumulative)))
     }
 }
 
