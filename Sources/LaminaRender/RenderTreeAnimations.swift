@@ -44,8 +44,13 @@ extension RenderTree {
             if p != node.state.properties {
                 node.state = model.presenting(p)
             }
-            if let last = node.lastPresented, last == p { continue }
-            let c = Self.changes(from: node.lastPresented ?? model.properties, to: p)
+            // (No test of equality first: with the binding it needed, it copied the last
+            // properties whole, a few hundred bytes, three times a layer a frame.)
+            let c: LayerChanges
+            switch node.lastPresented {
+            case .some(let last): c = Self.changes(from: last, to: p)
+            case .none: c = Self.changes(from: model.properties, to: p)
+            }
             if !c.isEmpty {
                 node.changes.formUnion(c)
                 pendingNodes.append(node)
