@@ -495,13 +495,9 @@ public struct AnimatableProperty: Hashable, Sendable, CustomStringConvertible {
     /// Sets a property whose values are numbers to `x` (a non-finite `x` is ignored);
     /// false for a property of another kind (`set` converts the number to it).
     private func setNumber(_ x: Double, in p: inout LayerProperties) -> Bool {
-        switch base {
-        case .positionX, .positionY, .zPosition, .boundsWidth, .boundsHeight, .anchorPointZ, .transformComponent,
-             .opacity, .borderWidth, .cornerRadius, .shadowOpacity, .shadowRadius:
-            guard x.isFinite else { return true }
-        default:
-            return false
-        }
+        // (`set` has handled uniforms and custom keys, whose kind is a number too.)
+        guard case .number = kind else { return false }
+        guard x.isFinite else { return true }
         switch base {
         case .positionX: p.position.x = x
         case .positionY: p.position.y = x
