@@ -18,80 +18,6 @@ public enum ContextOwnership: String, Sendable, CustomStringConvertible {
     public var description: String { rawValue }
 }
 
-/// Counts of live GL objects, names waiting to be deleted, and EGL images. Shared with
-/// the objects' `deinit`, which may run on any thread: it only queues, never calls GL.
-final class ObjectLedger: Sendable {
-    private struct State {
-        var live: [GPUObjectKind: Int] = [:]
-        /// Every live name (kind << 32 | name): what `close()` deletes on a context that
-        /// outlives the device (shared or adopted).
-        var names: Set<UInt64> = []
-        var pending: [(GPUObjectKind, GLuint)] = []
-        var images: Set<UInt> = []
-        var closed = false
-        /// The context generation the names belong to (`GLContext.generation`).
-        var generation = 0
-    }
-    private let state = Locked(State())
-
-    private static func key(_ kind: GPUObjectKind, _ name: GLuint) -> UInt64 {
-        UInt64(GPUObjectKind.allCases.firstIndex(of: kind)!) << 32 | UInt64(name)
-    }
-
-    func created(_ kind: GPUObjectKind, _ name: GLuint) {
-        state.withLock { s in
-            s.live[kind, default: 0] += 1
-            s.names.insert(ObjectLedger.key(kind, name))
-        }
-    }
-    func deleted(_ kind: GPUObjectKind, _ name: GLuint) {
-        state.withLock { s in
-            if s.names.remove(ObjectLedger.key(kind, name)) != nil { s.live[kind, default: 0] -= 1 }
-        }
-    }
-    /// Queues a name for deletion (nothing when the context is gone, or when the name is of
-    /// a context lost since: `generation` is the object's).
-    func enqueue(_ kind: GPUObjectKind, _ name: GLuint, generation: Int) {
-        state.withLock { s in if !s.closed && s.generation == generation { s.pending.append((kind, name)) } }
-    }
-    /// Forgets every name and image (the context they lived in was lost): the next
-    /// generation starts with nothing. Returns the EGL images to destroy.
-    func reset(generation: Int) -> [EGLImage] {
-        state.withLock { s in
-            let images = s.images.compactMap { EGLImage(bitPattern: $0) }
-            s = State()
-            s.generation = generation
-            return images
-        }
-    }
-    func takePending() -> [(GPUObjectKind, GLuint)] { state.withLock { s in defer { s.pending = [] }; return s.pending } }
-    var pendingCount: Int { state.withLock { $0.pending.count } }
-    var isClosed: Bool { state.withLock { $0.closed } }
-    func counts() -> GPUObjectCounts { state.withLock { GPUObjectCounts(counts: $0.live.filter { $0.value != 0 }) } }
-
-    /// Every live name, to delete before the context goes (or is handed back to its owner).
-    func liveNames() -> [(GPUObjectKind, GLuint)] {
-        state.withLock { s in
-            s.names.map { (GPUObjectKind.allCases[Int($0 >> 32)], GLuint(truncatingIfNeeded: $0)) }
-        }
-    }
-
-    func imageCreated(_ image: EGLImage) { state.withLock { _ = $0.images.insert(UInt(bitPattern: image)) } }
-    /// True (once) when the image is still registered: the caller destroys it.
-    func takeImage(_ image: EGLImage) -> Bool { state.withLock { $0.images.remove(UInt(bitPattern: image)) != nil } }
-    var imageCount: Int { state.withLock { $0.images.count } }
-
-    /// Marks the context closed; returns the EGL images still alive, to destroy.
-    func close() -> [EGLImage] {
-        state.withLock { s in
-            let images = s.images.compactMap { EGLImage(bitPattern: $0) }
-            s = State()
-            s.closed = true
-            return images
-        }
-    }
-}
-
 /// What was current on the calling thread when Lamina was entered (wlroots'
 /// `wlr_egl_save_context`): the client API, and the OpenGL ES context with its display
 /// and surfaces.
@@ -141,54 +67,6 @@ private let scopeStackKey: pthread_key_t = {
     pthread_key_create(&key) { p in if let p { Unmanaged<ScopeStack>.fromOpaque(p).release() } }
     return key
 }()
-
-/// GL entry points of indexed draw-buffer state (OpenGL ES 3.2, `OES_draw_buffers_indexed`,
-/// desktop OpenGL 4.0):
-/// with them, Lamina sets and restores draw buffer 0's blending and colour mask only, and
-/// leaves the host's other draw buffers' settings alone.
-struct IndexedDrawBufferFunctions {
-    let enable: PFNGLENABLEIOESPROC
-    let disable: PFNGLDISABLEIOESPROC
-    let isEnabled: PFNGLISENABLEDIOESPROC
-    let blendEquation: PFNGLBLENDEQUATIONSEPARATEIOESPROC
-    let blendFunc: PFNGLBLENDFUNCSEPARATEIOESPROC
-    let colorMask: PFNGLCOLORMASKIOESPROC
-    /// glGetIntegeri_v and glGetBooleani_v: draw buffer 0's blend functions, equations and
-    /// colour mask. The plain queries are not enough: what `glIsEnabled(GL_BLEND)` answers
-    /// when the buffers differ is the driver's choice (Mesa: buffer 0's; NVIDIA: enabled
-    /// when buffer 1's is, seen on an H200 with driver 580).
-    let getInteger: PFNGLGETINTEGERI_VPROC
-    /// (nil on OpenGL ES 3.0 with the extension: glGetBooleani_v is ES 3.1's; the plain
-    /// query is read then.)
-    let getBoolean: GetBooleanIndexedProc?
-    /// glGetBooleani_v (OpenGL ES 3.1, desktop 3.0: not in the ES 3.0 headers Lamina builds with).
-    typealias GetBooleanIndexedProc = @convention(c) (GLenum, GLuint, UnsafeMutablePointer<GLboolean>?) -> Void
-
-    /// Looked up when the context has them (ES 3.2 or an indexed draw-buffers extension;
-    /// desktop GL 4.0, or 3.x with GL_ARB_draw_buffers_blend).
-    static func load(glVersion: String, extensions: Set<String>) -> IndexedDrawBufferFunctions? {
-        // (enable, disable, isEnabled and colorMask suffix; blend functions' suffix)
-        let suffixes: (String, String)
-        let desktop = glVersion.hasPrefix("OpenGL ES") ? nil : DesktopGL.version(glVersion)
-        if glVersion.hasPrefix("OpenGL ES 3.2") || glVersion.hasPrefix("OpenGL ES 4") { suffixes = ("", "") }
-        // Desktop GL 4.0 has them all (glEnablei, glIsEnabledi and glColorMaski since 3.0).
-        else if let v = desktop, v >= (4, 0) { suffixes = ("", "") }
-        else if desktop != nil, extensions.contains("GL_ARB_draw_buffers_blend") { suffixes = ("", "ARB") }
-        else if desktop == nil, extensions.contains("GL_OES_draw_buffers_indexed") { suffixes = ("OES", "OES") }
-        else if desktop == nil, extensions.contains("GL_EXT_draw_buffers_indexed") { suffixes = ("EXT", "EXT") }
-        else { return nil }
-        guard let enable = eglProcedure("glEnablei" + suffixes.0, as: PFNGLENABLEIOESPROC.self),
-              let disable = eglProcedure("glDisablei" + suffixes.0, as: PFNGLDISABLEIOESPROC.self),
-              let isEnabled = eglProcedure("glIsEnabledi" + suffixes.0, as: PFNGLISENABLEDIOESPROC.self),
-              let equation = eglProcedure("glBlendEquationSeparatei" + suffixes.1, as: PFNGLBLENDEQUATIONSEPARATEIOESPROC.self),
-              let function = eglProcedure("glBlendFuncSeparatei" + suffixes.1, as: PFNGLBLENDFUNCSEPARATEIOESPROC.self),
-              let mask = eglProcedure("glColorMaski" + suffixes.0, as: PFNGLCOLORMASKIOESPROC.self),
-              let getInteger = eglProcedure("glGetIntegeri_v", as: PFNGLGETINTEGERI_VPROC.self) else { return nil }
-        let getBoolean = eglProcedure("glGetBooleani_v", as: GetBooleanIndexedProc.self)
-        return IndexedDrawBufferFunctions(enable: enable, disable: disable, isEnabled: isEnabled, blendEquation: equation, blendFunc: function,
-                                          colorMask: mask, getInteger: getInteger, getBoolean: getBoolean)
-    }
-}
 
 /// The EGL display and context that GL objects belong to. Objects hold this (not the
 /// `GPUDevice`), so the device's own caches never keep the device alive.

@@ -394,3 +394,51 @@ struct DesktopGLStateSnapshot: Equatable {
         if let alphaTest { set(DesktopGL.alphaTest, alphaTest) }
     }
 }
+
+/// GL entry points of indexed draw-buffer state (OpenGL ES 3.2, `OES_draw_buffers_indexed`,
+/// desktop OpenGL 4.0):
+/// with them, Lamina sets and restores draw buffer 0's blending and colour mask only, and
+/// leaves the host's other draw buffers' settings alone.
+struct IndexedDrawBufferFunctions {
+    let enable: PFNGLENABLEIOESPROC
+    let disable: PFNGLDISABLEIOESPROC
+    let isEnabled: PFNGLISENABLEDIOESPROC
+    let blendEquation: PFNGLBLENDEQUATIONSEPARATEIOESPROC
+    let blendFunc: PFNGLBLENDFUNCSEPARATEIOESPROC
+    let colorMask: PFNGLCOLORMASKIOESPROC
+    /// glGetIntegeri_v and glGetBooleani_v: draw buffer 0's blend functions, equations and
+    /// colour mask. The plain queries are not enough: what `glIsEnabled(GL_BLEND)` answers
+    /// when the buffers differ is the driver's choice (Mesa: buffer 0's; NVIDIA: enabled
+    /// when buffer 1's is, seen on an H200 with driver 580).
+    let getInteger: PFNGLGETINTEGERI_VPROC
+    /// (nil on OpenGL ES 3.0 with the extension: glGetBooleani_v is ES 3.1's; the plain
+    /// query is read then.)
+    let getBoolean: GetBooleanIndexedProc?
+    /// glGetBooleani_v (OpenGL ES 3.1, desktop 3.0: not in the ES 3.0 headers Lamina builds with).
+    typealias GetBooleanIndexedProc = @convention(c) (GLenum, GLuint, UnsafeMutablePointer<GLboolean>?) -> Void
+
+    /// Looked up when the context has them (ES 3.2 or an indexed draw-buffers extension;
+    /// desktop GL 4.0, or 3.x with GL_ARB_draw_buffers_blend).
+    static func load(glVersion: String, extensions: Set<String>) -> IndexedDrawBufferFunctions? {
+        // (enable, disable, isEnabled and colorMask suffix; blend functions' suffix)
+        let suffixes: (String, String)
+        let desktop = glVersion.hasPrefix("OpenGL ES") ? nil : DesktopGL.version(glVersion)
+        if glVersion.hasPrefix("OpenGL ES 3.2") || glVersion.hasPrefix("OpenGL ES 4") { suffixes = ("", "") }
+        // Desktop GL 4.0 has them all (glEnablei, glIsEnabledi and glColorMaski since 3.0).
+        else if let v = desktop, v >= (4, 0) { suffixes = ("", "") }
+        else if desktop != nil, extensions.contains("GL_ARB_draw_buffers_blend") { suffixes = ("", "ARB") }
+        else if desktop == nil, extensions.contains("GL_OES_draw_buffers_indexed") { suffixes = ("OES", "OES") }
+        else if desktop == nil, extensions.contains("GL_EXT_draw_buffers_indexed") { suffixes = ("EXT", "EXT") }
+        else { return nil }
+        guard let enable = eglProcedure("glEnablei" + suffixes.0, as: PFNGLENABLEIOESPROC.self),
+              let disable = eglProcedure("glDisablei" + suffixes.0, as: PFNGLDISABLEIOESPROC.self),
+              let isEnabled = eglProcedure("glIsEnabledi" + suffixes.0, as: PFNGLISENABLEDIOESPROC.self),
+              let equation = eglProcedure("glBlendEquationSeparatei" + suffixes.1, as: PFNGLBLENDEQUATIONSEPARATEIOESPROC.self),
+              let function = eglProcedure("glBlendFuncSeparatei" + suffixes.1, as: PFNGLBLENDFUNCSEPARATEIOESPROC.self),
+              let mask = eglProcedure("glColorMaski" + suffixes.0, as: PFNGLCOLORMASKIOESPROC.self),
+              let getInteger = eglProcedure("glGetIntegeri_v", as: PFNGLGETINTEGERI_VPROC.self) else { return nil }
+        let getBoolean = eglProcedure("glGetBooleani_v", as: GetBooleanIndexedProc.self)
+        return IndexedDrawBufferFunctions(enable: enable, disable: disable, isEnabled: isEnabled, blendEquation: equation, blendFunc: function,
+                                          colorMask: mask, getInteger: getInteger, getBoolean: getBoolean)
+    }
+}

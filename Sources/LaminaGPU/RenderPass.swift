@@ -60,14 +60,14 @@ public final class RenderPass {
     // `@exclusivity(unchecked)` on the fields read for every quad (see RenderNode's fields).
     @exclusivity(unchecked) public private(set) var isSubmitted = false
     /// How many clips are pushed (the stencil value inside the innermost clip).
-    @exclusivity(unchecked) public private(set) var clipDepth = 0
+    @exclusivity(unchecked) public internal(set) var clipDepth = 0
     /// Whether the pass is being timed on the GPU (`beginRenderPass(on:clear:timed:)`).
     public var isTimed: Bool { timerQuery != nil }
     let device: GPUDevice
     private let batch: QuadBatch
     /// The target's points → clip space.
     private let toClip: Transform3D
-    private var stencilCleared = false
+    var stencilCleared = false
     private var timerQuery: TimerQuery?
     /// Scratch for nine-slice pieces (emptied after each use).
     private var pieces: [Quad] = []
@@ -138,7 +138,7 @@ public final class RenderPass {
 
     /// Sets everything this pass depends on (if another pass or a transfer ran meanwhile,
     /// or the pass just began): never assumes what the context held.
-    private func restoreState() {
+    func restoreState() {
         guard device.gl.activePass !== self else { return }
         device.gl.activePass = self
         device.gl.currentProgram = 0
@@ -256,79 +256,6 @@ public final class RenderPass {
         device.checkGLError("glDrawArrays (\(program.label))")
     }
 
-    // MARK: Clips
-
-    /// Restricts later drawing to a (rounded) rectangle under `transform`, intersected with
-    /// the clips already pushed. Exact under rotation and perspective (a stencil, not a
-    /// scissor). Each push needs the matching `popClip` with the same shape.
-    /// At most `maxClipDepth` clips nest (the stencil's 8 bits); one more throws.
-    public func pushClip(_ rect: Rect, cornerRadius: Double = 0, transform: Transform3D = .identity) throws {
-        try pushClip(rect, corners: CornerShape(radius: cornerRadius), transform: transform)
-    }
-
-    /// `pushClip(_:cornerRadius:transform:)` for any corner shape (some corners rounded,
-    /// continuous corners).
-    public func pushClip(_ rect: Rect, corners: CornerShape, transform: Transform3D = .identity) throws {
-        try claimBatch("pushClip(_:)")
-        guard clipDepth < RenderPass.maxClipDepth else { throw RenderPassError.clipsTooDeep(limit: RenderPass.maxClipDepth) }
-        prepare()
-        try target.prepareStencil()
-        restoreState()   // preparing the stencil may have rebound the framebuffer
-        if !stencilCleared {
-            // Inside the target's scissor: a host's stencil outside the region is kept. The
-            // quads pending are all outside any clip (no clip was pushed yet): they do not
-            // read the stencil, so clearing it before they are drawn changes nothing.
-            glClearStencil(0)
-            glClear(GLbitfield(GL_STENCIL_BUFFER_BIT))
-            stencilCleared = true
-        }
-        try appendClipShape(rect, corners: corners, transform: transform, write: .increment)
-        clipDepth += 1
-    }
-
-    /// Removes the innermost clip; pass the shape given to `pushClip`.
-    public func popClip(_ rect: Rect, cornerRadius: Double = 0, transform: Transform3D = .identity) throws {
-        try popClip(rect, corners: CornerShape(radius: cornerRadius), transform: transform)
-    }
-
-    /// Removes the innermost clip pushed with `pushClip(_:corners:transform:)`.
-    public func popClip(_ rect: Rect, corners: CornerShape, transform: Transform3D = .identity) throws {
-        try claimBatch("popClip(_:)")
-        guard clipDepth > 0 else { throw RenderPassError.popClipWithoutPush }
-        try appendClipShape(rect, corners: corners, transform: transform, write: .decrement)
-        clipDepth -= 1
-    }
-
-    /// Nested clips a pass holds at most: the stencil values 1…255 of an 8-bit stencil.
-    public static let maxClipDepth = 255
-
-    /// The shape, drawn into the stencil only where the stencil equals the current depth.
-    private func appendClipShape(_ rect: Rect, corners: CornerShape, transform: Transform3D, write: ClipWrite) throws {
-        let state = BatchState(program: .roundedRect, texture: 0, filters: 0, blend: true,
-                               clipDepth: Int32(clipDepth), clipWrite: write)
-        try appendQuad(rect, transform, state, nil, coords: (0, 0, 1, 1), color: (0, 0, 0, 0),
-                       params: (Float(abs(rect.size.width)), Float(abs(rect.size.height)), Float(max(0, corners.radius)), 0),
-                       flags: (1, Self.cornerBits(corners, of: rect)))
-    }
-
-    /// `batch-rrect.frag`'s corner bits: the corners left square (in the quad's coordinates:
-    /// a negative width or height mirrors the rectangle) and whether they are continuous.
-    static func cornerBits(_ corners: CornerShape, of rect: Rect) -> Float {
-        let square = CornerMask.all.subtracting(corners.corners).mirrored(x: rect.size.width < 0, y: rect.size.height < 0)
-        return Float(Int(square.rawValue) | (corners.curve == .continuous ? 16 : 0))
-    }
-
-    /// Inside clips, draw only where the stencil equals the depth; outside, no test.
-    private func applyStencilTest() {
-        if clipDepth > 0 {
-            glEnable(GLenum(GL_STENCIL_TEST))
-            glStencilFunc(GLenum(GL_EQUAL), GLint(clipDepth), 0xff)
-            glStencilOp(GLenum(GL_KEEP), GLenum(GL_KEEP), GLenum(GL_KEEP))
-        } else {
-            glDisable(GLenum(GL_STENCIL_TEST))
-        }
-    }
-
     /// Limits the clears and draws that follow to `region` (pixels of the target, top-left
     /// origin; nil: the whole target) — a damage region drawn one rectangle at a time.
     /// Quads pending are drawn first. No clip may be open: each rectangle pushes its clips
@@ -383,7 +310,7 @@ public final class RenderPass {
     /// Makes the device's quad batch this pass's: another pass's pending quads are drawn
     /// first (the order of the calls is the order of drawing).
     @inline(__always)
-    private func claimBatch(_ operation: @autoclosure () -> String) throws {
+    func claimBatch(_ operation: @autoclosure () -> String) throws {
         guard !isSubmitted else { throw RenderPassError.usedAfterSubmit(operation: operation()) }
         if batch.owner != ObjectIdentifier(self) { claimBatchFromOther() }
     }
@@ -484,7 +411,7 @@ public final class RenderPass {
     /// Appends the four vertices of one quad; `coords` are the coordinate at the rectangle's
     /// origin corner and at the opposite one.
     @inline(__always)
-    private func appendQuad(_ rect: Rect, _ transform: Transform3D, _ state: BatchState, _ texture: Texture?,
+    func appendQuad(_ rect: Rect, _ transform: Transform3D, _ state: BatchState, _ texture: Texture?,
                             coords: (Double, Double, Double, Double), color: (Float, Float, Float, Float),
                             params: (Float, Float, Float, Float), flags: (Float, Float)) throws {
         let m = ClipMapping(transform, toClip)
