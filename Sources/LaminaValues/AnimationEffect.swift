@@ -135,17 +135,19 @@ package struct TimingState {
 /// values in components, evaluated by the renderer every frame (and by
 /// `Layer.presentation()`). Made by `Animation.makeEffect()`.
 public final class AnimationEffect: Sendable {
+    /// Every payload is one reference (the rare kinds boxed): reading `kind` to switch on
+    /// it, once per animation a frame, copies a word and retains it, not a wide payload.
     package enum Kind: Sendable {
         case basic(BasicValues)
         case keyframes(KeyframeValues)
         case group([AnimationEffect])
         /// A `contents` animation: a cross-fade from one end to the other.
-        case contents(from: FadeEnd, to: FadeEnd, spring: SpringSolver?)
+        indirect case contents(from: FadeEnd, to: FadeEnd, spring: SpringSolver?)
         /// A keyframe animation of `contents`: keyframe indices, and their contents.
-        case contentsKeyframes(KeyframeData, [ContentRef?])
+        indirect case contentsKeyframes(KeyframeData, [ContentRef?])
         /// A transition (`TransitionAnimation`), by its identity, from `start` to `end`
         /// progress, showing the old and new pictures as `motion` says.
-        case transition(id: UInt64, start: Double, end: Double, motion: TransitionMotion)
+        indirect case transition(id: UInt64, start: Double, end: Double, motion: TransitionMotion)
     }
     package let timing: MediaTiming
     let timingFunction: TimingFunction?
@@ -211,7 +213,7 @@ public final class AnimationEffect: Sendable {
 
     /// Applies the animation at `parentTime` (its layer's time, or its group's) to `p`,
     /// which holds the values below it (the model's, then earlier animations').
-    func apply(at parentTime: Double, to p: inout LayerProperties, inGroup: Bool = false) {
+    @usableFromInline func apply(at parentTime: Double, to p: inout LayerProperties, inGroup: Bool = false) {
         let s = timing.evaluate(parentTime: parentTime)
         // A group's member is never removed by itself (the group is): its fill mode alone
         // says what it shows outside its own active time.
@@ -223,6 +225,15 @@ public final class AnimationEffect: Sendable {
             let t = timingFunction == nil ? s.time : d * paced(s.time / d, duration: d)
             for m in members { m.apply(at: t, to: &p, inGroup: true) }
         case .basic(let basic):
+            if let (a, b) = basic.numberEnds {
+                // The arithmetic of the general path below for two numbers (`interpolate`,
+                // then `adding(v, scaled(subtracting(b, a), by:))`), without its values.
+                let f = basic.spring.map { $0.value(at: s.time) } ?? paced(s.time / d, duration: d)
+                var v = a + (b - a) * f
+                if basic.cumulative && s.iteration > 0 { v = v + (b - a) * Double(s.iteration) }
+                basic.property.set(.number(v), in: &p)
+                return
+            }
             let property = basic.property
             // The value below is read only when it is needed (a transform component's
             // costs a decomposition).
@@ -253,10 +264,11 @@ public final class AnimationEffect: Sendable {
             let f = paced(s.time / d, duration: d)
             p.transition = TransitionProgress(id: id, fraction: min(max(start + (end - start) * f, 0), 1), motion: motion)
         case .keyframes(let keyframes):
-            let data = keyframes.data
-            guard !data.values.isEmpty else { return }
-            var v = data.value(at: paced(s.time / d, duration: d))
-            if keyframes.cumulative && s.iteration > 0, let delta = data.delta {
+            // (`keyframes.data` read in place: bound to a local, the struct was copied, its
+            // arrays retained and released, once per animation a frame.)
+            guard !keyframes.data.values.isEmpty else { return }
+            var v = keyframes.data.value(at: paced(s.time / d, duration: d))
+            if keyframes.cumulative && s.iteration > 0, let delta = keyframes.data.delta {
                 v = AnimationValue.adding(v, AnimationValue.scaled(delta, by: s.iteration))
             }
             if keyframes.additive { v = AnimationValue.adding(keyframes.property.value(in: p), v) }
@@ -315,12 +327,23 @@ package final class BasicValues: Sendable {
     let additive, cumulative: Bool
     /// Whether the value below it is read: additive, or an end taken from it.
     let needsBelow: Bool
+    /// Both ends as numbers, for a property of numbers whose ends are `from` and `to` and
+    /// do not depend on the value below (most animations: opacity, a rotation, a scale):
+    /// converted once here, not every frame (`AnimationEffect.apply`).
+    let numberEnds: (from: Double, to: Double)?
 
     package init(_ property: AnimatableProperty, from: AnimationValue?, to: AnimationValue?, by: AnimationValue?,
                  spring: SpringSolver?, additive: Bool, cumulative: Bool) {
         self.property = property; self.from = from; self.to = to; self.by = by; self.spring = spring
         self.additive = additive; self.cumulative = cumulative
         needsBelow = additive || from == nil || (to == nil && by == nil)
+        let kind = property.kind
+        if !needsBelow, !property.isUniform, case .number = kind,
+           case .number(let a)? = from?.converted(like: kind), case .number(let b)? = to?.converted(like: kind) {
+            numberEnds = (a, b)
+        } else {
+            numberEnds = nil
+        }
     }
 }
 
@@ -428,6 +451,9 @@ package struct KeyframeData: Sendable {
 /// Applies a layer's animation effects, in the order they were added, to its model
 /// properties at its local time `time`: what the renderer shows each frame and
 /// `Layer.presentation()` returns.
+/// (Inlinable: specialized where it is called — the renderer's arrays — instead of
+/// stepping a generic iterator through witness calls.)
+@inlinable
 package func presentedProperties<S: Sequence<AnimationEffect>>(_ model: LayerProperties, effects: S, at time: Double) -> LayerProperties {
     var p = model
     for e in effects { e.apply(at: time, to: &p) }
