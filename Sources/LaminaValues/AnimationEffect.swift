@@ -413,6 +413,11 @@ package struct KeyframeData: Sendable {
         }
         let v: [Double]
         if let length = checkedLength, let times = keyTimes {
+            if length == 1, !decomposed, case .number = kind {
+                return .number(KeyframeMath.alongScalar(values, times: times, timingFunctions: timingFunctions, cubic: mode == .cubic,
+                                                        tension: tension, continuity: continuity, bias: bias,
+                                                        progress: progress.isNaN ? 0 : progress))
+            }
             v = KeyframeMath.along(values, dim: length, times: times, timingFunctions: timingFunctions, cubic: mode == .cubic,
                                    tension: tension, continuity: continuity, bias: bias, progress: progress.isNaN ? 0 : progress)
         } else {

@@ -70,19 +70,46 @@ public enum KeyframeMath {
     /// animation evaluated every frame checks its values and times once: `KeyframeData`.)
     static func along(_ points: [[Double]], dim: Int, times: [Double], timingFunctions: [TimingFunction]?, cubic: Bool,
                       tension: [Double]?, continuity: [Double]?, bias: [Double]?, progress p: Double) -> [Double] {
-        let n = points.count
-        let i = lastIndex(in: times, atOrBefore: p, upTo: n - 2)
-        let width = times[i + 1] - times[i]
-        var s = width > 0 ? (p - times[i]) / width : (p < times[i] ? 0 : 1)
-        if let tf = timingFunctions, i < tf.count {
-            s = tf[i].value(at: s)
+        let point = CurvePoint(points, times: times, timingFunctions: timingFunctions, cubic: cubic,
+                               tension: tension, continuity: continuity, bias: bias, progress: p)
+        return (0..<dim).map(point.component)
+    }
+
+    /// `along` for one-number keyframes (an opacity, a rotation, a scale): the same value,
+    /// without an array a frame.
+    static func alongScalar(_ points: [[Double]], times: [Double], timingFunctions: [TimingFunction]?, cubic: Bool,
+                            tension: [Double]?, continuity: [Double]?, bias: [Double]?, progress p: Double) -> Double {
+        CurvePoint(points, times: times, timingFunctions: timingFunctions, cubic: cubic,
+                   tension: tension, continuity: continuity, bias: bias, progress: p).component(0)
+    }
+
+    /// Where `progress` falls on the keyframes' curve: the segment, the fraction along it
+    /// and, for the cubic spline, the weights of its tangents; `component(k)` is the value
+    /// of the curve's k-th component there.
+    private struct CurvePoint {
+        let a: [Double], b: [Double], s: Double
+        /// Cubic: the neighbouring points and the tangents' weights (nil: straight lines).
+        let spline: Spline?
+
+        struct Spline {
+            let before: [Double], after: [Double]
+            let outPrev, outNext, inPrev, inNext, outScale, inScale: Double
+            /// The Hermite basis at the fraction.
+            let h00, h10, h01, h11: Double
         }
 
-        let a = points[i], b = points[i + 1]
-        switch cubic {
-        case false:
-            return (0..<dim).map { a[$0] + (b[$0] - a[$0]) * s }
-        case true:
+        init(_ points: [[Double]], times: [Double], timingFunctions: [TimingFunction]?, cubic: Bool,
+             tension: [Double]?, continuity: [Double]?, bias: [Double]?, progress p: Double) {
+            let n = points.count
+            let i = lastIndex(in: times, atOrBefore: p, upTo: n - 2)
+            let width = times[i + 1] - times[i]
+            var s = width > 0 ? (p - times[i]) / width : (p < times[i] ? 0 : 1)
+            if let tf = timingFunctions, i < tf.count {
+                s = tf[i].value(at: s)
+            }
+            self.s = s
+            a = points[i]; b = points[i + 1]
+            guard cubic else { spline = nil; return }
             func param(_ array: [Double]?, _ j: Int) -> Double {
                 guard let array, j < array.count, array[j].isFinite else { return 0 }
                 return array[j]
@@ -94,18 +121,19 @@ public enum KeyframeMath {
             // for the durations of the segments either side.
             let (ti, ci, bi) = (param(tension, i), param(continuity, i), param(bias, i))
             let (tj, cj, bj) = (param(tension, i + 1), param(continuity, i + 1), param(bias, i + 1))
-            let outPrev = (1 - ti) * (1 + bi) * (1 - ci) / 2, outNext = (1 - ti) * (1 - bi) * (1 + ci) / 2
-            let inPrev = (1 - tj) * (1 + bj) * (1 + cj) / 2, inNext = (1 - tj) * (1 - bj) * (1 - cj) / 2
-            let outScale = ratio(duration(i), duration(i - 1))
-            let inScale = ratio(duration(i), duration(i + 1))
-            let before = point(i - 1), after = point(i + 2)
             let s2 = s * s, s3 = s2 * s
-            let h00 = 2 * s3 - 3 * s2 + 1, h10 = s3 - 2 * s2 + s, h01 = -2 * s3 + 3 * s2, h11 = s3 - s2
-            return (0..<dim).map { k in
-                let outTangent = outScale * (outPrev * (a[k] - before[k]) + outNext * (b[k] - a[k]))
-                let inTangent = inScale * (inPrev * (b[k] - a[k]) + inNext * (after[k] - b[k]))
-                return h00 * a[k] + h10 * outTangent + h01 * b[k] + h11 * inTangent
-            }
+            spline = Spline(before: point(i - 1), after: point(i + 2),
+                            outPrev: (1 - ti) * (1 + bi) * (1 - ci) / 2, outNext: (1 - ti) * (1 - bi) * (1 + ci) / 2,
+                            inPrev: (1 - tj) * (1 + bj) * (1 + cj) / 2, inNext: (1 - tj) * (1 - bj) * (1 - cj) / 2,
+                            outScale: ratio(duration(i), duration(i - 1)), inScale: ratio(duration(i), duration(i + 1)),
+                            h00: 2 * s3 - 3 * s2 + 1, h10: s3 - 2 * s2 + s, h01: -2 * s3 + 3 * s2, h11: s3 - s2)
+        }
+
+        func component(_ k: Int) -> Double {
+            guard let c = spline else { return a[k] + (b[k] - a[k]) * s }
+            let outTangent = c.outScale * (c.outPrev * (a[k] - c.before[k]) + c.outNext * (b[k] - a[k]))
+            let inTangent = c.inScale * (c.inPrev * (b[k] - a[k]) + c.inNext * (c.after[k] - b[k]))
+            return c.h00 * a[k] + c.h10 * outTangent + c.h01 * b[k] + c.h11 * inTangent
         }
     }
 
