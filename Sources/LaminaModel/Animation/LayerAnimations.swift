@@ -290,10 +290,18 @@ extension Layer {
 
     /// Runs the action for a change of `key` from `old` (before the new value is stored):
     /// layers in a rendered tree only, unless actions are disabled.
+    /// (The guard is inlined into every setter and the rest, which may work out the
+    /// presented properties, stays out of line: whole, the function grew too large for
+    /// the compiler to inline, and every setter paid a call with its old value built.)
+    @inline(__always)
     func actionWillChange(_ key: String, from old: @autoclosure () -> AnimationValue) {
         guard wasDelivered, modelLayerReference == nil, !transactionContext.disableActions() else { return }
+        runAction(forKey: key, from: old())
+    }
+
+    @inline(never)
+    private func runAction(forKey key: String, from model: AnimationValue) {
         guard let action = action(forKey: key) else { return }
-        let model = old()
         var previous = model
         // (Contents are not among the presented properties: a cross-fade starts from the
         // model's old contents.)
