@@ -17,6 +17,7 @@ cd "$(dirname "$0")/.."
 frames=${1:-600}
 rounds=${2:-3}
 bash Tools/setup.sh --tests
+rm -f Examples/SDLHost/.build/*/*/description.json   # (a stale plan misses new Lamina files: Tools/test.sh)
 swift build -c release --package-path Examples/SDLHost 2>&1 | grep -vE '^\[[0-9]+/[0-9]+\]' >&2
 host=Examples/SDLHost/.build/release/sdl-host
 

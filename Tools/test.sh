@@ -37,6 +37,10 @@ took
 [ "$build_status" = 0 ] || { echo "tests: 0 passed, 1 failed (the build failed)"; exit 1; }
 
 stage "build the SDL2 host (Examples/SDLHost, its own package depending on Lamina by path)"
+# SwiftPM keeps the host package's build plan and does not look again for source files
+# added to Lamina (a path dependency) since it was made: the host's build then fails to
+# find them. The plan is remade in under a second; nothing is recompiled for it.
+rm -f Examples/SDLHost/.build/*/*/description.json
 set +e
 swift build --package-path Examples/SDLHost 2>&1 | tee "$log/host-build.txt" | grep -vE '^\[[0-9]+/[0-9]+\]'
 host_build_status=${PIPESTATUS[0]}
