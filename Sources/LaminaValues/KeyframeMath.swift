@@ -72,7 +72,9 @@ public enum KeyframeMath {
                       tension: [Double]?, continuity: [Double]?, bias: [Double]?, progress p: Double) -> [Double] {
         let point = CurvePoint(points, times: times, timingFunctions: timingFunctions, cubic: cubic,
                                tension: tension, continuity: continuity, bias: bias, progress: p)
-        return (0..<dim).map(point.component)
+        // (The spline bound once, not copied — its arrays retained — for each component.)
+        guard let c = point.spline else { return (0..<dim).map(point.component) }
+        return (0..<dim).map { c.value($0, point.a, point.b) }
     }
 
     /// `along` for one-number keyframes (an opacity, a rotation, a scale): the same value,
@@ -96,6 +98,12 @@ public enum KeyframeMath {
             let outPrev, outNext, inPrev, inNext, outScale, inScale: Double
             /// The Hermite basis at the fraction.
             let h00, h10, h01, h11: Double
+
+            func value(_ k: Int, _ a: [Double], _ b: [Double]) -> Double {
+                let outTangent = outScale * (outPrev * (a[k] - before[k]) + outNext * (b[k] - a[k]))
+                let inTangent = inScale * (inPrev * (b[k] - a[k]) + inNext * (after[k] - b[k]))
+                return h00 * a[k] + h10 * outTangent + h01 * b[k] + h11 * inTangent
+            }
         }
 
         init(_ points: [[Double]], times: [Double], timingFunctions: [TimingFunction]?, cubic: Bool,
@@ -131,9 +139,7 @@ public enum KeyframeMath {
 
         func component(_ k: Int) -> Double {
             guard let c = spline else { return a[k] + (b[k] - a[k]) * s }
-            let outTangent = c.outScale * (c.outPrev * (a[k] - c.before[k]) + c.outNext * (b[k] - a[k]))
-            let inTangent = c.inScale * (c.inPrev * (b[k] - a[k]) + c.inNext * (c.after[k] - b[k]))
-            return c.h00 * a[k] + c.h10 * outTangent + c.h01 * b[k] + c.h11 * inTangent
+            return c.value(k, a, b)
         }
     }
 
