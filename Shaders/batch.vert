@@ -5,14 +5,17 @@
 // without depth), so the position comes as x, y, w; w keeps perspective correct (the
 // rasterizer interpolates v_coord perspective-correctly from it).
 //   a_coord   xy: texture quads: the texture coordinate; rounded rectangles: the position
-//             inside the quad, 0…1 (v = 0 at the top). zw: flags — texture quads: swap
-//             red and blue, alpha reads as 1; rounded rectangles: clip shape, corner bits
-//   a_color   premultiplied colour (texture quads: the alpha in all four channels)
-//   a_params  texture quads: the clamp rectangle; rounded rectangles: size, radius, border
-// Colour and params are the same at the quad's four corners: flat, never interpolated. The
-// flags ride in v_coord's zw, interpolated between equal values (so unchanged, to rounding,
-// and compared against 0.5): one output fewer, which llvmpipe's vertex processing and
-// triangle set-up — on the drawing thread — pay for per vertex and per triangle.
+//             inside the quad, 0…1 (v = 0 at the top). zw: texture quads: the clamp
+//             rectangle's max u, max v; rounded rectangles: clip shape, corner bits
+//   a_color   premultiplied colour (texture quads: the tint times the alpha)
+//   a_params  texture quads: the clamp rectangle's min u, min v, the alpha, the flags;
+//             rounded rectangles: size, radius, border
+// Colour and params are the same at the quad's four corners: flat, never interpolated.
+// v_coord's zw are the same at the four corners too, interpolated between equal values (so
+// unchanged, to rounding): one output fewer, which llvmpipe's vertex processing and
+// triangle set-up — on the drawing thread — pay for per vertex and per triangle. Each
+// fragment shader reads only the inputs it needs (batch-texture.frag: v_coord and
+// v_params), and llvmpipe sets up only those.
 precision highp float;
 
 layout(location = 0) in vec3 a_position;

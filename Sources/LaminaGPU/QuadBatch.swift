@@ -7,26 +7,29 @@ struct BatchVertex {
     var x, y, w: Float
     /// Texture coordinate, or the position inside the quad (rounded rectangles).
     var s, t: Float
-    /// Texture quads: swap red and blue, alpha reads as 1. Rounded rectangles: clip shape,
+    /// Texture quads: the clamp rectangle's max u, max v. Rounded rectangles: clip shape,
     /// corner bits. (Beside s and t: one attribute, one interpolated output with them —
     /// llvmpipe's vertex and triangle set-up cost grows with each.)
     var f0, f1: Float
-    /// Premultiplied colour; texture quads: the alpha in all four.
+    /// Premultiplied colour; texture quads: the tint times the alpha (read by the tinted and
+    /// external programs only).
     var r, g, b, a: Float
-    /// Texture quads: the clamp rectangle (min u, min v, max u, max v; unbounded: none).
-    /// Rounded rectangles: width, height, corner radius, border width (points).
+    /// Texture quads: the clamp rectangle's min u, min v, the alpha, the flags (1: swap red
+    /// and blue, 2: alpha reads as 1). Rounded rectangles: width, height, corner radius,
+    /// border width (points).
     var p0, p1, p2, p3: Float
 }
 
 /// The programs of batched quads: one per kind of paint (a branching ubershader costs
 /// every pixel of llvmpipe the dearest kind's work).
 enum BatchProgram: Int, CaseIterable {
-    case solid, texture, roundedRect, external, shadow
+    case solid, texture, tintedTexture, roundedRect, external, shadow
 
     var fragment: String {
         switch self {
         case .solid: return "batch-solid.frag"
         case .texture: return "batch-texture.frag"
+        case .tintedTexture: return "batch-texture-tinted.frag"
         case .roundedRect: return "batch-rrect.frag"
         case .external: return "batch-external.frag"
         case .shadow: return "batch-shadow.frag"

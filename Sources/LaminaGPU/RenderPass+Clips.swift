@@ -54,7 +54,7 @@ extension RenderPass {
                                clipDepth: Int32(clipDepth), clipWrite: write)
         try appendQuad(rect, transform, state, nil, coords: (0, 0, 1, 1), color: (0, 0, 0, 0),
                        params: (Float(abs(rect.size.width)), Float(abs(rect.size.height)), Float(max(0, corners.radius)), 0),
-                       flags: (1, Self.cornerBits(corners, of: rect)))
+                       zw: (1, Self.cornerBits(corners, of: rect)))
     }
 
     /// `batch-rrect.frag`'s corner bits: the corners left square (in the quad's coordinates:

@@ -339,7 +339,7 @@ public final class RenderPass {
     public func addSolid(_ color: Color, in rect: Rect, transform: Transform3D, isOpaque: Bool) throws {
         try claimBatch("addSolid")
         let state = BatchState(program: .solid, texture: 0, filters: 0, blend: !isOpaque, clipDepth: Int32(clipDepth), clipWrite: .none)
-        try appendQuad(rect, transform, state, nil, coords: (0, 0, 1, 1), color: premultiplied(color), params: (0, 0, 0, 0), flags: (0, 0))
+        try appendQuad(rect, transform, state, nil, coords: (0, 0, 1, 1), color: premultiplied(color), params: (0, 0, 0, 0), zw: (0, 0))
     }
 
     @inline(__always)
@@ -348,21 +348,19 @@ public final class RenderPass {
                                _ isOpaque: Bool) throws {
         guard texture.gl === device.gl else { throw GPUError.wrongDevice(what: "a texture drawn in a render pass") }
         guard !texture.isReleased else { throw RenderPassError.releasedTexture }
-        let state = BatchState(program: texture.isExternal ? .external : .texture, texture: texture.name,
+        let tinted = tint != .white
+        let state = BatchState(program: texture.isExternal ? .external : tinted ? .tintedTexture : .texture, texture: texture.name,
                                filters: GPUDevice.samplerKey(min: minFilter, mag: magFilter),
                                blend: !isOpaque, clipDepth: Int32(clipDepth), clipWrite: .none)
         let a = Float(alpha * tint.alpha)
-        let color = tint == .white ? (a, a, a, a) : (a * Float(tint.red), a * Float(tint.green), a * Float(tint.blue), a)
-        let limits: (Float, Float, Float, Float)
-        if let c = clamp {
-            limits = (Float(c.minX), Float(c.minY), Float(c.maxX), Float(c.maxY))
-        } else {
-            limits = (-.greatestFiniteMagnitude, -.greatestFiniteMagnitude, .greatestFiniteMagnitude, .greatestFiniteMagnitude)
-        }
+        let color = tinted ? (a * Float(tint.red), a * Float(tint.green), a * Float(tint.blue), a) : (a, a, a, a)
+        // (Unbounded: far beyond any texture coordinate, yet finite after the interpolation's
+        // arithmetic at any w — the greatest float is not.)
+        let c = clamp.map { (Float($0.minX), Float($0.minY), Float($0.maxX), Float($0.maxY)) } ?? (-1e9, -1e9, 1e9, 1e9)
+        let flags = texture.isExternal ? 0 : try RenderPass.channelFlags(texture.byteOrder, channels)
         try appendQuad(rect, transform, state, texture,
                        coords: (source.origin.x, source.origin.y, source.origin.x + source.size.width, source.origin.y + source.size.height),
-                       color: color, params: limits,
-                       flags: texture.isExternal ? (0, 0) : try RenderPass.channelFlags(texture.byteOrder, channels))
+                       color: color, params: (c.0, c.1, a, flags), zw: (c.2, c.3))
     }
 
     /// Records one quad (the batch is this pass's).
@@ -372,19 +370,19 @@ public final class RenderPass {
         case let .solid(color):
             let state = BatchState(program: .solid, texture: 0, filters: 0, blend: !quad.isOpaque, clipDepth: depth, clipWrite: .none)
             try appendQuad(quad.rect, quad.transform, state, nil, coords: (0, 0, 1, 1), color: premultiplied(color),
-                           params: (0, 0, 0, 0), flags: (0, 0))
+                           params: (0, 0, 0, 0), zw: (0, 0))
         case let .roundedRect(color, corners, borderWidth):
             let state = BatchState(program: .roundedRect, texture: 0, filters: 0, blend: !quad.isOpaque, clipDepth: depth, clipWrite: .none)
             try appendQuad(quad.rect, quad.transform, state, nil, coords: (0, 0, 1, 1), color: premultiplied(color),
                            params: (Float(abs(quad.rect.size.width)), Float(abs(quad.rect.size.height)),
                                     Float(max(0, corners.radius)), Float(max(0, borderWidth))),
-                           flags: (0, Self.cornerBits(corners, of: quad.rect)))
+                           zw: (0, Self.cornerBits(corners, of: quad.rect)))
         case let .shadow(color, cornerRadius, sigma):
             let state = BatchState(program: .shadow, texture: 0, filters: 0, blend: true, clipDepth: depth, clipWrite: .none)
             try appendQuad(quad.rect, quad.transform, state, nil, coords: (0, 0, 1, 1), color: premultiplied(color),
                            params: (Float(abs(quad.rect.size.width)), Float(abs(quad.rect.size.height)),
                                     Float(max(0, cornerRadius)), Float(max(0, sigma))),
-                           flags: (0, 0))
+                           zw: (0, 0))
         case let .texture(texture, source, clamp, alpha, channels, minFilter, magFilter):
             try appendTexture(texture, quad.rect, quad.transform, source, clamp, alpha, channels, minFilter, magFilter, quad.isOpaque)
         }
@@ -396,29 +394,31 @@ public final class RenderPass {
     }
 
     /// The shader's reordering of a texel, from what the texture's own swizzle yields to
-    /// what data of byte order `channels` means: (swap red and blue, alpha reads as 1).
-    static func channelFlags(_ stored: PixelByteOrder, _ channels: PixelByteOrder?) throws -> (Float, Float) {
-        guard let wanted = channels, wanted != stored else { return (0, 0) }
+    /// what data of byte order `channels` means, as batch-texture.frag's flags: 1 swaps red
+    /// and blue, 2 makes alpha read as 1.
+    static func channelFlags(_ stored: PixelByteOrder, _ channels: PixelByteOrder?) throws -> Float {
+        guard let wanted = channels, wanted != stored else { return 0 }
         switch (stored, wanted) {
-        case (.rgba, .bgra), (.bgra, .rgba): return (1, 0)
-        case (.rgba, .bgrx): return (1, 1)
-        case (.bgra, .bgrx): return (0, 1)
+        case (.rgba, .bgra), (.bgra, .rgba): return 1
+        case (.rgba, .bgrx): return 3
+        case (.bgra, .bgrx): return 2
         default:
             throw RenderPassError.unreadableChannels(stored: stored, requested: wanted)
         }
     }
 
     /// Appends the four vertices of one quad; `coords` are the coordinate at the rectangle's
-    /// origin corner and at the opposite one.
+    /// origin corner and at the opposite one, `zw` the rest of `a_coord` (the same at every
+    /// vertex).
     @inline(__always)
     func appendQuad(_ rect: Rect, _ transform: Transform3D, _ state: BatchState, _ texture: Texture?,
                             coords: (Double, Double, Double, Double), color: (Float, Float, Float, Float),
-                            params: (Float, Float, Float, Float), flags: (Float, Float)) throws {
+                            params: (Float, Float, Float, Float), zw: (Float, Float)) throws {
         let m = ClipMapping(transform, toClip)
         let x0 = rect.origin.x, y0 = rect.origin.y
         let x1 = x0 + rect.size.width, y1 = y0 + rect.size.height
         func vertex(_ p: (Float, Float, Float), _ s: Float, _ t: Float) -> BatchVertex {
-            BatchVertex(x: p.0, y: p.1, w: p.2, s: s, t: t, f0: flags.0, f1: flags.1, r: color.0, g: color.1, b: color.2, a: color.3,
+            BatchVertex(x: p.0, y: p.1, w: p.2, s: s, t: t, f0: zw.0, f1: zw.1, r: color.0, g: color.1, b: color.2, a: color.3,
                         p0: params.0, p1: params.1, p2: params.2, p3: params.3)
         }
         if !cutPlanes.isEmpty {
