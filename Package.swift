@@ -47,6 +47,8 @@ let package = Package(
         .systemLibrary(name: "CPango", providers: [.apt(["libpango1.0-dev"])]),
         // epoll/timerfd/eventfd (not in Swift's Glibc module) and libdispatch's main-queue hooks.
         .systemLibrary(name: "CRunLoop"),
+        // Cache prefetch hints for the loops over one heap object per layer (header only).
+        .systemLibrary(name: "CPrefetch"),
 
         .target(name: "LaminaGeometry", swiftSettings: strict),
         // The values both sides of a commit share: layer states, render updates, contents
@@ -62,10 +64,10 @@ let package = Package(
         .target(name: "LaminaGraphics", dependencies: ["CCairo", "CPango", "LaminaGeometry", "LaminaValues"], swiftSettings: strict),
         // The model: layers and their kinds, transactions, the run loop, the model side of
         // animations; a commit produces `RenderUpdate`s. No GPU.
-        .target(name: "LaminaModel", dependencies: ["CRunLoop", "LaminaGeometry", "LaminaValues", "LaminaGraphics"], swiftSettings: strict),
+        .target(name: "LaminaModel", dependencies: ["CRunLoop", "CPrefetch", "LaminaGeometry", "LaminaValues", "LaminaGraphics"], swiftSettings: strict),
         // The renderer: render tree, frame building, execution, compositor, render thread,
         // caches. Consumes `RenderUpdate`s; knows no layers, transactions or Cairo.
-        .target(name: "LaminaRender", dependencies: ["LaminaGeometry", "LaminaValues", "LaminaGPU"], swiftSettings: strict),
+        .target(name: "LaminaRender", dependencies: ["CPrefetch", "LaminaGeometry", "LaminaValues", "LaminaGPU"], swiftSettings: strict),
         // Where the two meet (hosts, `LayerRenderer`), re-exporting both: `import LaminaCore`.
         .target(name: "LaminaCore", dependencies: ["LaminaModel", "LaminaRender", "LaminaGeometry", "LaminaValues", "LaminaGPU"],
                 swiftSettings: strict),

@@ -1,3 +1,4 @@
+import CPrefetch
 import FoundationEssentials
 import LaminaValues
 import Glibc
@@ -280,7 +281,11 @@ public final class TransactionContext {
         let changed = changedLayers.take()
         var uploaded = Set<UInt64>()
         var leftOut = 0
-        for layer in changed {
+        for (i, layer) in changed.enumerated() {
+            // The layer three ahead is asked into the cache (its properties are read for
+            // its update): a commit's layers lie scattered on the heap, where the hardware
+            // prefetchers do not follow (a fifth of S1's commit phase).
+            if i + 3 < changed.count { lamina_prefetch(Unmanaged.passUnretained(changed[i + 3]).toOpaque(), 1024) }
             layer.subtreeDescribed = false
             guard hosted.contains(layer) else {
                 // Described whole when it joins a hosted tree.

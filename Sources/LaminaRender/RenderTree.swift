@@ -1,3 +1,4 @@
+import CPrefetch
 import LaminaGeometry
 import LaminaGPU
 @_spi(LaminaInternal) import LaminaValues
@@ -159,6 +160,10 @@ public final class RenderTree {
         lastGeometryNodes = []
         updates.withUnsafeBufferPointer { updates in
             for i in updates.indices {
+                // The nodes ahead, then their states, asked into the cache (as the commit
+                // does with its layers).
+                if i + 6 < last.count { lamina_prefetch(Unmanaged.passUnretained(last[i + 6]).toOpaque(), 256) }
+                if i + 3 < last.count { lamina_prefetch(Unmanaged.passUnretained(last[i + 3].state).toOpaque(), 768) }
                 let id = updates[i].id
                 let node: RenderNode
                 if i < last.count, last[i].id == id, last[i].isInTree {
