@@ -9,9 +9,3 @@ static inline void lamina_prefetch(const void *p, size_t bytes) {
     const char *c = (const char *)p;
     for (size_t o = 0; o < bytes; o += 64) __builtin_prefetch(c + o, 0, 3);
 }
-
-/// The same, for lines about to be written.
-static inline void lamina_prefetch_write(const void *p, size_t bytes) {
-    const char *c = (const char *)p;
-    for (size_t o = 0; o < bytes; o += 64) __builtin_prefetch(c + o, 1, 3);
-}
