@@ -65,6 +65,9 @@ public class GPUObject {
 public final class Texture: GPUObject {
     public let pixelSize: PixelSize
     public let byteOrder: PixelByteOrder
+    /// How Lamina allocated the texels (sampling and uploads behave alike for both);
+    /// `.rgba8` too for textures it did not allocate (a host's, imported buffers).
+    public let storage: TextureStorage
     /// An EGL image backing this texture (imported dma-buf or GBM buffer), destroyed with it.
     var eglImage: EGLImage?
     /// Bound as `GL_TEXTURE_EXTERNAL_OES` (a YUV dma-buf, sampled through the driver's
@@ -73,8 +76,8 @@ public final class Texture: GPUObject {
     /// GL_TEXTURE_2D or GL_TEXTURE_EXTERNAL_OES.
     var glTarget: GLenum { isExternal ? GLenum(GL_TEXTURE_EXTERNAL_OES) : GLenum(GL_TEXTURE_2D) }
 
-    init(gl: GLContext, name: GLuint, pixelSize: PixelSize, byteOrder: PixelByteOrder, borrowed: Bool = false) {
-        self.pixelSize = pixelSize; self.byteOrder = byteOrder
+    init(gl: GLContext, name: GLuint, pixelSize: PixelSize, byteOrder: PixelByteOrder, storage: TextureStorage = .rgba8, borrowed: Bool = false) {
+        self.pixelSize = pixelSize; self.byteOrder = byteOrder; self.storage = storage
         super.init(gl: gl, kind: .texture, name: name, borrowed: borrowed)
     }
 
@@ -102,10 +105,28 @@ public final class Texture: GPUObject {
         try Texture.checkUpload(r, within: pixelSize, bytes: bytes.count, bytesPerRow: bytesPerRow, operation: "Texture.upload")
         guard !r.isEmpty else { return 0 }
         try gl.withCurrentThrowing {
-            LaminaGLState.applyForUpload(rowLength: GLint(bytesPerRow / 4))
             LaminaGLState.bindForTransfer(texture: name)
-            glTexSubImage2D(GLenum(GL_TEXTURE_2D), 0, GLint(r.x), GLint(r.y), GLsizei(r.width), GLsizei(r.height),
-                            GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), bytes.baseAddress)
+            if storage == .bgra8 {
+                // OpenGL ES takes only BGRA bytes into BGRA storage: red and blue swapped here.
+                let row = r.width * 4
+                var swapped = [UInt8](repeating: 0, count: row * r.height)
+                for y in 0..<r.height {
+                    let from = y * bytesPerRow
+                    for i in stride(from: 0, to: row, by: 4) {
+                        swapped[y * row + i] = bytes[from + i + 2]
+                        swapped[y * row + i + 1] = bytes[from + i + 1]
+                        swapped[y * row + i + 2] = bytes[from + i]
+                        swapped[y * row + i + 3] = bytes[from + i + 3]
+                    }
+                }
+                LaminaGLState.applyForUpload(rowLength: GLint(r.width))
+                glTexSubImage2D(GLenum(GL_TEXTURE_2D), 0, GLint(r.x), GLint(r.y), GLsizei(r.width), GLsizei(r.height),
+                                GLenum(GL_BGRA_EXT), GLenum(GL_UNSIGNED_BYTE), swapped)
+            } else {
+                LaminaGLState.applyForUpload(rowLength: GLint(bytesPerRow / 4))
+                glTexSubImage2D(GLenum(GL_TEXTURE_2D), 0, GLint(r.x), GLint(r.y), GLsizei(r.width), GLsizei(r.height),
+                                GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), bytes.baseAddress)
+            }
             gl.checkGLError("glTexSubImage2D(\(r))")
         }
         let n = r.area * 4
@@ -328,9 +349,12 @@ struct QuadGeometry {
 }
 
 extension GPUDevice {
-    /// A texture of `pixelSize` (uninitialised unless `pixels` is given). Throws when the
-    /// size is zero or above `capabilities.maxTextureSize`, or when GPU memory runs out.
-    public func makeTexture(pixelSize: PixelSize, byteOrder: PixelByteOrder = .rgba, pixels: RGBAImage? = nil) throws -> Texture {
+    /// A texture of `pixelSize` (uninitialised unless `pixels` is given), stored as
+    /// `storage` (`.bgra8` needs `capabilities.bgraStorage` and RGBA byte order). Throws
+    /// when the size is zero or above `capabilities.maxTextureSize`, or when GPU memory
+    /// runs out.
+    public func makeTexture(pixelSize: PixelSize, byteOrder: PixelByteOrder = .rgba, pixels: RGBAImage? = nil,
+                            storage: TextureStorage = .rgba8) throws -> Texture {
         guard !isClosed else { throw GPUError.deviceClosed(operation: "makeTexture") }
         try validate(pixelSize, what: "texture", maximum: capabilities.maxTextureSize)
         if let pixels {
@@ -338,16 +362,30 @@ extension GPUDevice {
                 throw GPUError.invalidArgument(operation: "makeTexture(pixels:)", reason: "initial pixels must be an RGBA image of the texture's size \(pixelSize) (got \(pixels.pixelSize) for a \(byteOrder) texture)")
             }
         }
+        if storage == .bgra8 {
+            guard capabilities.bgraStorage else {
+                throw GPUError.invalidArgument(operation: "makeTexture(storage: .bgra8)", reason: "\(capabilities.glVersion) has no GL_EXT_texture_format_BGRA8888 (OpenGL ES only); use .rgba8")
+            }
+            guard byteOrder == .rgba else {
+                throw GPUError.invalidArgument(operation: "makeTexture(storage: .bgra8)", reason: "BGRA storage already samples as RGBA: give its uploads RGBA bytes (byteOrder .rgba), or store \(byteOrder) bytes in .rgba8")
+            }
+        }
         return try gl.withCurrentThrowing {
             var t: GLuint = 0
             glGenTextures(1, &t)
-            let texture = Texture(gl: gl, name: t, pixelSize: pixelSize, byteOrder: byteOrder)
+            let texture = Texture(gl: gl, name: t, pixelSize: pixelSize, byteOrder: byteOrder, storage: storage)
             glBindBuffer(GLenum(GL_PIXEL_UNPACK_BUFFER), 0)
             LaminaGLState.bindForTransfer(texture: t)
             _ = glGetError()
-            glTexImage2D(GLenum(GL_TEXTURE_2D), 0, GL_RGBA8, GLsizei(pixelSize.width), GLsizei(pixelSize.height), 0,
-                         GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), nil)
-            do { try gl.throwIfOutOfMemory("a \(pixelSize) texture") } catch { texture.release(); throw error }
+            let (internalFormat, format) = storage == .bgra8 ? (GL_BGRA_EXT, GL_BGRA_EXT) : (GL_RGBA8, GL_RGBA)
+            glTexImage2D(GLenum(GL_TEXTURE_2D), 0, internalFormat, GLsizei(pixelSize.width), GLsizei(pixelSize.height), 0,
+                         GLenum(format), GLenum(GL_UNSIGNED_BYTE), nil)
+            if storage == .bgra8, case let e = glGetError(), e != GLenum(GL_NO_ERROR) {
+                texture.release()
+                if e == GLenum(GL_OUT_OF_MEMORY) { throw GPUError.outOfMemory(what: "a \(pixelSize) \(storage) texture") }
+                throw GPUError.invalidArgument(operation: "makeTexture(storage: .bgra8)", reason: "\(capabilities.glRenderer) refused GL_BGRA_EXT storage (\(glErrorName(e))); use .rgba8")
+            }
+            do { try gl.throwIfOutOfMemory("a \(pixelSize) \(storage) texture") } catch { texture.release(); throw error }
             configure(texture)
             if let pixels { try texture.upload(pixels) }
             return texture

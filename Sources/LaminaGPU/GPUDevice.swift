@@ -49,6 +49,19 @@ public struct GPUCapabilities: Sendable {
     public var isDesktopGL: Bool { !glVersion.hasPrefix("OpenGL ES") }
     /// GL_OES_EGL_image: EGL images can back textures and renderbuffers.
     public var eglImageTextures: Bool { glExtensions.contains("GL_OES_EGL_image") }
+    /// GL_EXT_texture_format_BGRA8888 on OpenGL ES: textures can be stored as BGRA8
+    /// (`TextureStorage.bgra8`).
+    public var bgraStorage: Bool { !isDesktopGL && glExtensions.contains("GL_EXT_texture_format_BGRA8888") }
+}
+
+/// How a texture's texels are stored. Sampling returns the same colours for both, and
+/// `Texture.upload` and `RenderTarget.readPixels` take and give RGBA bytes for both.
+public enum TextureStorage: String, Sendable {
+    /// `GL_RGBA8`.
+    case rgba8
+    /// `GL_BGRA_EXT` (GL_EXT_texture_format_BGRA8888): the order of X11, GBM and Wayland
+    /// buffers. llvmpipe draws into it faster (GPUDevice.targetStorage).
+    case bgra8
 }
 
 /// Kinds of GL objects Lamina creates and counts.
@@ -121,6 +134,26 @@ public final class GPUDevice {
     /// `dmaBufFormats()`, asked once when an import needs it.
     var dmaBufFormatCache: [DMABufFormatSupport]?
 
+    /// How the render targets Lamina makes store their colour: `OffscreenTarget`s with
+    /// their own texture, and so every group image, mask, shadow, backdrop copy and blur
+    /// step. `.bgra8` on a software rasterizer with `capabilities.bgraStorage`: llvmpipe
+    /// clips against a guard band instead of each triangle's edges, and has a rectangle
+    /// path, only for B8G8R8A8 and B8G8R8X8 colour buffers (docs/benchmarks.md, the
+    /// eleventh round); `.rgba8` elsewhere. The debugging switch
+    /// `LAMINA_TARGET_FORMAT=rgba8` or `=bgra8` overrides the choice for every device.
+    /// Targets made before a change keep their storage; a target that cannot be made as
+    /// `.bgra8` is made as `.rgba8`, and this turns `.rgba8`. Choose `.rgba8` when your own
+    /// GL writes into a target's texture with RGBA data (`glTexSubImage2D(…, GL_RGBA, …)`
+    /// needs RGBA8 storage on OpenGL ES).
+    public var targetStorage: TextureStorage = .rgba8
+
+    /// `targetStorage`'s first value on a context with `capabilities`.
+    static func defaultTargetStorage(_ capabilities: GPUCapabilities) -> TextureStorage {
+        guard capabilities.bgraStorage else { return .rgba8 }
+        if let v = getenv("LAMINA_TARGET_FORMAT"), let asked = TextureStorage(rawValue: String(cString: v)) { return asked }
+        return capabilities.isSoftwareRasterizer ? .bgra8 : .rgba8
+    }
+
     /// Opens a device. `backend` wins over `LAMINA_BACKEND`; nil means "use the
     /// environment, else auto". `drmDevice` (or `LAMINA_DRM_DEVICE`) picks the DRM node for GBM.
     public init(backend: BackendSelection? = nil, drmDevice: String? = nil) throws {
@@ -183,6 +216,7 @@ public final class GPUDevice {
             gl.desktopGL = try? gl.withCurrentThrowing { DesktopGL.load(glVersion: capabilities.glVersion, extensions: capabilities.glExtensions) }
         }
         gl.shaderDialect = GLSLDialect.choose(desktop: capabilities.isDesktopGL, extensions: capabilities.glExtensions, glVersion: capabilities.glVersion)
+        targetStorage = GPUDevice.defaultTargetStorage(capabilities)
         let robustness = capabilities.glExtensions.contains("GL_KHR_robustness") ? "KHR"
             : capabilities.glExtensions.contains("GL_EXT_robustness") ? "EXT" : nil
         if let suffix = robustness {
@@ -191,7 +225,7 @@ public final class GPUDevice {
             try? gl.withCurrentThrowing { glGetIntegerv(GLenum(GL_RESET_NOTIFICATION_STRATEGY_KHR), &strategy) }
             gl.notifiesResets = strategy == GL_LOSE_CONTEXT_ON_RESET_KHR
         }
-        LaminaLog.logger.info("GPU device: \(ownership) context, \(backend) backend (\(backendDetail)), \(capabilities.glVersion), renderer \(capabilities.glRenderer)")
+        LaminaLog.logger.info("GPU device: \(ownership) context, \(backend) backend (\(backendDetail)), \(capabilities.glVersion), renderer \(capabilities.glRenderer), \(targetStorage) targets")
         enableDebugOutputIfAsked()
     }
 

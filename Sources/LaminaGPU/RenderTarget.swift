@@ -306,10 +306,26 @@ public final class OffscreenTarget: RenderTarget {
         super.init(device: device, pixelSize: pixelSize, scale: scale, framebuffer: fb)
     }
 
+    /// A framebuffer on a new texture stored as `device.targetStorage`; one that cannot be
+    /// made as `.bgra8` is made as `.rgba8`, which the device then keeps to.
     private static func makeFramebuffer(_ device: GPUDevice, _ pixelSize: PixelSize) throws -> Framebuffer {
         try device.gl.withCurrentThrowing {
-            let texture = try device.makeTexture(pixelSize: pixelSize)
-            do { return try Framebuffer(colorTexture: texture) } catch { texture.release(); throw error }
+            let storage = device.targetStorage
+            let texture: Texture
+            do {
+                texture = try device.makeTexture(pixelSize: pixelSize, storage: storage)
+            } catch GPUError.invalidArgument(_, let reason) where storage == .bgra8 {
+                LaminaLog.logger.warning("render targets: \(reason); making them RGBA8 from now on")
+                device.targetStorage = .rgba8
+                return try makeFramebuffer(device, pixelSize)
+            }
+            do { return try Framebuffer(colorTexture: texture) } catch {
+                texture.release()
+                guard storage == .bgra8, case GPUError.incompleteFramebuffer(let status) = error else { throw error }
+                LaminaLog.logger.warning("render targets: a BGRA8 framebuffer is incomplete (\(status)); making them RGBA8 from now on")
+                device.targetStorage = .rgba8
+                return try makeFramebuffer(device, pixelSize)
+            }
         }
     }
 

@@ -43,6 +43,21 @@ struct AtlasCompositingTests {
         return ContentImage(image)
     }
 
+    /// Pixels of `a` more than 2 levels from `b`'s pixel there and from each of its eight
+    /// neighbours (at most 8, as "(x,y)").
+    private static func unexplained(_ a: RGBAImage, _ b: RGBAImage) -> [String] {
+        var out: [String] = []
+        for y in 0..<a.height {
+            for x in 0..<a.width where a[x, y].maxChannelDifference(b[x, y]) > 2 && out.count < 8 {
+                let near = (max(0, y - 1)...min(a.height - 1, y + 1)).contains { ny in
+                    (max(0, x - 1)...min(a.width - 1, x + 1)).contains { nx in a[x, y].maxChannelDifference(b[nx, ny]) <= 2 }
+                }
+                if !near { out.append("(\(x),\(y)) \(a[x, y]) against \(b[x, y])") }
+            }
+        }
+        return out
+    }
+
     @Test("300 frames of contents added, changed and removed: the atlas's output equals textures of their own (linear and nearest filtering, contentsRect beyond the edges, nine-slice, partial redraws), and every texture is freed")
     func churnMatchesOwnTextures() throws {
         try Transaction.flush()
@@ -125,10 +140,17 @@ struct AtlasCompositingTests {
             if frame % 10 == 9 {
                 // Tolerance 2: llvmpipe quantizes bilinear weights to 1/256, and a coordinate in
                 // a 2048-texel page rounds differently from one in a 15-texel texture; between
-                // texels 230 levels apart a step of each weight is about 1 level. A neighbour
-                // bleeding in differs by tens of levels (AtlasTests' control: 8 and more).
-                let d = try a.readPixels().difference(from: b.readPixels(), tolerance: 2)
-                try #require(d.differing == 0, "frame \(frame): the atlas's output differs in \(d.differing) pixels (max \(d.maxDifference))")
+                // texels 230 levels apart a step of each weight is about 1 level. With nearest
+                // filtering the same rounding can move the edge between two texels by a pixel
+                // where a sample point lies on it (frame 209 has one, where a rotated nine-slice
+                // crosses the target's edge): a pixel the other image has one pixel over.
+                // A neighbour bleeding in differs by tens of levels (AtlasTests' control: 8 and
+                // more), in colours the other image has nowhere near.
+                let (atlas, own) = (try a.readPixels(), try b.readPixels())
+                let d = atlas.difference(from: own, tolerance: 2)
+                let unexplained = Self.unexplained(atlas, own)
+                try #require(unexplained.isEmpty && d.differing <= 4,
+                             "frame \(frame): the atlas's output differs in \(d.differing) pixels (max \(d.maxDifference)); not a moved texel edge: \(unexplained)")
                 compared += 1
             }
         }

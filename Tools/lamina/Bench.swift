@@ -366,7 +366,7 @@ final class BenchRunner {
         self.options = options
         size = options.size.size
         pixelSize = PixelSize(covering: size, scale: 1)
-        ceiling = try Ceiling(pixelSize: pixelSize, devicePlatform: device.backend == .device)
+        ceiling = try Ceiling(pixelSize: pixelSize, devicePlatform: device.backend == .device, storage: device.targetStorage)
         ceiling.releaseCurrent()
         let fraction = 0.0005
         tolerance = PixelTolerance(channel: 2, maxDifferingFraction: fraction,

@@ -2,6 +2,7 @@ import CEGL
 import CGLES
 import Foundation
 import LaminaGeometry
+import LaminaGPU
 
 /// The raw-GL "ceiling" of `lamina bench`: the least work that draws a scene's pixels.
 ///
@@ -14,7 +15,9 @@ import LaminaGeometry
 /// distinct images of one size go into one `GL_TEXTURE_2D_ARRAY` (sampled layer by layer, so
 /// nothing bleeds between images, with clamped edges like Lamina's own textures), and one
 /// extra 2D texture holds a single image or a drawn bitmap (S3's, uploaded every frame with
-/// `glTexSubImage2D`). Blending is premultiplied source-over (`ONE, ONE_MINUS_SRC_ALPHA`),
+/// `glTexSubImage2D`). Its framebuffer's storage is Lamina's (`GPUDevice.targetStorage`):
+/// llvmpipe rasterizes BGRA8 and RGBA8 colour buffers by different paths, which differ in
+/// speed and at the target's edges. Blending is premultiplied source-over (`ONE, ONE_MINUS_SRC_ALPHA`),
 /// as Lamina's. Nothing is retained between frames but textures: every frame is cleared and
 /// drawn whole.
 ///
@@ -26,6 +29,8 @@ final class Ceiling {
     /// Which EGL platform the context is on.
     let platform: String
     let pixelSize: PixelSize
+    /// The framebuffer's colour storage.
+    let storage: TextureStorage
 
     private var framebuffer: GLuint = 0
     private var colorTexture: GLuint = 0
@@ -40,8 +45,9 @@ final class Ceiling {
 
     /// Opens the context. `devicePlatform`: on EGL's device platform (first device) rather
     /// than the surfaceless one (each falls back to the other).
-    init(pixelSize: PixelSize, devicePlatform: Bool) throws {
+    init(pixelSize: PixelSize, devicePlatform: Bool, storage: TextureStorage) throws {
         self.pixelSize = pixelSize
+        self.storage = storage
         var opened: (EGLDisplay, String)?
         var reasons: [String] = []
         for useDevice in devicePlatform ? [true, false] : [false, true] {
@@ -146,11 +152,16 @@ final class Ceiling {
         """
 
     private func setUp() throws {
-        // The target: an RGBA8 texture in a framebuffer, row 0 the image's top (as Lamina's
-        // offscreen targets: clip y = -1 is row 0, so readback needs no flip).
+        // The target: an RGBA8 or BGRA8 texture in a framebuffer, row 0 the image's top (as
+        // Lamina's offscreen targets: clip y = -1 is row 0, so readback needs no flip).
         glGenTextures(1, &colorTexture)
         glBindTexture(GLenum(GL_TEXTURE_2D), colorTexture)
-        glTexStorage2D(GLenum(GL_TEXTURE_2D), 1, GLenum(GL_RGBA8), GLsizei(pixelSize.width), GLsizei(pixelSize.height))
+        if storage == .bgra8 {
+            glTexImage2D(GLenum(GL_TEXTURE_2D), 0, GL_BGRA_EXT, GLsizei(pixelSize.width), GLsizei(pixelSize.height), 0,
+                         GLenum(GL_BGRA_EXT), GLenum(GL_UNSIGNED_BYTE), nil)
+        } else {
+            glTexStorage2D(GLenum(GL_TEXTURE_2D), 1, GLenum(GL_RGBA8), GLsizei(pixelSize.width), GLsizei(pixelSize.height))
+        }
         glGenFramebuffers(1, &framebuffer)
         glBindFramebuffer(GLenum(GL_FRAMEBUFFER), framebuffer)
         glFramebufferTexture2D(GLenum(GL_FRAMEBUFFER), GLenum(GL_COLOR_ATTACHMENT0), GLenum(GL_TEXTURE_2D), colorTexture, 0)

@@ -56,6 +56,7 @@ struct Info: ParsableCommand {
         print("GLSL version:       \(c.glslVersion)")
         print("max texture size:   \(c.maxTextureSize)")
         print("max target size:    \(c.maxRenderTargetSize) (renderbuffer \(c.maxRenderbufferSize), viewport \(c.maxViewportSize.width)×\(c.maxViewportSize.height))")
+        print("target storage:     \(d.targetStorage) (BGRA8 textures: \(yes(c.bgraStorage)))")
         print("dma-buf import:     \(yes(c.dmaBufImport)) (modifiers: \(yes(c.dmaBufImportModifiers)))")
         print("dma-buf export:     \(yes(c.dmaBufExport))")
         print("fences:             \(yes(c.fenceSync)) (sync files: \(yes(c.nativeFenceSync)), GPU waits: \(yes(c.serverWaitSync)))")

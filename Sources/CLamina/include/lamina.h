@@ -469,8 +469,10 @@ lamina_status lamina_host_detach(lamina_host *host);
  * frame, draw its last picture into `destination` (the host's framebuffer target) in `rect`
  * (points; NULL: all of it) — one quad. */
 lamina_status lamina_host_present(lamina_host *host, lamina_target *destination, const lamina_rect *rect);
-/* The GL name of the host's output texture (GL_TEXTURE_2D, RGBA8, premultiplied, top row
- * first), for a host sampling it itself (in the same or a shared context). */
+/* The GL name of the host's output texture (GL_TEXTURE_2D, premultiplied, top row first;
+ * stored as RGBA8, or as BGRA8 on a software rasterizer, which draws into that faster —
+ * it samples the same either way), for a host sampling it itself (in the same or a shared
+ * context). */
 lamina_status lamina_host_texture(lamina_host *host, uint32_t *texture);
 
 /* ---- Views and windows: input through hit testing and the responder chain --------- */
