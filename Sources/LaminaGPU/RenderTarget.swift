@@ -311,20 +311,21 @@ public final class OffscreenTarget: RenderTarget {
     private static func makeFramebuffer(_ device: GPUDevice, _ pixelSize: PixelSize) throws -> Framebuffer {
         try device.gl.withCurrentThrowing {
             let storage = device.targetStorage
+            func inRGBA8(because why: String) throws -> Framebuffer {
+                LaminaLog.logger.warning("render targets: \(why); making them RGBA8 from now on")
+                device.targetStorage = .rgba8
+                return try makeFramebuffer(device, pixelSize)
+            }
             let texture: Texture
             do {
                 texture = try device.makeTexture(pixelSize: pixelSize, storage: storage)
             } catch GPUError.invalidArgument(_, let reason) where storage == .bgra8 {
-                LaminaLog.logger.warning("render targets: \(reason); making them RGBA8 from now on")
-                device.targetStorage = .rgba8
-                return try makeFramebuffer(device, pixelSize)
+                return try inRGBA8(because: reason)
             }
             do { return try Framebuffer(colorTexture: texture) } catch {
                 texture.release()
                 guard storage == .bgra8, case GPUError.incompleteFramebuffer(let status) = error else { throw error }
-                LaminaLog.logger.warning("render targets: a BGRA8 framebuffer is incomplete (\(status)); making them RGBA8 from now on")
-                device.targetStorage = .rgba8
-                return try makeFramebuffer(device, pixelSize)
+                return try inRGBA8(because: "a BGRA8 framebuffer is incomplete (\(status))")
             }
         }
     }
