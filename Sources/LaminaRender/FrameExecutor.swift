@@ -50,17 +50,13 @@ struct FrameExecutor {
         try encoder.endPass()
     }
 
-    /// Draws in order, each inside its clips; clips are all closed at the end.
+    /// Draws in order, each inside its clips; clips are all closed at the end. Draws under
+    /// the same clip go to the encoder as one run.
     private mutating func run(_ draws: [DrawItem], clips: [ClipEntry]) throws {
-        // Read in place, not `for d in draws`: a draw is a few hundred bytes with references
-        // in it, and a copy of it whole retains and releases them all. (Its op is still copied
-        // to pass it to the encoder: about 330 instructions a draw in S1.)
-        try draws.withUnsafeBufferPointer { draws in try run(draws, clips: clips) }
-    }
-
-    private mutating func run(_ draws: UnsafeBufferPointer<DrawItem>, clips: [ClipEntry]) throws {
-        for i in draws.indices {
-            if case .backdrop(let b) = draws[i].op {
+        var i = draws.startIndex
+        while i < draws.endIndex {
+            // (The case is tested alone: binding its payload here would copy every draw's op.)
+            if case .backdrop = draws[i].op, case .backdrop(let b) = draws[i].op {
                 // What the pass drew so far is read and blurred between two passes.
                 try setClips(nil, clips)
                 try encoder.copyBackdrop(b)
@@ -70,11 +66,19 @@ struct FrameExecutor {
                 try setClips(draws[i].clip, clips)
                 try encoder.drawBackdrop(b)
                 if draws[i].isLayerQuad { quads += 1 }
+                i += 1
                 continue
             }
-            try setClips(draws[i].clip, clips)
-            try encoder.draw(draws[i].op, cuts: draws[i].cuts)
-            if draws[i].isLayerQuad { quads += 1 }
+            let clip = draws[i].clip
+            try setClips(clip, clips)
+            var end = i
+            while end < draws.endIndex, draws[end].clip == clip {
+                if case .backdrop = draws[end].op { break }
+                if draws[end].isLayerQuad { quads += 1 }
+                end += 1
+            }
+            try encoder.draw(draws[i..<end])
+            i = end
         }
         try setClips(nil, clips)
     }

@@ -162,48 +162,55 @@ final class GLPassEncoder: PassEncoder {
 
     // MARK: Draws
 
-    func draw(_ op: DrawOp, cuts: [HalfPlane]) throws {
+    func draw(_ draws: ArraySlice<DrawItem>) throws {
         guard let pass else { return }
-        if cutting || !cuts.isEmpty {
-            pass.cutPlanes = cuts
-            cutting = !cuts.isEmpty
+        // Each op is switched on in place (passed on, a draw would be copied whole first).
+        for i in draws.indices {
+            if cutting || !draws[i].cuts.isEmpty {
+                pass.cutPlanes = draws[i].cuts
+                cutting = !draws[i].cuts.isEmpty
+            }
+            switch draws[i].op {
+            case let .solid(rect, transform, color, opaque):
+                try pass.addSolid(color, in: rect, transform: moved(transform), isOpaque: opaque)
+            case let .roundedRect(rect, transform, color, corners, border):
+                try pass.add(Quad(rect, transform: moved(transform), paint: .roundedRect(color: color, corners: corners, borderWidth: border)))
+            case let .shadow(rect, transform, color, radius, sigma):
+                try pass.add(Quad.shadow(of: rect, cornerRadius: radius, sigma: sigma, color: color, transform: moved(transform)))
+            case .contents(let c):
+                guard let place = try contents.place(for: c.content, of: c.layer) else { continue }
+                try addContents(place, c, pass: pass)
+            case .image(let i):
+                guard let texture = images[i.image]?.texture else { continue }
+                if i.tint != .white { pass.tint = i.tint }
+                defer { if i.tint != .white { pass.tint = .white } }
+                try pass.draw(texture, in: i.rect, sourceRect: i.source, alpha: i.alpha, minFilter: i.filter, magFilter: i.filter,
+                              transform: moved(i.transform))
+            case let .blended(i, mode):
+                guard let texture = images[i.image]?.texture else { continue }
+                try drawBlended(i, mode: mode, texture: texture, pass: pass)
+            case let .multiplyByMask(key, rect, source):
+                guard let mask = images[key]?.texture else { continue }
+                try pass.multiplyByAlpha(of: mask, in: rect, maskSource: source, transform: offset)
+            case .backdrop:
+                continue   // (the executor's copyBackdrop/blurBackdrop/drawBackdrop)
+            case .shader(let d):
+                try drawShader(d, pass: pass)
+            case .effect(let e):
+                try drawEffect(e, pass: pass)
+            }
         }
-        switch op {
-        case let .solid(rect, transform, color, opaque):
-            try pass.addSolid(color, in: rect, transform: moved(transform), isOpaque: opaque)
-        case let .roundedRect(rect, transform, color, corners, border):
-            try pass.add(Quad(rect, transform: moved(transform), paint: .roundedRect(color: color, corners: corners, borderWidth: border)))
-        case let .shadow(rect, transform, color, radius, sigma):
-            try pass.add(Quad.shadow(of: rect, cornerRadius: radius, sigma: sigma, color: color, transform: moved(transform)))
-        case .contents(let c):
-            guard let place = try contents.place(for: c.content, of: c.layer) else { return }
-            try addContents(place, c, pass: pass)
-        case .image(let i):
-            guard let texture = images[i.image]?.texture else { return }
-            if i.tint != .white { pass.tint = i.tint }
-            defer { if i.tint != .white { pass.tint = .white } }
-            try pass.draw(texture, in: i.rect, sourceRect: i.source, alpha: i.alpha, minFilter: i.filter, magFilter: i.filter,
-                          transform: moved(i.transform))
-        case let .blended(i, mode):
-            guard let texture = images[i.image]?.texture else { return }
-            // What lies under the image, copied, then blended with it.
-            let s = pass.target.scale
-            let region = PixelRect(x: Int(((i.rect.minX + offset.m41) * s).rounded()), y: Int(((i.rect.minY + offset.m42) * s).rounded()),
-                                   width: texture.pixelSize.width, height: texture.pixelSize.height)
-            let backdrop = try blurrer.target(texture.pixelSize)
-            defer { blurrer.recycle(backdrop) }
-            try pass.copyPixels(region, into: backdrop)
-            try pass.drawBlended(texture, backdrop: backdrop.texture!, in: i.rect, mode: mode, alpha: i.alpha, transform: offset)
-        case let .multiplyByMask(key, rect, source):
-            guard let mask = images[key]?.texture else { return }
-            try pass.multiplyByAlpha(of: mask, in: rect, maskSource: source, transform: offset)
-        case .backdrop:
-            return   // (the executor's copyBackdrop/blurBackdrop/drawBackdrop)
-        case .shader(let d):
-            try drawShader(d, pass: pass)
-        case .effect(let e):
-            try drawEffect(e, pass: pass)
-        }
+    }
+
+    /// An image blended with a copy of what lies under it.
+    private func drawBlended(_ i: ImageDraw, mode: BlendMode, texture: Texture, pass: RenderPass) throws {
+        let s = pass.target.scale
+        let region = PixelRect(x: Int(((i.rect.minX + offset.m41) * s).rounded()), y: Int(((i.rect.minY + offset.m42) * s).rounded()),
+                               width: texture.pixelSize.width, height: texture.pixelSize.height)
+        let backdrop = try blurrer.target(texture.pixelSize)
+        defer { blurrer.recycle(backdrop) }
+        try pass.copyPixels(region, into: backdrop)
+        try pass.drawBlended(texture, backdrop: backdrop.texture!, in: i.rect, mode: mode, alpha: i.alpha, transform: offset)
     }
 
     /// A shader layer's program over its bounds (one draw call), its output multiplied by

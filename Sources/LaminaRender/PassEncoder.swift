@@ -30,7 +30,10 @@ public protocol PassEncoder: AnyObject {
     func setScissor(_ scissor: TargetPixels?, clear: Color?) throws
     func pushClip(_ clip: ClipEntry) throws
     func popClip(_ clip: ClipEntry) throws
-    func draw(_ op: DrawOp, cuts: [HalfPlane]) throws
+    /// Adds draws, in order, inside the clip that is open (none of them a backdrop: the
+    /// executor draws those by the calls below). A run, not one draw a call: a draw is a
+    /// few hundred bytes, and handing one over by value copies it.
+    func draw(_ draws: ArraySlice<DrawItem>) throws
     /// Copies what the pass holds under a backdrop (and the blur's reach around it) for
     /// `blurBackdrop`; then the pass ends.
     func copyBackdrop(_ backdrop: BackdropDraw) throws
@@ -80,10 +83,12 @@ public final class RecordingPassEncoder: PassEncoder {
     }
     public func pushClip(_ clip: ClipEntry) throws { calls.append("push clip \(Self.describe(clip))") }
     public func popClip(_ clip: ClipEntry) throws { calls.append("pop clip \(Self.describe(clip))") }
-    public func draw(_ op: DrawOp, cuts: [HalfPlane]) throws {
-        let name = Self.name(of: op)
-        draws[name, default: 0] += 1
-        calls.append("draw \(name)" + (cuts.isEmpty ? "" : " cut"))
+    public func draw(_ draws: ArraySlice<DrawItem>) throws {
+        for d in draws {
+            let name = Self.name(of: d.op)
+            self.draws[name, default: 0] += 1
+            calls.append("draw \(name)" + (d.cuts.isEmpty ? "" : " cut"))
+        }
     }
     public func copyBackdrop(_ backdrop: BackdropDraw) throws { calls.append("copy backdrop") }
     public func endPass() throws {
