@@ -52,19 +52,21 @@ extension FrameBuilder {
         // changed only in geometry, and both its world and its sublayers' world moved by the
         // same 2-D translation (a new sublayerTransform or bounds does not): its whole
         // content moves with it, and its image may be reused.
-        var rigid: (dx: Double, dy: Double)?
+        var moved: (dx: Double, dy: Double)?
         let rootSurface: SurfaceID = root.isGroup ? .group(root.id) : .replicas(of: root.id)
         if root.isGroup || root.state.properties.isReplicator, root.changes == .geometry, root.facts?.bounds == root.state.bounds {
             let inherited = Placement.inherited(by: root, placement: placement ?? .identity, tree: tree)
             let sublayers = root.state.transformForSublayers.concatenating(inherited.world)
             if let d = Placement.translation(from: root.world, to: inherited.world),
                let e = Placement.translation(from: root.sublayerWorld, to: sublayers), d == e {
-                rigid = d
+                moved = d
             }
         }
+        let rigid = moved
         // Places one node again; returns whether a layer at or above it in a group moved
-        // whole changed itself.
-        func step(_ node: RenderNode, aboveChanged: Bool) -> Bool {
+        // whole changed itself. (`state` passed, not captured: a captured inout is checked
+        // for exclusive access at run time, at every use.)
+        func step(_ node: RenderNode, aboveChanged: Bool, _ state: inout UpdateState) -> Bool {
             state.visited += 1
             node.mark = doneMark
             // In a group moved whole, a layer that changed itself (or below one that did)
@@ -89,12 +91,12 @@ extension FrameBuilder {
         }
         // A layer without sublayers or mask (most moves): no stack.
         if root.children.isEmpty && root.maskNode == nil {
-            _ = step(root, aboveChanged: false)
+            _ = step(root, aboveChanged: false, &state)
             return
         }
         var stack: [(RenderNode, Bool)] = [(root, false)]
         while let (node, aboveChanged) = stack.popLast() {
-            let below = step(node, aboveChanged: aboveChanged)
+            let below = step(node, aboveChanged: aboveChanged, &state)
             node.forEachInDrawingOrder { stack.append(($0, below)) }
             if let m = node.maskNode { stack.append((m, below)) }
         }

@@ -52,7 +52,7 @@ enum Placement {
         node.visible = inherited.parentVisible && !layer.isHidden && opacity > 0 && inherited.alpha > 0
             && (layer.isDoubleSided || !Facing.facesAway(layer.bounds, inherited.world))
         node.alpha = node.isGroup ? alphaInGroup(layer, opacity) : inherited.alpha * opacity
-        node.toSublayers = layer.transformForSublayers
+        node.placedSublayers()
         node.ownClip?.refresh(everything: everything)
     }
 
@@ -117,7 +117,7 @@ enum Placement {
                 n.inheritedAlpha = frame.alpha
                 n.alpha = frame.alpha * opacity
                 n.visible = frame.node.visible && !s.isHidden && opacity > 0 && frame.alpha > 0
-                n.toSublayers = s.transformForSublayers
+                n.placedSublayers()
                 n.setDepthCuts(subCuts)
                 guard !s.isHidden, opacity > 0 else { continue }
                 stack.append((n, n.drawingOrder, subWorld, subContext, frame.alpha * opacity, subCuts, 0))

@@ -75,11 +75,18 @@ final class RenderNode: SlotListElement {
 
     /// Bounds space → target points.
     @exclusivity(unchecked) var world = Transform3D.identity { didSet { sublayerWorldIsCurrent = false } }
-    /// `transformForSublayers` of its state.
-    @exclusivity(unchecked) var toSublayers = Transform3D.identity { didSet { sublayerWorldIsCurrent = false } }
+    /// `transformForSublayers` of its state as placed, worked out when first read after a
+    /// placement (`placedSublayers()`): a layer without sublayers (most of those that move)
+    /// never needs it, nor the product below.
+    var toSublayers: Transform3D {
+        if !toSublayersIsCurrent {
+            cachedToSublayers = state.transformForSublayers
+            toSublayersIsCurrent = true
+        }
+        return cachedToSublayers
+    }
     /// The sublayers' space → target points (`toSublayers` · `world`), worked out when first
-    /// read after either changed: a layer without sublayers (most of those that move) never
-    /// needs it.
+    /// read after either changed.
     var sublayerWorld: Transform3D {
         if !sublayerWorldIsCurrent {
             cachedSublayerWorld = toSublayers.concatenating(world)
@@ -87,6 +94,13 @@ final class RenderNode: SlotListElement {
         }
         return cachedSublayerWorld
     }
+    /// The node was placed: its sublayers' transform follows its state again.
+    func placedSublayers() {
+        toSublayersIsCurrent = false
+        sublayerWorldIsCurrent = false
+    }
+    @exclusivity(unchecked) private var cachedToSublayers = Transform3D.identity
+    @exclusivity(unchecked) private var toSublayersIsCurrent = true
     @exclusivity(unchecked) private var cachedSublayerWorld = Transform3D.identity
     @exclusivity(unchecked) private var sublayerWorldIsCurrent = true
     /// The opacity its quads are drawn with (within its surface).
