@@ -59,6 +59,8 @@ public final class RecordingPassEncoder: PassEncoder {
     public private(set) var calls: [String] = []
     /// Draws recorded, per kind of draw.
     public private(set) var draws: [String: Int] = [:]
+    /// The number of draws in each run handed over by `draw(_:)`, in order.
+    public private(set) var runs: [Int] = []
     /// Whether a pass is open (a second `beginPass` meanwhile is an error).
     public private(set) var passIsOpen = false
     private var lastPass: (PassDestination, TargetPixels?)?
@@ -84,6 +86,7 @@ public final class RecordingPassEncoder: PassEncoder {
     public func pushClip(_ clip: ClipEntry) throws { calls.append("push clip \(Self.describe(clip))") }
     public func popClip(_ clip: ClipEntry) throws { calls.append("pop clip \(Self.describe(clip))") }
     public func draw(_ draws: ArraySlice<DrawItem>) throws {
+        runs.append(draws.count)
         for d in draws {
             let name = Self.name(of: d.op)
             self.draws[name, default: 0] += 1

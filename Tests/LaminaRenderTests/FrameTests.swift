@@ -173,4 +173,26 @@ struct FrameTests {
         #expect(rig.tasks(f) == ["picture image of group A", "blur shadow of A"])
         #expect(rig.draws(f) == [["root solid", "shadow of A", "image of group A"]])
     }
+
+    @Test("the executor hands the encoder one run per stretch of draws under the same clip; a clip or a backdrop ends a run")
+    func drawRuns() throws {
+        a.masksToBounds = true
+        let c = Layer(), d = Layer(), e = Layer()
+        c.frame = Rect(x: 5, y: 5, width: 20, height: 20)
+        c.backgroundColor = .white
+        a.addSublayer(c)
+        d.frame = Rect(x: 40, y: 10, width: 15, height: 15)
+        d.backgroundFilters = [.gaussianBlur(radius: 2)]
+        e.frame = Rect(x: 40, y: 40, width: 10, height: 10)
+        e.backgroundColor = .white
+        root.addSublayer(d)
+        root.addSublayer(e)
+        let rig = try rig()
+        let f = try rig.frame()
+        #expect(f.calls.filter { !$0.hasPrefix("draw solid") }.map { $0.components(separatedBy: " ").prefix(2).joined(separator: " ") }
+                == ["begin target", "push clip", "pop clip", "copy backdrop", "end", "blur backdrop", "resume target", "draw backdrop", "end"])
+        // root and A; C inside A's clip; B; then (after D's backdrop) E.
+        #expect(f.encoder.runs == [2, 1, 1, 1])
+        #expect(f.encoder.draws["solid"] == 5)
+    }
 }
