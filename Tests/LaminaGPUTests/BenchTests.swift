@@ -10,11 +10,16 @@ import Testing
 struct BenchTests {
     static let scenes = ["S1", "S2", "S3", "S4", "S5", "S6", "S6-1k", "S6S", "S6S-1k", "D1", "D2", "D3", "D4"]
 
-    /// Runs the bench with `--json` and returns the parsed report.
+    /// Runs the bench with `--json` and returns the report parsed from its standard output
+    /// (what the driver logs on standard error — Mesa notes an option set in the
+    /// environment, such as `mesa_glthread` — is kept aside, and shown with the output).
     private func bench(_ arguments: [String]) throws -> (status: Int32, report: [String: Any]?, output: String) {
-        let run = try runLamina(["bench", "--json"] + arguments, timeout: 900)
+        let errors = FileManager.default.temporaryDirectory.appendingPathComponent("lamina-bench-\(UUID().uuidString).err").path
+        defer { try? FileManager.default.removeItem(atPath: errors) }
+        let run = try runLamina(["bench", "--json"] + arguments, timeout: 900, errorsAside: errors)
         let object = try? JSONSerialization.jsonObject(with: Data(run.output.utf8))
-        return (run.status, object as? [String: Any], run.output)
+        let logged = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
+        return (run.status, object as? [String: Any], logged + run.output)
     }
 
     private func number(_ object: Any?, _ path: String) -> Double? {

@@ -5,15 +5,16 @@ import LaminaGraphics
 import Testing
 
 /// The `lamina` executable built next to this test binary (`swift build --build-tests`
-/// builds every product). Also used by BenchTests.
-func runLamina(_ arguments: [String], environment: [String: String] = [:], timeout: Double? = nil) throws -> (status: Int32, output: String) {
+/// builds every product). Also used by BenchTests. `errorsAside`: see `runProcess`.
+func runLamina(_ arguments: [String], environment: [String: String] = [:], timeout: Double? = nil,
+               errorsAside: String? = nil) throws -> (status: Int32, output: String) {
     let directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
     let executable = directory.appendingPathComponent("lamina")
     try #require(FileManager.default.isExecutableFile(atPath: executable.path), "no lamina at \(executable.path)")
     var env = ProcessInfo.processInfo.environment
     env.removeValue(forKey: "LAMINA_BACKEND")
     for (k, v) in environment { env[k] = v }
-    return try runProcess(executable.path, arguments, environment: env, timeout: timeout)
+    return try runProcess(executable.path, arguments, environment: env, timeout: timeout, errorsAside: errorsAside)
 }
 
 @Suite("lamina CLI")

@@ -4,15 +4,23 @@ import Glibc
 /// Runs a program to completion; returns its exit status and its standard output and
 /// error, interleaved. `environment` nil: this process's. With `timeout`, a program still
 /// running after that many seconds is killed and the call throws, with what it printed.
+/// `errorsAside`: standard error goes to `errorsAside` (a file path) instead, and the
+/// output is the standard output alone (a report to parse, whatever a driver logs).
 public func runProcess(_ executable: String, _ arguments: [String] = [], environment: [String: String]? = nil,
-                       timeout: Double? = nil) throws -> (status: Int32, output: String) {
+                       timeout: Double? = nil, errorsAside: String? = nil) throws -> (status: Int32, output: String) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
     if let environment { process.environment = environment }
     let pipe = Pipe()
     process.standardOutput = pipe
-    process.standardError = pipe
+    if let errorsAside {
+        guard FileManager.default.createFile(atPath: errorsAside, contents: nil),
+              let file = FileHandle(forWritingAtPath: errorsAside) else { throw CocoaError(.fileWriteUnknown) }
+        process.standardError = file
+    } else {
+        process.standardError = pipe
+    }
     try process.run()
     if let timeout {
         let deadline = Date().addingTimeInterval(timeout)
