@@ -19,6 +19,14 @@ func runLamina(_ arguments: [String], environment: [String: String] = [:], timeo
 
 @Suite("lamina CLI")
 struct CLITests {
+    @Test("a program printing more than a pipe holds finishes under a timeout, and all it printed is read")
+    func longOutput() throws {
+        // (The bench's JSON report is tens of KB; a pipe holds 64 KB until it is read.)
+        let run = try runProcess("/bin/sh", ["-c", "head -c 300000 /dev/zero | tr '\\0' x"], timeout: 60)
+        #expect(run.status == 0)
+        #expect(run.output.utf8.count == 300_000 && run.output.allSatisfy { $0 == "x" })
+    }
+
     @Test("LAMINA_BACKEND forces the backend; --backend wins over it")
     func environmentAndFlag() throws {
         let viaEnv = try runLamina(["info"], environment: ["LAMINA_BACKEND": "surfaceless"])

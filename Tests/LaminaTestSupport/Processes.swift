@@ -22,6 +22,8 @@ public func runProcess(_ executable: String, _ arguments: [String] = [], environ
         process.standardError = pipe
     }
     try process.run()
+    // Read while waiting: a program that fills the pipe's buffer (64 KB) would block until killed.
+    let reader = PipeReader(pipe.fileHandleForReading)
     if let timeout {
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
@@ -29,13 +31,31 @@ public func runProcess(_ executable: String, _ arguments: [String] = [], environ
             // Children of Foundation's Process inherit a mask that blocks SIGTERM: kill.
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
-            let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let output = String(decoding: reader.wait(), as: UTF8.self)
             throw ProcessTimeout(command: ([executable] + arguments).joined(separator: " "), seconds: timeout, output: output)
         }
     }
-    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    let output = String(decoding: reader.wait(), as: UTF8.self)
     process.waitUntilExit()
     return (process.terminationStatus, output)
+}
+
+/// A pipe read to its end on a thread of its own.
+private final class PipeReader: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private var data = Data()   // (written before `done` is signalled, read after)
+
+    init(_ handle: FileHandle) {
+        DispatchQueue.global().async {
+            self.data = handle.readDataToEndOfFile()
+            self.done.signal()
+        }
+    }
+
+    func wait() -> Data {
+        done.wait()
+        return data
+    }
 }
 
 /// A program run by `runProcess` did not finish in time.
