@@ -75,9 +75,9 @@ final class RenderNode: SlotListElement {
 
     /// Bounds space → target points.
     @exclusivity(unchecked) var world = Transform3D.identity { didSet { sublayerWorldIsCurrent = false } }
-    /// `transformForSublayers` of its state as placed, worked out when first read after a
-    /// placement (`placedSublayers()`): a layer without sublayers (most of those that move)
-    /// never needs it, nor the product below.
+    /// `transformForSublayers` of its state, worked out from the state when first read after
+    /// a placement (`placedSublayers()`; every change it depends on places the node again):
+    /// a layer without sublayers (most of those that move) never needs it, nor the product below.
     var toSublayers: Transform3D {
         if !toSublayersIsCurrent {
             cachedToSublayers = state.transformForSublayers
