@@ -189,10 +189,16 @@ final class FrameBuilder {
     func ownItems(of node: RenderNode) -> [Item] { node.isGroup ? node.innerItems : node.outerItems }
 
     /// The nesting depth of a surface (the target 0; a surface inside a group one deeper).
+    /// A replicator's sublayers are drawn by an item among its own — inside its group when
+    /// it is one — so they are one deeper than that group: worked out before it, whose
+    /// content their new box changes.
     func depth(of surface: SurfaceID) -> Int {
         var n = 0
         var current = surface
-        while let owner = current.owner, let node = tree.nodes[owner], let s = node.surface, n <= tree.nodes.count {
+        while let owner = current.owner, let node = tree.nodes[owner], n <= tree.nodes.count {
+            let around: SurfaceID?
+            if case .replicas = current, node.isGroup { around = .group(owner) } else { around = node.surface }
+            guard let s = around else { break }
             n += 1
             current = s
         }

@@ -26,12 +26,12 @@ private final class Painted: Layer {
 @MainActor
 @Suite("Damage: recomposing only what changed", .isolatedTransactions, .withoutImplicitAnimations)
 struct DamageTests {
-    @Test("1000 frames of random changes: the damage-limited target equals a full recomposite, and every changed pixel lies inside the reported damage")
-    func randomFrames() throws {
+    @Test("1000 frames of random changes: the damage-limited target equals a full recomposite, and every changed pixel lies inside the reported damage", arguments: DamageFuzzSeeds.or([0]))
+    func randomFrames(seed: UInt64) throws {
         let rig = try DamageRig()
         defer { rig.close() }
         let root = rig.root
-        var random = TestRandom(state: 0x9E37_79B9_7F4A_7C15)
+        var random = DamageFuzzSeeds.random(0x9E37_79B9_7F4A_7C15, seed: seed)
         let images = (0..<3).map { k in
             var image = RGBAImage(width: 6, height: 6)
             for y in 0..<6 { for x in 0..<6 {
@@ -117,7 +117,7 @@ struct DamageTests {
                 }
                 kinds["\(kind)", default: 0] += 1
             }
-            try rig.commitAndCheck("frame \(frame)")
+            try rig.commitAndCheck("seed \(seed) frame \(frame)")
         }
         let (partial, skipped) = (rig.partial, rig.skipped)
         #expect(kinds.count == 18, "every kind of change was tried: \(kinds)")
@@ -430,12 +430,12 @@ struct DamageCaseTests {
 @MainActor
 @Suite("Damage with layer effects", .isolatedTransactions, .withoutImplicitAnimations)
 struct EffectDamageTests {
-    @Test("600 frames of random changes to shadows, masks, shape, gradient and replicator layers, blend modes and backdrop blurs: the damage-limited target equals a full recomposite, and every changed pixel lies inside the reported damage")
-    func randomEffectFrames() throws {
+    @Test("600 frames of random changes to shadows, masks, shape, gradient and replicator layers, blend modes and backdrop blurs: the damage-limited target equals a full recomposite, and every changed pixel lies inside the reported damage", arguments: DamageFuzzSeeds.or([0]))
+    func randomEffectFrames(seed: UInt64) throws {
         let rig = try DamageRig(size: Size(width: 160, height: 120))
         defer { rig.close() }
         let root = rig.root
-        var random = TestRandom(state: 0x5EED_0F_EFFEC7)
+        var random = DamageFuzzSeeds.random(0x5EED_0F_EFFEC7, seed: seed)
         var layers: [Layer] = []
         func color(_ alpha: Double = 1) -> Color { Color(red: random.double(0, 1), green: random.double(0, 1), blue: random.double(0, 1), alpha: alpha) }
         func makeLayer(in parent: Layer) -> Layer {
@@ -541,7 +541,7 @@ struct EffectDamageTests {
                 }
                 kinds[kind, default: 0] += 1
             }
-            try rig.commitAndCheck("frame \(frame)")
+            try rig.commitAndCheck("seed \(seed) frame \(frame)")
         }
         #expect(kinds.count == 17)
         #expect(rig.partial > 100, "\(rig.partial) frames were damage-limited, \(rig.skipped) skipped")

@@ -15,7 +15,7 @@ import LaminaTestSupport
 @MainActor
 @Suite("Damage: structure changes, incrementally", .isolatedTransactions, .withoutImplicitAnimations)
 struct StructureDamageTests {
-    @Test("2000 frames (four seeds) of inserted, removed and reordered subtrees, zPositions, masks, clips and group opacity toggled: every frame equals a fresh full render, every changed pixel is inside the damage, and no frame rebuilds", arguments: [1, 2, 3, 4])
+    @Test("2000 frames (four seeds) of inserted, removed and reordered subtrees, zPositions, masks, clips and group opacity toggled: every frame equals a fresh full render, every changed pixel is inside the damage, and no frame rebuilds", arguments: DamageFuzzSeeds.or([1, 2, 3, 4]))
     func randomStructure(seed: UInt64) throws {
         let rig = try DamageRig()
         defer { rig.close() }

@@ -117,6 +117,32 @@ struct TestRandom: RandomNumberGenerator {
     mutating func chance(_ p: Double) -> Bool { double(0, 1) < p }
 }
 
+/// The seeds the damage fuzz tests run (`DamageTests`, `EffectDamageTests`,
+/// `StructureDamageTests`): `LAMINA_DAMAGE_FUZZ_SEEDS` — a list and ranges, e.g. `5-40` or
+/// `3,7,100-110` — or the fixed ones each test names. Seed 0 is each test's own sequence.
+enum DamageFuzzSeeds {
+    static func or(_ fixed: [UInt64]) -> [UInt64] {
+        guard let text = ProcessInfo.processInfo.environment["LAMINA_DAMAGE_FUZZ_SEEDS"], !text.isEmpty else { return fixed }
+        var seeds: [UInt64] = []
+        for part in text.split(separator: ",") {
+            let ends = part.split(separator: "-").map { UInt64($0.trimmingCharacters(in: .whitespaces)) }
+            switch ends.count {
+            case 1: if let a = ends[0] { seeds.append(a) }
+            case 2: if let a = ends[0], let b = ends[1], a <= b { seeds += Array(a...b) }
+            default: break
+            }
+        }
+        precondition(!seeds.isEmpty, "LAMINA_DAMAGE_FUZZ_SEEDS=\(text): expected seeds such as 5-40 or 3,7,100-110")
+        return seeds
+    }
+
+    /// A random source for `seed` from a test's own state (seed 0: that state itself).
+    static func random(_ state: UInt64, seed: UInt64) -> TestRandom {
+        let s = state ^ (seed &* 0xD1B5_4A32_D192_ED03)
+        return TestRandom(state: s == 0 ? 1 : s)
+    }
+}
+
 /// A hosted tree on a 200×200 offscreen target with the media clock fixed at `t0` (what
 /// was pending from other tests is committed first). Tests of animations drive frames
 /// with `frame(at:)` and read values with `presented(_:at:)`; `close()` puts the real

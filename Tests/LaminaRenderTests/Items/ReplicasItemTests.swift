@@ -33,4 +33,34 @@ struct ReplicasItemTests {
         f = try rig.frame()
         #expect(rig.tasks(f) == [])
     }
+
+    @Test("a replicator that is a group: its sublayers' image is worked out before the group's content, so a sublayer moved beyond the instances' old box grows the group's image in the same frame, as a rebuilt frame has it")
+    func replicasBeforeTheirGroup() throws {
+        let dot = Layer()
+        let (rig, r) = try FrameRig.single(ReplicatorLayer()) {
+            $0.instanceCount = 2
+            $0.instanceTransform = Transform3D(translationX: 10, y: 0, z: 0)
+            $0.backgroundColor = .white
+            $0.opacity = 0.5   // (its colour and its instances: a group)
+            dot.frame = Rect(x: 0, y: 0, width: 8, height: 8)
+            dot.backgroundColor = .white
+            $0.addSublayer(dot)
+        }
+        // Both surfaces changed in one frame, at the same nesting depth from the target
+        // were it counted by owner alone: the order of the two must not depend on a set's.
+        #expect(rig.builder.depth(of: .replicas(of: r.id)) == rig.builder.depth(of: .group(r.id)) + 1)
+        func groupImageRect(_ f: FrameRig.Result) -> Rect? {
+            f.frame.target.runs.flatMap(\.draws).compactMap { d -> Rect? in
+                if case let .image(i) = d.op, rig.describe(i.image) == "image of group L" { return i.rect }
+                return nil
+            }.first
+        }
+        r.backgroundColor = Color(red: 0, green: 0.5, blue: 1)
+        dot.position = Point(x: 4, y: 40)   // (the instances now reach 14 points below the replicator)
+        let incremental = try #require(groupImageRect(try rig.frame()))
+        rig.builder.tree.needsRebuild = true
+        let rebuilt = try #require(groupImageRect(try rig.frame()))
+        #expect(incremental == rebuilt)
+        #expect(incremental.maxY >= 20 + 44, "the moved instances are inside the group's image: \(incremental)")
+    }
 }
