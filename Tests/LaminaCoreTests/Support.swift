@@ -234,9 +234,14 @@ final class DamageRig {
 
     /// The items of every surface, for a failure's report.
     static func dump(_ b: FrameBuilder) -> String {
-        b.surfaces.sorted { "\($0.key)" < "\($1.key)" }.map { id, s in
-            "\(id): " + s.items.array.map { i in
-                "\(i.node.id).\(i.kind.name)\(i.bounds.map { "[\(Int($0.minX)),\(Int($0.minY)),\(Int($0.maxX)),\(Int($0.maxY))]" } ?? "-")\(i.clip.map { "c\($0.layers.map(\.description).joined())" } ?? "")"
+        // (Boxes to a hundredth of a point: truncated to whole points, two builders' boxes
+        // that differ read the same.)
+        func box(_ b: TargetBox?) -> String {
+            b.map { "[" + [$0.minX, $0.minY, $0.maxX, $0.maxY].map { String(format: "%.2f", $0) }.joined(separator: ",") + "]" } ?? "-"
+        }
+        return b.surfaces.sorted { "\($0.key)" < "\($1.key)" }.map { id, s in
+            "\(id) \(box(s.bounds)): " + s.items.array.map { i in
+                "\(i.node.id).\(i.kind.name)\(box(i.bounds))\(i.clip.map { "c\($0.layers.map(\.description).joined())" } ?? "")"
             }.joined(separator: " ")
         }.joined(separator: "\n    ")
     }
