@@ -39,14 +39,18 @@ extension FrameBuilder {
         }
         var groupChecks: [RenderNode] = []
         // Moved subtrees leave their old place first (whoever places them again: their own
-        // walk, or that of a subtree around their new place).
-        for node in tree.attachedNodes where node.structure.contains(.attached) && node.keys != nil && node.isInTree {
+        // walk, or that of a subtree around their new place) — all of them before any is
+        // forgotten: one moved into another moved in the same commit is in that one's
+        // subtree now, and forgetting that one would forget its keys, leaving its items in
+        // its old surface.
+        let moved = tree.attachedNodes.filter { $0.structure.contains(.attached) && $0.keys != nil && $0.isInTree }
+        for node in moved {
             if let old = node.surface.flatMap({ surfaces[$0] }), old.id != .target, let owner = old.id.owner, let o = tree.nodes[owner] {
                 groupChecks.append(o)
             }
             removeItems(ofSubtree: node, &state)
-            forgetSubtree(node)
         }
+        for node in moved { forgetSubtree(node) }
         for node in tree.attachedNodes where node.isInTree {
             if node.structure.contains(.maskChanged) || node.structure.contains(.childrenReordered) { placeAgain(node, .inPlace) }
             if node.structure.contains(.attached) {

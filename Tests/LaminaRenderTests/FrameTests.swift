@@ -108,6 +108,36 @@ struct FrameTests {
         #expect(rig.draws(f) == [["root solid"], ["root solid", "B solid"]])
     }
 
+    @Test("a layer moved into a subtree that itself moved in the same commit leaves its old place: drawn once, at its new place; removed later, nothing of it is left")
+    func moveIntoMovedSubtree() throws {
+        let c = Layer(), d = Layer()
+        c.frame = Rect(x: 40, y: 5, width: 50, height: 40)
+        c.backgroundColor = Color(red: 0, green: 1, blue: 0)
+        d.frame = Rect(x: 5, y: 5, width: 30, height: 30)
+        c.addSublayer(d)
+        root.insertSublayer(c, at: 0)
+        let rig = try rig()
+        rig.name(c, "C")
+        rig.name(d, "D")
+        _ = try rig.frame()
+        // C re-ordered among its siblings (attached again) and A moved under D, inside C.
+        root.addSublayer(c)
+        d.addSublayer(a)
+        a.position = Point(x: 15, y: 15)
+        let f = try rig.frame()
+        #expect(f.frame.rebuildReason == nil)
+        // C's box (C moved to the top, A drawn once, inside it) and A's old box.
+        #expect(rig.draws(f) == [["root solid", "C solid", "A solid"], ["root solid"]])
+        // Removed now, nothing of it is left in the target (an item left at its old place
+        // would be drawn, or read after the layer's node is gone).
+        a.removeFromSuperlayer()
+        c.backgroundColor = Color(red: 0, green: 0, blue: 1)
+        let after = try rig.frame()
+        #expect(after.frame.rebuildReason == nil)
+        #expect(rig.draws(after) == [["root solid", "C solid"]])
+        #expect(rig.builder.target?.items.count == 3)
+    }
+
     @Test("a zPosition change re-orders one layer: its box is damaged and it is drawn above its siblings there")
     func reorder() throws {
         let rig = try rig()
