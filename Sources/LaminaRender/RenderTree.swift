@@ -32,6 +32,10 @@ public final class RenderTree {
     var removedNodes: [RenderNode] = []
     /// Nodes that lost sublayers since (their group-ness may change).
     var detachedParents: [RenderNode] = []
+    /// While an update is applied: where each node that left a sublayer list stood in it
+    /// (the sibling before it; nil: it was first), for an insertion whose anchor left that
+    /// list during the same update — taken into the subtree being inserted, say.
+    private var leftFrom: [LayerID: (parent: ObjectIdentifier, before: RenderNode?)] = [:]
     /// Too much changed while no frame was built: the next one is worked out from scratch.
     var needsRebuild = false
     /// Backing stores' pixels redrawn since the last frame (union per store), so that a
@@ -109,6 +113,7 @@ public final class RenderTree {
             return d
         }
         var detached: [RenderNode] = []
+        defer { leftFrom = [:] }
         for s in update.layers {
             guard let node = nodes[s.id] else { continue }
             // Only what `changes` names is compared (the model's setters are the only way
@@ -215,9 +220,18 @@ public final class RenderTree {
                 detachedParents.append(node)
             case .insert(let id, let after):
                 guard let child = takeNode(for: id, under: node, states: states, created: &created) else { continue }
-                if let a = after, let sibling = nodes[a], sibling.parentNode === node, node.children.contains(sibling) {
+                // The sibling named may have left this list while the child's subtree was
+                // made (a layer moved into the inserted subtree): the child goes where it stood.
+                var anchor = after.flatMap { nodes[$0] }, first = after == nil, hops = 0
+                while let a = anchor, !(a.parentNode === node && node.children.contains(a)),
+                      let left = leftFrom[a.id], left.parent == ObjectIdentifier(node), hops < leftFrom.count {
+                    anchor = left.before
+                    first = left.before == nil
+                    hops += 1
+                }
+                if let sibling = anchor, sibling.parentNode === node, node.children.contains(sibling) {
                     node.insertChild(child, after: sibling)
-                } else if after == nil {
+                } else if first {
                     node.insertChild(child, after: nil)
                 } else {
                     node.appendChild(child)   // (an edit naming a sibling the tree lacks: kept last)
@@ -246,7 +260,12 @@ public final class RenderTree {
 
     private func detachFromParent(_ node: RenderNode) {
         guard let p = node.parentNode else { return }
-        if p.maskNode === node { p.maskNode = nil } else { p.removeChild(node) }
+        if p.maskNode === node {
+            p.maskNode = nil
+        } else {
+            leftFrom[node.id] = (ObjectIdentifier(p), p.children.element(before: node))
+            p.removeChild(node)
+        }
         node.parentNode = nil
         detachedParents.append(p)
     }

@@ -2,7 +2,7 @@ import LaminaGeometry
 import LaminaModel
 @testable import LaminaRender
 import LaminaTestSupport
-import LaminaValues
+@_spi(LaminaInternal) import LaminaValues
 import Testing
 
 /// Frames as values, without a GPU: for small trees, the `Frame` a change produces — its
@@ -136,6 +136,37 @@ struct FrameTests {
         #expect(after.frame.rebuildReason == nil)
         #expect(rig.draws(after) == [["root solid", "C solid"]])
         #expect(rig.builder.target?.items.count == 3)
+    }
+
+    @Test("a subtree inserted after a sibling that moves into that subtree in the same commit takes the sibling's place in paint order (not the end of the list), as a rebuilt frame draws it")
+    func insertAfterSiblingTakenIntoIt() throws {
+        let c = Layer(), n = Layer(), m = Layer()
+        c.frame = Rect(x: 15, y: 15, width: 70, height: 70)
+        c.backgroundColor = Color(red: 0, green: 1, blue: 0)
+        root.addSublayer(c)   // root: A, B, C (C over both)
+        let rig = try rig()
+        rig.name(c, "C")
+        rig.name(n, "N")
+        rig.name(m, "M")
+        _ = try rig.frame()
+        // N (holding M) inserted just after A, then A moved into M: the root's edits are
+        // "insert N after A" and "remove A", and making N's subtree takes A out first.
+        n.frame = Rect(x: 0, y: 0, width: 100, height: 100)
+        m.frame = Rect(x: 0, y: 0, width: 100, height: 100)
+        n.addSublayer(m)
+        root.insertSublayer(n, at: 1)
+        m.addSublayer(a)
+        #expect(root.sublayers.map(\.id) == [n.id, b.id, c.id])
+        let f = try rig.frame()
+        #expect(f.frame.rebuildReason == nil)
+        var order: [LayerID] = []
+        rig.builder.tree.nodes[root.id]?.children.forEach { order.append($0.id) }
+        #expect(order == [n.id, b.id, c.id])
+        // A, now inside N, is drawn first: C covers it.
+        #expect(rig.draws(f).flatMap { $0 }.firstIndex(of: "A solid")! < rig.draws(f).flatMap { $0 }.firstIndex(of: "C solid")!)
+        rig.builder.tree.needsRebuild = true
+        let rebuilt = try rig.frame()
+        #expect(rig.draws(rebuilt) == [["root solid", "A solid", "B solid", "C solid"]])
     }
 
     @Test("a zPosition change re-orders one layer: its box is damaged and it is drawn above its siblings there")
