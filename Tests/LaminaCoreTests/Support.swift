@@ -125,14 +125,13 @@ enum DamageFuzzSeeds {
         guard let text = ProcessInfo.processInfo.environment["LAMINA_DAMAGE_FUZZ_SEEDS"], !text.isEmpty else { return fixed }
         var seeds: [UInt64] = []
         for part in text.split(separator: ",") {
-            let ends = part.split(separator: "-").map { UInt64($0.trimmingCharacters(in: .whitespaces)) }
-            switch ends.count {
-            case 1: if let a = ends[0] { seeds.append(a) }
-            case 2: if let a = ends[0], let b = ends[1], a <= b { seeds += Array(a...b) }
-            default: break
+            let ends = part.split(separator: "-", omittingEmptySubsequences: false).map { UInt64($0.trimmingCharacters(in: .whitespaces)) }
+            switch (ends.count, ends.first ?? nil, ends.last ?? nil) {
+            case (1, let a?, _): seeds.append(a)
+            case (2, let a?, let b?) where a <= b: seeds += Array(a...b)
+            default: preconditionFailure("LAMINA_DAMAGE_FUZZ_SEEDS=\(text): \"\(part)\" is not a seed or a range (expected seeds such as 5-40 or 3,7,100-110)")
             }
         }
-        precondition(!seeds.isEmpty, "LAMINA_DAMAGE_FUZZ_SEEDS=\(text): expected seeds such as 5-40 or 3,7,100-110")
         return seeds
     }
 
