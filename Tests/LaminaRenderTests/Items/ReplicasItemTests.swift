@@ -10,16 +10,25 @@ import Testing
 @MainActor
 @Suite("Item kinds: replicator instances", .isolatedTransactions, .withoutImplicitAnimations)
 struct ReplicasItemTests {
-    @Test("three instances: one picture of the sublayers, three draws of it (moved by instanceTransform, tinted); more instances or a move render no image again")
-    func instances() throws {
+    /// A replicator `L` (`FrameRig.single`) of `instances` copies `spacing` points apart
+    /// along x, holding one white 8×8 sublayer (returned), set up further by `configure`.
+    static func replicator(instances: Int, spacing: Double, _ configure: (ReplicatorLayer) -> Void = { _ in })
+        throws -> (FrameRig, ReplicatorLayer, Layer) {
         let dot = Layer()
         let (rig, r) = try FrameRig.single(ReplicatorLayer()) {
-            $0.instanceCount = 3
-            $0.instanceTransform = Transform3D(translationX: 12, y: 0, z: 0)
+            $0.instanceCount = instances
+            $0.instanceTransform = Transform3D(translationX: spacing, y: 0, z: 0)
+            configure($0)
             dot.frame = Rect(x: 0, y: 0, width: 8, height: 8)
             dot.backgroundColor = .white
             $0.addSublayer(dot)
         }
+        return (rig, r, dot)
+    }
+
+    @Test("three instances: one picture of the sublayers, three draws of it (moved by instanceTransform, tinted); more instances or a move render no image again")
+    func instances() throws {
+        let (rig, r, _) = try Self.replicator(instances: 3, spacing: 12)
         rig.builder.tree.needsRebuild = true
         var f = try rig.frame()
         #expect(rig.tasks(f) == ["picture image of replicas of L"])
@@ -36,15 +45,9 @@ struct ReplicasItemTests {
 
     @Test("a replicator that is a group: its sublayers' image is worked out before the group's content, so a sublayer moved beyond the instances' old box grows the group's image in the same frame, as a rebuilt frame has it")
     func replicasBeforeTheirGroup() throws {
-        let dot = Layer()
-        let (rig, r) = try FrameRig.single(ReplicatorLayer()) {
-            $0.instanceCount = 2
-            $0.instanceTransform = Transform3D(translationX: 10, y: 0, z: 0)
+        let (rig, r, dot) = try Self.replicator(instances: 2, spacing: 10) {
             $0.backgroundColor = .white
             $0.opacity = 0.5   // (its colour and its instances: a group)
-            dot.frame = Rect(x: 0, y: 0, width: 8, height: 8)
-            dot.backgroundColor = .white
-            $0.addSublayer(dot)
         }
         // Both surfaces changed in one frame, at the same nesting depth from the target
         // were it counted by owner alone: the order of the two must not depend on a set's.
