@@ -39,7 +39,7 @@ public final class GaussianBlur {
             scratch[size] = list
             if !t.isReleased { return t }
         }
-        return try OffscreenTarget(device: device, pixelSize: size)
+        return try OffscreenTarget(device: device, pixelSize: size, withStencil: false)
     }
 
     /// Gives a target back to the pool.

@@ -259,7 +259,7 @@ extension GPUDevice {
                 let t = try importDMABuf(single)
                 planes.append(t)
             }
-            let target = try OffscreenTarget(device: self, pixelSize: buffer.pixelSize)
+            let target = try OffscreenTarget(device: self, pixelSize: buffer.pixelSize, withStencil: false)   // (drawn whole by the conversion)
             return ExternalImport(buffer: buffer, planes: planes, converted: target)
         } catch {
             planes.forEach { $0.release() }

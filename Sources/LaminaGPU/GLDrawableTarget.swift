@@ -34,7 +34,7 @@ public final class GLDrawableTarget {
         let texture = try device.makeTexture(pixelSize: pixelSize)
         self.texture = texture
         do {
-            resolved = try device.gl.withCurrentThrowing { try Framebuffer(colorTexture: texture) }
+            resolved = try device.gl.withCurrentThrowing { try Framebuffer(colorTexture: texture, withStencil: false) }
         } catch {
             texture.release()
             throw error

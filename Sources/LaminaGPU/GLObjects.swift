@@ -166,7 +166,8 @@ public final class Texture: GPUObject {
 public final class Framebuffer: GPUObject {
     /// The colour attachment, kept alive as long as the framebuffer.
     public let colorTexture: Texture
-    /// Depth/stencil storage, attached on first need (`attachStencil()`).
+    /// Depth/stencil storage: attached when the framebuffer is made (unless it is made
+    /// `withStencil: false`), or else on first need (`attachStencil()`).
     public private(set) var stencil: Renderbuffer?
 
     /// Whether the framebuffer owns its colour texture (released with the target).
@@ -193,8 +194,18 @@ public final class Framebuffer: GPUObject {
         stencil = nil
     }
 
-    /// A framebuffer rendering into `colorTexture` (inside a scope).
-    init(colorTexture: Texture, ownsColorTexture: Bool = true) throws {
+    /// A framebuffer rendering into `colorTexture` (inside a scope), with its depth/stencil
+    /// buffer from the start unless `withStencil` is false.
+    ///
+    /// (Why from the start, and not when the first clip needs it: llvmpipe rasterizes a
+    /// triangle's edge differently once a depth/stencil buffer is attached — the same quad,
+    /// with the same vertices, covers a pixel whose centre lies within about 1/256 px of
+    /// its edge or not. A target redrawn in part (damage, buffer age, a kept group image)
+    /// then kept pixels of the earlier rule beside pixels of the new one, and the same
+    /// scene drawn into a fresh target and into one used before differed. Targets that are
+    /// only ever drawn whole, and never clipped — blur scratch, the resolve of a GL layer —
+    /// are made without.)
+    init(colorTexture: Texture, ownsColorTexture: Bool = true, withStencil: Bool = true) throws {
         let gl = colorTexture.gl
         var fbo: GLuint = 0
         glGenFramebuffers(1, &fbo)
@@ -210,6 +221,12 @@ public final class Framebuffer: GPUObject {
             release()
             throw GPUError.incompleteFramebuffer(status: "0x" + String(status, radix: 16)
                 + " for a \(colorTexture.pixelSize) texture\(colorTexture.isBorrowed ? " lent by the host (it must be a complete, colour-renderable RGBA8 texture of this context or share group)" : "")")
+        }
+        if withStencil {
+            // A driver that cannot attach one here is told again, with its reason, by the
+            // first clip (`RenderTarget.prepareStencil()`); a target that never clips works.
+            do { try attachStencil() } catch {}
+            glBindFramebuffer(GLenum(GL_FRAMEBUFFER), 0)
         }
     }
 }

@@ -298,23 +298,34 @@ public final class OffscreenTarget: RenderTarget {
         try self.init(device: device, pixelSize: try device.targetPixelSize(size, scale: scale, what: "render target"), scale: scale)
     }
 
-    public init(device: GPUDevice, pixelSize: PixelSize, scale: Double = 1) throws {
+    /// A target of `pixelSize` pixels, with its depth/stencil buffer (for clipping) from the
+    /// start (see `Framebuffer.init(colorTexture:ownsColorTexture:withStencil:)`).
+    public convenience init(device: GPUDevice, pixelSize: PixelSize, scale: Double = 1) throws {
+        try self.init(device: device, pixelSize: pixelSize, scale: scale, withStencil: true)
+    }
+
+    /// Whether the target was made with a depth/stencil buffer (a scratch target, drawn
+    /// whole and never clipped, is made without).
+    let withStencil: Bool
+
+    init(device: GPUDevice, pixelSize: PixelSize, scale: Double = 1, withStencil: Bool) throws {
         guard !device.isClosed else { throw GPUError.deviceClosed(operation: "OffscreenTarget") }
         try GPUDevice.validate(scale: scale, what: "OffscreenTarget")
         try device.validate(pixelSize, what: "render target", maximum: device.capabilities.maxRenderTargetSize)
-        let fb = try OffscreenTarget.makeFramebuffer(device, pixelSize)
+        let fb = try OffscreenTarget.makeFramebuffer(device, pixelSize, withStencil: withStencil)
+        self.withStencil = withStencil
         super.init(device: device, pixelSize: pixelSize, scale: scale, framebuffer: fb)
     }
 
     /// A framebuffer on a new texture stored as `device.targetStorage`; one that cannot be
     /// made as `.bgra8` is made as `.rgba8`, which the device then keeps to.
-    private static func makeFramebuffer(_ device: GPUDevice, _ pixelSize: PixelSize) throws -> Framebuffer {
+    private static func makeFramebuffer(_ device: GPUDevice, _ pixelSize: PixelSize, withStencil: Bool) throws -> Framebuffer {
         try device.gl.withCurrentThrowing {
             let storage = device.targetStorage
             func inRGBA8(because why: String) throws -> Framebuffer {
                 LaminaLog.logger.warning("render targets: \(why); making them RGBA8 from now on")
                 device.targetStorage = .rgba8
-                return try makeFramebuffer(device, pixelSize)
+                return try makeFramebuffer(device, pixelSize, withStencil: withStencil)
             }
             let texture: Texture
             do {
@@ -322,7 +333,7 @@ public final class OffscreenTarget: RenderTarget {
             } catch GPUError.invalidArgument(_, let reason) where storage == .bgra8 {
                 return try inRGBA8(because: reason)
             }
-            do { return try Framebuffer(colorTexture: texture) } catch {
+            do { return try Framebuffer(colorTexture: texture, withStencil: withStencil) } catch {
                 texture.release()
                 guard storage == .bgra8, case GPUError.incompleteFramebuffer(let status) = error else { throw error }
                 return try inRGBA8(because: "a BGRA8 framebuffer is incomplete (\(status))")
@@ -333,7 +344,7 @@ public final class OffscreenTarget: RenderTarget {
     /// A target that owns its texture makes both again; one on a caller's texture cannot.
     override func remakeFramebuffer() throws -> Framebuffer? {
         guard ownedFramebuffer?.ownsColorTexture == true else { return nil }
-        return try OffscreenTarget.makeFramebuffer(device, pixelSize)
+        return try OffscreenTarget.makeFramebuffer(device, pixelSize, withStencil: withStencil)
     }
 
     /// A target rendering into `texture` — Lamina's, or a host's lent through
@@ -346,6 +357,7 @@ public final class OffscreenTarget: RenderTarget {
         guard !texture.isReleased else { throw GPUError.released(what: "the texture", operation: "OffscreenTarget(device:texture:)") }
         try device.validate(texture.pixelSize, what: "render target", maximum: device.capabilities.maxRenderTargetSize)
         let fb = try device.gl.withCurrentThrowing { try Framebuffer(colorTexture: texture, ownsColorTexture: false) }
+        withStencil = true
         super.init(device: device, pixelSize: texture.pixelSize, scale: scale, framebuffer: fb)
     }
 }

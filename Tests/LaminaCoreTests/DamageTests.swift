@@ -26,7 +26,9 @@ private final class Painted: Layer {
 @MainActor
 @Suite("Damage: recomposing only what changed", .isolatedTransactions, .withoutImplicitAnimations)
 struct DamageTests {
-    @Test("1000 frames of random changes: the damage-limited target equals a full recomposite, and every changed pixel lies inside the reported damage", arguments: DamageFuzzSeeds.or([0]))
+    // (Seed 30 failed by one pixel at frame 47 while a target got its depth/stencil buffer
+    // only at its first clip: see `Framebuffer.init(colorTexture:ownsColorTexture:withStencil:)`.)
+    @Test("1000 frames of random changes: the damage-limited target equals a full recomposite, and every changed pixel lies inside the reported damage", arguments: DamageFuzzSeeds.or([0, 30]))
     func randomFrames(seed: UInt64) throws {
         let rig = try DamageRig()
         defer { rig.close() }
@@ -430,7 +432,8 @@ struct DamageCaseTests {
 @MainActor
 @Suite("Damage with layer effects", .isolatedTransactions, .withoutImplicitAnimations)
 struct EffectDamageTests {
-    @Test("600 frames of random changes to shadows, masks, shape, gradient and replicator layers, blend modes and backdrop blurs: the damage-limited target equals a full recomposite, and every changed pixel lies inside the reported damage", arguments: DamageFuzzSeeds.or([0]))
+    // (Seed 35 failed by one pixel at frame 31, as `DamageTests.randomFrames` seed 30.)
+    @Test("600 frames of random changes to shadows, masks, shape, gradient and replicator layers, blend modes and backdrop blurs: the damage-limited target equals a full recomposite, and every changed pixel lies inside the reported damage", arguments: DamageFuzzSeeds.or([0, 35]))
     func randomEffectFrames(seed: UInt64) throws {
         let rig = try DamageRig(size: Size(width: 160, height: 120))
         defer { rig.close() }

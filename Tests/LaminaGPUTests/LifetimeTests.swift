@@ -48,17 +48,17 @@ struct LifetimeTests {
         let d = try openDevice()
         let target = try OffscreenTarget(device: d, pixelSize: PixelSize(width: 4, height: 4))
         do { _ = try OffscreenTarget(device: d, pixelSize: PixelSize(width: 4, height: 4)) }
-        #expect(d.pendingDeletions == 2)   // its texture and framebuffer
+        #expect(d.pendingDeletions == 3)   // its texture, framebuffer and depth/stencil renderbuffer
         try d.beginRenderPass(on: target, clear: .black).submit()
         #expect(d.pendingDeletions == 0)
-        #expect(d.liveObjectCounts[.texture] == 1 && d.liveObjectCounts[.framebuffer] == 1)
+        #expect(d.liveObjectCounts[.texture] == 1 && d.liveObjectCounts[.framebuffer] == 1 && d.liveObjectCounts[.renderbuffer] == 1)
     }
 
     @Test("closing the device destroys its context (freeing every name) and resets the counts; later releases are no-ops and new work throws")
     func close() throws {
         let d = try openDevice()
         let target = try OffscreenTarget(device: d, pixelSize: PixelSize(width: 4, height: 4))
-        #expect(d.liveObjectCounts.total == 2)
+        #expect(d.liveObjectCounts.total == 3)   // texture, framebuffer, depth/stencil renderbuffer
         d.close()
         #expect(d.isClosed)
         #expect(d.liveObjectCounts.total == 0)

@@ -243,4 +243,49 @@ struct RenderTargetTests {
             _ = try GBMTarget(device: d, pixelSize: PixelSize(width: 8, height: 8))
         }
     }
+
+    @Test("a target rasterizes the same quads the same way before and after its first clip (its depth/stencil buffer is there from the start)")
+    func sameEdgesBeforeAndAfterFirstClip() throws {
+        let d = try openDevice()
+        let size = Size(width: 160, height: 120)
+        // Rotated quads, drawn last to first; the first one's left edge passes within 0.0011 px of the centre of
+        // pixel (73, 112) — on llvmpipe a target without a depth/stencil buffer did not
+        // cover it, one with (after a clip had needed it) did (damage fuzz seed 35).
+        var quads: [(Rect, Transform3D)] = [(Rect(x: 0, y: 0, width: 45.010752000000004, height: 71.32830399999999),
+                                             Transform3D(m11: 0.8588424166221902, m12: -0.5122398885391065, m13: 0, m14: 0, m21: 0.5122398885391065, m22: 0.8588424166221902, m23: 0, m24: 0,
+                                                         m31: 0, m32: 0, m33: 0, m34: 0, m41: 60.98050724384721, m42: 91.50716880330957, m43: 0, m44: 1))]
+        var random = SplitMix64(seed: 7)
+        for _ in 0..<200 {
+            let t = Transform3D(rotationAngle: Double.random(in: 0..<6.3, using: &random), x: 0, y: 0, z: 1)
+                .concatenating(Transform3D(translationX: Double.random(in: 0..<160, using: &random), y: Double.random(in: 0..<120, using: &random), z: 0))
+            quads.append((Rect(x: 0, y: 0, width: Double.random(in: 2..<40, using: &random), height: Double.random(in: 2..<40, using: &random)), t))
+        }
+        func draw(into target: OffscreenTarget) throws -> RGBAImage {
+            let pass = try d.beginRenderPass(on: target, clear: .white)
+            for (i, (rect, t)) in quads.enumerated().reversed() {
+                try pass.addSolid(Color(red: Double(i % 7) / 7, green: Double(i % 3) / 3, blue: 0.5), in: rect, transform: t, isOpaque: true)
+            }
+            pass.submit()
+            return try target.readPixels()
+        }
+        let fresh = try OffscreenTarget(device: d, size: size)
+        #expect(fresh.ownedFramebuffer?.stencil != nil, "made with its depth/stencil buffer")
+        let before = try draw(into: fresh)
+        // A clip in a pass of its own (the stencil is needed from here on).
+        let clipping = try d.beginRenderPass(on: fresh, clear: .white)
+        try clipping.pushClip(Rect(x: 10, y: 10, width: 20, height: 20), cornerRadius: 4)
+        try clipping.addSolid(.black, in: Rect(x: 0, y: 0, width: 40, height: 40), transform: .identity, isOpaque: true)
+        try clipping.popClip(Rect(x: 10, y: 10, width: 20, height: 20), cornerRadius: 4)
+        clipping.submit()
+        let after = try draw(into: fresh)
+        let d1 = after.difference(from: before, tolerance: 0)
+        #expect(d1.differing == 0, "the same quads drawn after the target's first clip differ in \(d1.differing) pixels")
+        #expect(before[73, 112] == after[73, 112], "\(before[73, 112]) vs \(after[73, 112])")
+        // …and a second target, never clipped, draws them as the first did.
+        let other = try OffscreenTarget(device: d, size: size)
+        let d2 = try draw(into: other).difference(from: before, tolerance: 0)
+        #expect(d2.differing == 0, "a second target differs in \(d2.differing) pixels")
+        fresh.release()
+        other.release()
+    }
 }
