@@ -189,6 +189,16 @@ public final class Framebuffer: GPUObject {
         stencil = rb
     }
 
+    /// Takes the depth/stencil buffer off and frees it (inside a scope).
+    func detachStencil() {
+        guard let rb = stencil else { return }
+        gl.activePass = nil   // the binding changes below
+        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), name)
+        glFramebufferRenderbuffer(GLenum(GL_FRAMEBUFFER), GLenum(GL_DEPTH_STENCIL_ATTACHMENT), GLenum(GL_RENDERBUFFER), 0)
+        rb.release()
+        stencil = nil
+    }
+
     override func willRelease() {
         stencil?.release()
         stencil = nil
@@ -198,13 +208,16 @@ public final class Framebuffer: GPUObject {
     /// buffer from the start unless `withStencil` is false.
     ///
     /// (Why from the start, and not when the first clip needs it: llvmpipe rasterizes a
-    /// triangle's edge differently once a depth/stencil buffer is attached — the same quad,
-    /// with the same vertices, covers a pixel whose centre lies within about 1/256 px of
-    /// its edge or not. A target redrawn in part (damage, buffer age, a kept group image)
-    /// then kept pixels of the earlier rule beside pixels of the new one, and the same
-    /// scene drawn into a fresh target and into one used before differed. Targets that are
-    /// only ever drawn whole, and never clipped — blur scratch, the resolve of a GL layer —
-    /// are made without.)
+    /// primitive that crosses the target's edge differently once a depth/stencil buffer is
+    /// attached — it clips the primitive then, and keeps it whole within its guard band
+    /// without — and the same quad, with the same vertices, then covers a pixel whose centre
+    /// lies within about 1/256 px of one of its edges or not. A target redrawn in part
+    /// (damage, buffer age, a kept group image) kept pixels of the earlier rule beside
+    /// pixels of the new one, and the same scene drawn into a fresh target and into one used
+    /// before differed. The compositor takes its render target's off while nothing in it
+    /// clips (the faster rule on llvmpipe), drawing the whole target when that changes
+    /// (`FullFrameReason.stencilChanged`). Targets only ever drawn whole and never clipped
+    /// — blur scratch, the resolve of a GL layer — are made without.)
     init(colorTexture: Texture, ownsColorTexture: Bool = true, withStencil: Bool = true) throws {
         let gl = colorTexture.gl
         var fbo: GLuint = 0

@@ -121,6 +121,21 @@ public class RenderTarget {
         }
     }
 
+    /// Whether Lamina's own framebuffer (the one drawn now, of a swapchain's) has its
+    /// depth/stencil buffer; nil for a caller's framebuffer, whose buffers are its own.
+    package var ownStencilAttached: Bool? { ownedFramebuffer.map { $0.stencil != nil } }
+
+    /// Attaches or detaches the depth/stencil buffer of Lamina's own framebuffer (the one
+    /// drawn now); nothing for a caller's. A compositor keeps it exactly while its items
+    /// clip, drawing the whole target when that changes (`FullFrameReason.stencilChanged`).
+    package func setOwnStencil(_ attached: Bool) throws {
+        guard let fb = ownedFramebuffer, (fb.stencil != nil) != attached else { return }
+        try device.gl.withCurrentThrowing {
+            if attached { try fb.attachStencil() } else { fb.detachStencil() }
+            glBindFramebuffer(GLenum(GL_FRAMEBUFFER), 0)
+        }
+    }
+
     /// The colour buffer Lamina draws to and reads: a window surface's back buffer, or
     /// colour attachment 0.
     var laminaColorBuffer: GLenum { GLenum(framebufferName == 0 ? GL_BACK : GL_COLOR_ATTACHMENT0) }

@@ -196,6 +196,11 @@ public final class Compositor: @unchecked Sendable {
             }
         }
         var damage: DamageRegion?
+        if reason == nil, !(unchanged && target.presentsChangesOnly), let has = target.ownStencilAttached, has != builder.targetClips {
+            // Lamina's own target keeps its depth/stencil buffer exactly while its items
+            // clip; when that changes, all of it is drawn under the new rasterization.
+            reason = .stencilChanged
+        }
         (damage, reason) = damageToDraw(own: own, reason: reason, unchanged: unchanged, target: target,
                                         drawsWhole: always || background == nil || !overlays.isEmpty)
         lastTarget = target
@@ -332,6 +337,7 @@ public final class Compositor: @unchecked Sendable {
             extra.append(DrawItem(clip: nil, cuts: [], op: .solid(r.targetBox(scale: target.scale).targetRect, transform: .identity,
                                                                  color: Color(red: 0, green: 1, blue: 0, alpha: 0.25), opaque: false)))
         }
+        try target.setOwnStencil(frame.target.usesStencil)
         var executor = FrameExecutor(encoder: encoder)
         try executor.run(frame, overlays: extra)
         encoder.trim()

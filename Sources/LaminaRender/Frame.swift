@@ -54,6 +54,13 @@ public enum FullFrameReason: String, Sendable, Equatable {
     case bufferAge
     /// The damage covers most of the target.
     case damageCoversMost
+    /// The target (one of Lamina's own framebuffers) gets or loses its depth/stencil buffer:
+    /// its items began or ceased to be clipped. llvmpipe rasterizes a primitive that
+    /// crosses the target's edge differently with one (it clips the primitive; without, it
+    /// keeps it whole within its guard band), which can move a pixel along the primitive's
+    /// other edges: the whole target is drawn under the new rule, none of it kept from the
+    /// old one.
+    case stencilChanged
 }
 
 /// Why the render tree's items were worked out from scratch.
@@ -73,6 +80,10 @@ public enum RebuildReason: String, Sendable, Equatable {
 public struct TargetPass {
     public var background: Color?
     public var runs: [DrawRun]
+    /// Some item of the target's is drawn inside a clip (whether or not this frame draws
+    /// it): a target of Lamina's own has its depth/stencil buffer exactly while this holds
+    /// (`FullFrameReason.stencilChanged`).
+    public var usesStencil = false
 }
 
 /// Draws scissored to a rectangle of target pixels (nil: the whole target).

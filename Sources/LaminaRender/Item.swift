@@ -46,6 +46,9 @@ protocol ItemKind: Sendable {
     static var clippedByOwnClip: Bool { get }
     /// It reads what lies under it (a backdrop): damage within its reach grows.
     static var readsBackdrop: Bool { get }
+    /// It may draw inside a clip of its own making (not only its item's `clip`): a surface
+    /// holding one needs a stencil buffer as one holding a clipped item does.
+    static var drawsOwnClip: Bool { get }
     /// Whether a layer in `node`'s state has an item of this kind.
     static func occurs(in node: RenderNode) -> Bool
     /// Its box in target points now (nil: it draws nothing), from the node's frame data.
@@ -57,6 +60,7 @@ protocol ItemKind: Sendable {
 extension ItemKind {
     static var clippedByOwnClip: Bool { false }
     static var readsBackdrop: Bool { false }
+    static var drawsOwnClip: Bool { false }
 }
 
 /// What working out an item's box needs besides its node.

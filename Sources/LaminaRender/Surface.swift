@@ -21,6 +21,9 @@ final class Surface {
     @exclusivity(unchecked) var grid: Grid?
     /// Backdrop-blur items (the target's only): damage within their reach grows by it.
     @exclusivity(unchecked) var backdrops: [ObjectIdentifier: Item] = [:]
+    /// Items drawn inside a clip (their own or their item's): while there are any, the
+    /// surface's pass needs a stencil buffer (an item's clip is fixed when it is made).
+    private(set) var clippingItems = 0
 
     init(id: SurfaceID) { self.id = id }
 
@@ -63,11 +66,13 @@ final class Surface {
     }
 
     private func noteAdded(_ item: Item) {
+        if item.clip != nil || item.kind.drawsOwnClip { clippingItems += 1 }
         if grid != nil { grid!.remove(item); grid!.insert(item) }
         if id == .target && item.kind.readsBackdrop { backdrops[ObjectIdentifier(item)] = item }
     }
 
     private func noteRemoved(_ item: Item) {
+        if item.clip != nil || item.kind.drawsOwnClip { clippingItems -= 1 }
         if grid != nil { grid!.remove(item) }
         if !backdrops.isEmpty { backdrops[ObjectIdentifier(item)] = nil }
     }

@@ -172,6 +172,64 @@ struct DamageCaseTests {
         #expect(image[57, 17] == RGBAPixel(r: 0, g: 0, b: 255, a: 255), "the sublayer moved with it")
     }
 
+    @Test("the target has its depth/stencil buffer exactly while something in it clips; when that changes the frame is drawn whole, and pixels equal a fresh render")
+    func stencilFollowsClips() throws {
+        try Transaction.flush()
+        let device = try GPUDevice()
+        let size = Size(width: 160, height: 120)
+        let target = try OffscreenTarget(device: device, size: size)
+        let root = Layer()
+        root.frame = Rect(origin: .zero, size: size)
+        let host = LayerTreeHost(rootLayer: root, target: target, background: .white)
+        defer { host.detach(); device.close() }
+        // A turned layer reaching past the target's bottom edge, whose left edge passes
+        // within 0.0011 px of pixel (73, 112)'s centre: llvmpipe keeps the primitive whole
+        // without a depth/stencil buffer (the pixel is left out) and clips it with one (the
+        // pixel is covered). Drawn in part at the change, the target kept the old pixel.
+        let turned = Layer()
+        turned.anchorPoint = .zero
+        turned.bounds = Rect(x: 0, y: 0, width: 45.010752000000004, height: 71.32830399999999)
+        turned.position = Point(x: 60.98050724384721, y: 91.50716880330957)
+        var t = Transform3D.identity
+        (t.m11, t.m12, t.m21, t.m22) = (0.8588424166221902, -0.5122398885391065, 0.5122398885391065, 0.8588424166221902)
+        turned.transform = t
+        turned.backgroundColor = .blue
+        root.addSublayer(turned)
+        let clipper = Layer()
+        clipper.frame = Rect(x: 120, y: 5, width: 30, height: 30)
+        let inner = Layer()
+        inner.frame = Rect(x: 10, y: 10, width: 40, height: 40)
+        inner.backgroundColor = .red
+        clipper.addSublayer(inner)
+        root.addSublayer(clipper)
+        try Transaction.flush()
+        #expect(target.ownStencilAttached == false, "nothing clips: no depth/stencil buffer (llvmpipe's faster rule)")
+
+        clipper.masksToBounds = true
+        try Transaction.flush()
+        #expect(target.ownStencilAttached == true)
+        #expect(host.lastFrame.fullFrameReason == .stencilChanged, "drawn whole: \(String(describing: host.lastFrame.fullFrameReason))")
+        let fresh = LayerRenderer(device: device)
+        defer { fresh.release() }
+        let reference = try OffscreenTarget(device: device, size: size)
+        defer { reference.release() }
+        try fresh.render(root, to: reference, background: .white)
+        #expect(try target.readPixels().difference(from: reference.readPixels(), tolerance: 0).differing == 0)
+
+        // A change elsewhere while it still clips: damage-limited, the buffer stays.
+        inner.backgroundColor = .green
+        try Transaction.flush()
+        #expect(host.lastFrame.fullFrameReason == nil && target.ownStencilAttached == true)
+
+        clipper.masksToBounds = false
+        try Transaction.flush()
+        #expect(target.ownStencilAttached == false)
+        #expect(host.lastFrame.fullFrameReason == .stencilChanged)
+        fresh.release()
+        try fresh.render(root, to: reference, background: .white)
+        #expect(try target.readPixels().difference(from: reference.readPixels(), tolerance: 0).differing == 0)
+    }
+
     @Test("commits are O(changed): in trees of 10³ and 10⁴ layers, moving one and recolouring another hands the renderer 2 states, visits 2 layers and draws the same quads")
     func commitsScaleWithChanges() throws {
         func run(leaves: Int) throws -> [FrameStatistics] {

@@ -8,6 +8,7 @@ enum GradientItem: ItemKind {
     static let name = "gradient"
     static let phase = ItemPhase.beforeSublayers
     static var clippedByOwnClip: Bool { true }
+    static var drawsOwnClip: Bool { true }   // (its rounded corners)
 
     static func occurs(in node: RenderNode) -> Bool { node.state.properties.gradient != nil }
 

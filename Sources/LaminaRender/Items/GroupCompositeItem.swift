@@ -8,6 +8,7 @@ import LaminaValues
 enum GroupCompositeItem: ItemKind {
     static let name = "composite"
     static let phase = ItemPhase.beforeSublayers
+    static var drawsOwnClip: Bool { true }   // (its shadow under its own masksToBounds)
 
     static func occurs(in node: RenderNode) -> Bool { node.isGroup }
 
