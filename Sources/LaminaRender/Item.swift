@@ -21,9 +21,13 @@ final class Item {
     @exclusivity(unchecked) var contentSize = Size.zero
     /// The grid cells it is in (the target's items).
     @exclusivity(unchecked) var cells: (Int32, Int32, Int32, Int32)?
+    /// It is drawn inside a clip, its item's or one of its own (`ItemKind.drawsOwnClip`),
+    /// as its node was when it was made: its surface's pass needs a stencil buffer.
+    let drawsInClip: Bool
 
     init(node: RenderNode, kind: any ItemKind.Type, key: UInt64, surface: SurfaceID, clip: ClipChain?) {
         self.node = node; self.kind = kind; self.key = key; self.surface = surface; self.clip = clip
+        drawsInClip = clip != nil || kind.drawsOwnClip(node)
     }
 
     /// The clipping layers, outermost first (for tests).
@@ -46,9 +50,11 @@ protocol ItemKind: Sendable {
     static var clippedByOwnClip: Bool { get }
     /// It reads what lies under it (a backdrop): damage within its reach grows.
     static var readsBackdrop: Bool { get }
-    /// It may draw inside a clip of its own making (not only its item's `clip`): a surface
-    /// holding one needs a stencil buffer as one holding a clipped item does.
-    static var drawsOwnClip: Bool { get }
+    /// Whether its item for `node` may draw inside a clip of its own making (not only its
+    /// item's `clip`): a surface holding one needs a stencil buffer as one holding a clipped
+    /// item does. Asked when the item is made; a change that alters the answer must make
+    /// the item again (a `masksToBounds` change places the layer again).
+    static func drawsOwnClip(_ node: RenderNode) -> Bool
     /// Whether a layer in `node`'s state has an item of this kind.
     static func occurs(in node: RenderNode) -> Bool
     /// Its box in target points now (nil: it draws nothing), from the node's frame data.
@@ -60,7 +66,7 @@ protocol ItemKind: Sendable {
 extension ItemKind {
     static var clippedByOwnClip: Bool { false }
     static var readsBackdrop: Bool { false }
-    static var drawsOwnClip: Bool { false }
+    static func drawsOwnClip(_ node: RenderNode) -> Bool { false }
 }
 
 /// What working out an item's box needs besides its node.

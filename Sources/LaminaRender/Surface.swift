@@ -66,13 +66,13 @@ final class Surface {
     }
 
     private func noteAdded(_ item: Item) {
-        if item.clip != nil || item.kind.drawsOwnClip { clippingItems += 1 }
+        if item.drawsInClip { clippingItems += 1 }
         if grid != nil { grid!.remove(item); grid!.insert(item) }
         if id == .target && item.kind.readsBackdrop { backdrops[ObjectIdentifier(item)] = item }
     }
 
     private func noteRemoved(_ item: Item) {
-        if item.clip != nil || item.kind.drawsOwnClip { clippingItems -= 1 }
+        if item.drawsInClip { clippingItems -= 1; assert(clippingItems >= 0, "items drawn in clips counted out more often than in") }
         if grid != nil { grid!.remove(item) }
         if !backdrops.isEmpty { backdrops[ObjectIdentifier(item)] = nil }
     }

@@ -228,6 +228,13 @@ struct DamageCaseTests {
         fresh.release()
         try fresh.render(root, to: reference, background: .white)
         #expect(try target.readPixels().difference(from: reference.readPixels(), tolerance: 0).differing == 0)
+
+        // A group (opacity over overlapping layers) clips nothing: still none.
+        clipper.backgroundColor = .yellow
+        clipper.opacity = 0.5
+        try Transaction.flush()
+        #expect(target.ownStencilAttached == false && host.lastFrame.fullFrameReason == nil)
+        #expect(host.compositor.builder?.target?.items.array.contains { $0.kind == GroupCompositeItem.self } == true)
     }
 
     @Test("commits are O(changed): in trees of 10³ and 10⁴ layers, moving one and recolouring another hands the renderer 2 states, visits 2 layers and draws the same quads")

@@ -9,7 +9,7 @@ enum BackdropItem: ItemKind {
     static let name = "backdrop"
     static let phase = ItemPhase.beforeSublayers
     static var readsBackdrop: Bool { true }
-    static var drawsOwnClip: Bool { true }   // (its rounded or turned bounds)
+    static func drawsOwnClip(_ node: RenderNode) -> Bool { true }   // (its rounded or turned bounds)
 
     static func occurs(in node: RenderNode) -> Bool { node.state.backdropBlurRadius > 0 }
 

@@ -8,7 +8,9 @@ enum GradientItem: ItemKind {
     static let name = "gradient"
     static let phase = ItemPhase.beforeSublayers
     static var clippedByOwnClip: Bool { true }
-    static var drawsOwnClip: Bool { true }   // (its rounded corners)
+    // (Its rounded corners when it does not mask to bounds: a corner radius changes without
+    // making the item again, so any gradient counts.)
+    static func drawsOwnClip(_ node: RenderNode) -> Bool { true }
 
     static func occurs(in node: RenderNode) -> Bool { node.state.properties.gradient != nil }
 

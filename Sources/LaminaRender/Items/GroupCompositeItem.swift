@@ -8,7 +8,8 @@ import LaminaValues
 enum GroupCompositeItem: ItemKind {
     static let name = "composite"
     static let phase = ItemPhase.beforeSublayers
-    static var drawsOwnClip: Bool { true }   // (its shadow under its own masksToBounds)
+    // (Its shadow, cut by its own masksToBounds.)
+    static func drawsOwnClip(_ node: RenderNode) -> Bool { node.state.masksToBounds }
 
     static func occurs(in node: RenderNode) -> Bool { node.isGroup }
 
