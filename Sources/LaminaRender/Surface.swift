@@ -46,15 +46,15 @@ final class Surface {
     }
 
     func remove(_ item: Item) {
-        items.remove(item)
-        noteRemoved(item)
+        let held = items.remove(item)
+        noteRemoved(item, held: held)
     }
 
     /// Removes the items with keys in `range`; returns them.
     @discardableResult
     func removeItems(in range: Range<UInt64>) -> [Item] {
         let removed = items.removeItems(in: range)
-        for item in removed { noteRemoved(item) }
+        for item in removed { noteRemoved(item, held: true) }
         return removed
     }
 
@@ -71,8 +71,8 @@ final class Surface {
         if id == .target && item.kind.readsBackdrop { backdrops[ObjectIdentifier(item)] = item }
     }
 
-    private func noteRemoved(_ item: Item) {
-        if item.drawsInClip { clippingItems -= 1; assert(clippingItems >= 0, "items drawn in clips counted out more often than in") }
+    private func noteRemoved(_ item: Item, held: Bool) {
+        if held && item.drawsInClip { clippingItems -= 1 }
         if grid != nil { grid!.remove(item) }
         if !backdrops.isEmpty { backdrops[ObjectIdentifier(item)] = nil }
     }
@@ -108,12 +108,15 @@ struct OrderedItems {
         if i == array.count { array.append(contentsOf: batch) } else { array.insert(contentsOf: batch, at: i) }
     }
 
-    mutating func remove(_ item: Item) {
+    /// Removes `item`; returns whether it was held.
+    @discardableResult
+    mutating func remove(_ item: Item) -> Bool {
         var i = lowerBound(item.key)
         while i < array.count, array[i].key == item.key {
-            if array[i] === item { array.remove(at: i); return }
+            if array[i] === item { array.remove(at: i); return true }
             i += 1
         }
+        return false
     }
 
     mutating func removeItems(in range: Range<UInt64>) -> [Item] {

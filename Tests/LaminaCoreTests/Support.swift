@@ -275,6 +275,13 @@ final class DamageRig {
             for y in 0..<now.height { for x in 0..<now.width where first.count < 4 && Self.channelDifference(now[x, y], expected[x, y]) > tolerance { first.append("(\(x), \(y)): \(now[x, y]) vs \(expected[x, y])") } }
             items = "\n  first: \(first.joined(separator: ", "))\n  incremental: \(Self.dump(a))\n  reference:   \(Self.dump(b))"
         }
+        if let target = host.compositor.builder?.target {
+            // The count of items drawn in clips is kept as items come and go; the target's
+            // depth/stencil buffer follows it.
+            let recount = target.items.array.filter(\.drawsInClip).count
+            try #require(target.clippingItems == recount, "\(label): \(target.clippingItems) items counted as drawn in clips, \(recount) are")
+            try #require(damaged.ownStencilAttached == (recount > 0), "\(label): the target's depth/stencil buffer does not follow its clips")
+        }
         try #require(d.differing == 0, "\(label): the damage-limited target differs from a full recomposite in \(d.differing) pixels (max \(d.maxDifference)); damage \(stats.damageRects)\(items)")
         let boxes = (stats.damageRects.isEmpty ? [stats.damagedRect] : stats.damageRects).map { damaged.pixelRect(covering: $0) }
         var outside = 0
