@@ -27,7 +27,7 @@ private final class Painted: Layer {
 @Suite("Damage: recomposing only what changed", .isolatedTransactions, .withoutImplicitAnimations)
 struct DamageTests {
     // (Seed 30 failed by one pixel at frame 47 while a target got its depth/stencil buffer
-    // only at its first clip: see `Framebuffer.init(colorTexture:ownsColorTexture:withStencil:)`.)
+    // at its first clip and kept it: see `FullFrameReason.stencilChanged`.)
     @Test("1000 frames of random changes: the damage-limited target equals a full recomposite, and every changed pixel lies inside the reported damage", arguments: DamageFuzzSeeds.or([0, 30]))
     func randomFrames(seed: UInt64) throws {
         let rig = try DamageRig()
