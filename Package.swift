@@ -139,7 +139,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LaminaGraphicsTests",
-            dependencies: ["LaminaGraphics", "LaminaValues", "LaminaGeometry"],
+            dependencies: ["LaminaGraphics", "LaminaValues", "LaminaGeometry", "LaminaTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -1,6 +1,7 @@
 import CGLES
 import Foundation
 import LaminaGeometry
+import LaminaTestSupport
 import Testing
 @testable import LaminaGPU
 

@@ -1,6 +1,7 @@
 import Foundation
 import LaminaGeometry
 import LaminaValues
+import LaminaTestSupport
 import Testing
 @testable import LaminaGPU
 

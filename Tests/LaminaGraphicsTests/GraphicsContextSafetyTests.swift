@@ -1,5 +1,6 @@
 import Foundation
 import LaminaGeometry
+import LaminaTestSupport
 import Testing
 @testable import LaminaGraphics
 
@@ -174,14 +175,9 @@ struct GraphicsContextSafetyTests {
 @Suite("Drawing context: API fuzz")
 struct GraphicsContextFuzzTests {
     private struct Random {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
+        var generator: SplitMix64
+        init(state: UInt64) { generator = SplitMix64(seed: state) }
+        mutating func next() -> UInt64 { generator.next() }
         mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
         static let extremes: [Double] = [0, -0.0, 1, -1, 16, 0.5, 1e-300, -1e-300, 1e300, -1e300, 1e6, -1e6, 3e6, 2_097_152,
                                           .nan, .infinity, -.infinity, .greatestFiniteMagnitude, .leastNonzeroMagnitude, 1e19, 1e-9]

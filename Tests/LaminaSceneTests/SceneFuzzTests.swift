@@ -3,6 +3,7 @@ import LaminaCore
 import LaminaGeometry
 import LaminaGPU
 import LaminaGraphics
+import LaminaTestSupport
 import Testing
 @testable import LaminaScene
 
@@ -10,17 +11,11 @@ import Testing
 let sceneFuzzDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .appendingPathComponent("SceneFuzz")
 
-/// SplitMix64: a small seeded generator, the same sequence on every machine.
+/// A seeded generator (SplitMix64): the same sequence on every machine.
 struct FuzzRandom {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    private var generator: SplitMix64
+    init(seed: UInt64) { generator = SplitMix64(seed: seed) }
+    mutating func next() -> UInt64 { generator.next() }
     mutating func below(_ n: Int) -> Int { n <= 1 ? 0 : Int(next() % UInt64(n)) }
     mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }
 }
