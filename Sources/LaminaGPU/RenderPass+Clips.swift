@@ -45,6 +45,52 @@ extension RenderPass {
         clipDepth -= 1
     }
 
+    /// Restricts later drawing to an axis-aligned rectangle by the scissor, without a
+    /// stencil: the pixels whose centres lie inside `rect` under `transform` (a scale and a
+    /// translation), within the pass's scissor. Edges are half-open in the target's pixels
+    /// (row 0 at the top, whatever the framebuffer's orientation): a pixel whose centre lies
+    /// on the left or top edge is kept, one on the right or bottom edge is not; elsewhere it
+    /// keeps the pixels `pushClip` keeps for the same rectangle (whose shader decides a
+    /// centre on an edge by rounding). A target drawn with scissor clips alone needs no
+    /// stencil buffer. It must be the outermost clip (`pushClip` may nest inside it); end
+    /// it with `popScissorClip()`.
+    public func pushScissorClip(_ rect: Rect, transform: Transform3D = .identity) throws {
+        guard !isSubmitted else { throw RenderPassError.usedAfterSubmit(operation: "pushScissorClip") }
+        guard clipDepth == 0, clipScissor == nil else { throw RenderPassError.scissorClipNotOutermost }
+        flush()
+        prepare()
+        let a = transform.apply(to: Point(x: rect.minX, y: rect.minY)), b = transform.apply(to: Point(x: rect.maxX, y: rect.maxY))
+        let scale = target.scale, size = target.pixelSize
+        // The first pixel whose centre is at or past `v` points, within a pixel of the target.
+        func first(_ v: Double, _ limit: Int) -> Int {
+            let p = (v * scale - 0.5).rounded(.up)
+            return p.isNaN ? 0 : Int(max(-1, min(Double(limit + 1), p)))
+        }
+        let x0 = first(min(a.x, b.x), size.width), x1 = first(max(a.x, b.x), size.width)
+        let y0 = first(min(a.y, b.y), size.height), y1 = first(max(a.y, b.y), size.height)
+        let own = target.glScissor(for: PixelRect(x: x0, y: y0, width: max(0, x1 - x0), height: max(0, y1 - y0)))
+        let s = scissorArea
+        let cx0 = max(own.x, s.x), cy0 = max(own.y, s.y)
+        let cx1 = min(own.x + own.width, s.x + s.width), cy1 = min(own.y + own.height, s.y + s.height)
+        let c = GLViewport(x: cx0, y: cy0, width: max(0, cx1 - cx0), height: max(0, cy1 - cy0))
+        clipScissor = c
+        glScissor(c.x, c.y, c.width, c.height)
+    }
+
+    /// Ends the clip of `pushScissorClip` (every clip pushed inside it popped first).
+    public func popScissorClip() throws {
+        guard !isSubmitted else { throw RenderPassError.usedAfterSubmit(operation: "popScissorClip") }
+        guard clipScissor != nil else { throw RenderPassError.popClipWithoutPush }
+        guard clipDepth == 0 else { throw RenderPassError.clipOpenAtScissorChange }
+        flush()
+        prepare()
+        clipScissor = nil
+        let s = scissorArea
+        glScissor(s.x, s.y, s.width, s.height)
+        // A stencil cleared inside the clip alone: cleared again at the next push.
+        stencilCleared = false
+    }
+
     /// Nested clips a pass holds at most: the stencil values 1…255 of an 8-bit stencil.
     public static let maxClipDepth = 255
 

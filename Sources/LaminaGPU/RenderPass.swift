@@ -10,6 +10,8 @@ public enum RenderPassError: Error, Equatable, CustomStringConvertible {
     case popClipWithoutPush
     /// `setScissor` while a clip is pushed.
     case clipOpenAtScissorChange
+    /// `pushScissorClip` inside another clip (it must be the outermost).
+    case scissorClipNotOutermost
     /// More nested clips than the stencil holds.
     case clipsTooDeep(limit: Int)
     /// A texture released before the quad drawing it was added.
@@ -25,6 +27,8 @@ public enum RenderPassError: Error, Equatable, CustomStringConvertible {
             return "RenderPass.popClip() without a matching pushClip(): each popClip ends one pushClip, with the same shape"
         case .clipOpenAtScissorChange:
             return "RenderPass.setScissor() with a clip pushed: pop every clip first (each scissored rectangle pushes its clips anew)"
+        case .scissorClipNotOutermost:
+            return "RenderPass.pushScissorClip() inside another clip: a scissor clip is the outermost one; push rectangles inside it with pushClip(_:), or pop the clips open first"
         case .clipsTooDeep(let limit):
             return "RenderPass.pushClip(): more than \(limit) nested clips (the stencil buffer holds \(limit) levels); nest fewer masksToBounds layers that are not axis-aligned rectangles (axis-aligned rectangular clips share one level)"
         case .releasedTexture:
@@ -66,7 +70,7 @@ public final class RenderPass {
     let device: GPUDevice
     private let batch: QuadBatch
     /// The target's points → clip space.
-    private let toClip: Transform3D
+    let toClip: Transform3D
     var stencilCleared = false
     private var timerQuery: TimerQuery?
     /// Scratch for nine-slice pieces (emptied after each use).
@@ -92,6 +96,13 @@ public final class RenderPass {
     /// The part of the target the pass may change, in GL window coordinates (nil: all of
     /// it): clears and draws outside it leave the target's pixels as they were.
     private var scissor: GLViewport
+    /// `scissor` limited to the outermost clip when it is a scissor clip
+    /// (`pushScissorClip`); nil: none is pushed.
+    var clipScissor: GLViewport?
+    /// The part of the target the pass may change (GL window coordinates).
+    var scissorArea: GLViewport { scissor }
+    /// The scissor GL holds while the pass draws.
+    var effectiveScissor: GLViewport { clipScissor ?? scissor }
 
     init(target: RenderTarget, clear color: Color?, scissor region: PixelRect? = nil, timed: Bool = false) throws {
         self.target = target
@@ -145,7 +156,8 @@ public final class RenderPass {
         let vertexArray = batch.bindVertexArray(device.gl)
         LaminaGLState.applyForDrawing(framebuffer: target.framebufferName, viewport: target.viewport,
                                       vertexArray: vertexArray, indexed: device.gl.indexedDrawBuffers, desktop: device.gl.desktopGL)
-        if scissor != target.viewport { glScissor(scissor.x, scissor.y, scissor.width, scissor.height) }
+        let s = effectiveScissor
+        if s != target.viewport { glScissor(s.x, s.y, s.width, s.height) }
         applyStencilTest()
     }
 
@@ -262,7 +274,7 @@ public final class RenderPass {
     /// anew (the stencil is cleared again, inside the new rectangle, at the first one).
     public func setScissor(_ region: PixelRect?) throws {
         guard !isSubmitted else { throw RenderPassError.usedAfterSubmit(operation: "setScissor") }
-        guard clipDepth == 0 else { throw RenderPassError.clipOpenAtScissorChange }
+        guard clipDepth == 0, clipScissor == nil else { throw RenderPassError.clipOpenAtScissorChange }
         flush()
         prepare()
         scissor = target.glScissor(for: region)
@@ -277,8 +289,10 @@ public final class RenderPass {
         flush()
         prepare()
         let p = color.premultiplied
+        if clipScissor != nil { glScissor(scissor.x, scissor.y, scissor.width, scissor.height) }
         glClearColor(GLfloat(p.r), GLfloat(p.g), GLfloat(p.b), GLfloat(p.a))
         glClear(GLbitfield(GL_COLOR_BUFFER_BIT))
+        if let c = clipScissor { glScissor(c.x, c.y, c.width, c.height) }
     }
 
     /// Finishes the pass. The target's contents are complete for readback or export.
@@ -291,6 +305,7 @@ public final class RenderPass {
         guard !isSubmitted else { return }
         flush()
         clipDepth = 0
+        clipScissor = nil
         isSubmitted = true
         if device.gl.activePass === self { device.gl.activePass = nil }
         device.gl.ensureCurrent()

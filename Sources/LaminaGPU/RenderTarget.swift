@@ -117,7 +117,7 @@ public class RenderTarget {
             externalStencilBits = bits
         }
         guard let bits = externalStencilBits, bits > 0 else {
-            throw GPUError.unusableTarget(reason: "the caller's framebuffer \(framebufferName) has no stencil buffer, which clipping (masksToBounds) needs: \(framebufferName == 0 ? "ask for 8 stencil bits when creating the window surface (SDL_GL_STENCIL_SIZE 8, EGL_STENCIL_SIZE 8)" : "attach a depth/stencil buffer with 8 stencil bits"), or render into an OffscreenTarget")
+            throw GPUError.unusableTarget(reason: "the caller's framebuffer \(framebufferName) has no stencil buffer, which clipping by a rounded, turned or perspective layer (masksToBounds) needs: \(framebufferName == 0 ? "ask for 8 stencil bits when creating the window surface (SDL_GL_STENCIL_SIZE 8, EGL_STENCIL_SIZE 8)" : "attach a depth/stencil buffer with 8 stencil bits"), or render into an OffscreenTarget")
         }
     }
 
@@ -246,8 +246,10 @@ public class RenderTarget {
 /// its pixels) restricts Lamina to a rectangle of it, e.g. a UI panel: nothing outside is
 /// cleared, drawn or read. `bottomRowFirst` is true for a window system's back buffer and
 /// for framebuffers drawn in GL's usual orientation, false for one whose row 0 is the
-/// image's top. Clipping (`masksToBounds`) needs stencil bits; Lamina uses the stencil of
-/// the region as scratch (its contents there are undefined after a pass).
+/// image's top. A clip that is not an axis-aligned rectangle (`masksToBounds` on a rounded,
+/// turned or perspective layer) needs stencil bits; Lamina uses the stencil of the region
+/// as scratch (its contents there are undefined after a pass). Axis-aligned rectangles are
+/// clipped by the scissor.
 public final class ExternalFramebufferTarget: RenderTarget {
     public init(device: GPUDevice, framebuffer name: UInt32, pixelSize: PixelSize, region: PixelRect? = nil,
                 scale: Double = 1, bottomRowFirst: Bool = true) throws {

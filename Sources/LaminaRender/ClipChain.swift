@@ -23,6 +23,9 @@ final class ClipChain {
     private(set) var stencilDepth = 1
     /// Links in the chain (this one's included).
     let depth: Int
+    /// Whether drawing inside the chain needs the stencil: some link is not an axis-aligned
+    /// rectangle (else the intersection of all is one rectangle, the scissor's).
+    var needsStencil: Bool { rect == nil || stencilParent != nil }
 
     init(node: RenderNode, parent: ClipChain?) {
         self.node = node; self.parent = parent

@@ -196,7 +196,7 @@ public final class Compositor: @unchecked Sendable {
             }
         }
         var damage: DamageRegion?
-        if reason == nil, !(unchanged && target.presentsChangesOnly), let has = target.ownStencilAttached, has != builder.targetClips {
+        if reason == nil, !(unchanged && target.presentsChangesOnly), let has = target.ownStencilAttached, has != builder.targetUsesStencil {
             // Lamina's own target keeps its depth/stencil buffer exactly while its items
             // clip; when that changes, all of it is drawn under the new rasterization.
             reason = .stencilChanged

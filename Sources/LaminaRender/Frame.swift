@@ -196,6 +196,10 @@ public struct ClipEntry {
     public var transform: Transform3D
     public var cuts: [HalfPlane]
     public var isTargetRect: Bool
+
+    /// An axis-aligned rectangle outside every other clip: drawn by the scissor, no
+    /// stencil level (`RenderPass.pushScissorClip`).
+    public var isScissor: Bool { isTargetRect && parent == nil && cuts.isEmpty }
 }
 
 /// Offscreen work of a frame: it makes `output` (an image the compositor keeps) from the

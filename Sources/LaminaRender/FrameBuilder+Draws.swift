@@ -90,8 +90,8 @@ extension FrameBuilder {
         var background: Color?
     }
 
-    /// Some item of the target's is drawn inside a clip (`TargetPass.usesStencil`).
-    var targetClips: Bool { (target?.clippingItems ?? 0) > 0 }
+    /// Some item of the target's is drawn inside a stencil clip (`TargetPass.usesStencil`).
+    var targetUsesStencil: Bool { (target?.stencilItems ?? 0) > 0 }
 
     /// Resolves the frame: tasks, the target's draws for the damage, the images released.
     func makeFrame(_ request: FrameRequest, update: Update) -> Frame {
@@ -115,7 +115,7 @@ extension FrameBuilder {
         var frame = Frame(targetSize: request.size, scale: request.scale, pixelSize: request.pixelSize,
                           isFull: request.damage == nil, fullFrameReason: request.fullFrameReason, rebuildReason: update.rebuildReason,
                           damage: damage, layersVisited: update.layersVisited, target: TargetPass(background: request.background, runs: runs))
-        frame.target.usesStencil = targetClips
+        frame.target.usesStencil = targetUsesStencil
         frame.tasks = current.tasks
         frame.clips = current.clips
         frame.releasedImages = releasedImages()

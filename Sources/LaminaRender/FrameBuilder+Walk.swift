@@ -266,6 +266,7 @@ extension FrameBuilder {
                 item.bounds = bounds
                 surface.moved(item)
             }
+            surface.restencil(item)
             note(bounds)
         }
         return damage
@@ -285,6 +286,7 @@ extension FrameBuilder {
             if let x = b, let clip = item.clip { b = x.intersection(clip.box) }
             if b?.isEmpty == true { b = nil }
             if b != item.bounds { item.bounds = b; parent.moved(item) }
+            parent.restencil(item)
             note(b)
         }
         return damage
@@ -305,6 +307,7 @@ extension FrameBuilder {
             item.bounds = new
             parent.moved(item)
         }
+        parent.restencil(item)
         return (old, new)
     }
 }

@@ -142,10 +142,13 @@ final class GLPassEncoder: PassEncoder {
 
     // MARK: Clips
 
+    // An outermost clip that is an axis-aligned rectangle (`ClipEntry.isScissor`) is the
+    // scissor's; the others are stencil levels.
     func pushClip(_ clip: ClipEntry) throws {
         guard let pass else { return }
         pass.cutPlanes = clip.cuts
         cutting = !clip.cuts.isEmpty
+        if clip.isScissor { return try pass.pushScissorClip(clip.rect, transform: moved(.identity)) }
         try pass.pushClip(clip.rect, corners: clip.corners, transform: moved(clip.transform, targetRect: clip.isTargetRect))
     }
 
@@ -153,6 +156,7 @@ final class GLPassEncoder: PassEncoder {
         guard let pass else { return }
         pass.cutPlanes = clip.cuts
         cutting = !clip.cuts.isEmpty
+        if clip.isScissor { return try pass.popScissorClip() }
         try pass.popClip(clip.rect, corners: clip.corners, transform: moved(clip.transform, targetRect: clip.isTargetRect))
     }
 

@@ -21,14 +21,22 @@ final class Item {
     @exclusivity(unchecked) var contentSize = Size.zero
     /// The grid cells it is in (the target's items).
     @exclusivity(unchecked) var cells: (Int32, Int32, Int32, Int32)?
-    /// It is drawn inside a clip, its item's or one of its own (`ItemKind.drawsOwnClip`),
-    /// as its node was when it was made: its surface's pass needs a stencil buffer.
-    let drawsInClip: Bool
+    /// It may draw inside a clip of its own making (`ItemKind.drawsOwnClip`, asked when it
+    /// was made): a stencil level.
+    let drawsOwnClip: Bool
+    /// Whether its surface counts it among the items drawn inside a stencil clip
+    /// (`Surface.stencilItems`); nil while no surface holds it.
+    var countedInStencil: Bool?
 
     init(node: RenderNode, kind: any ItemKind.Type, key: UInt64, surface: SurfaceID, clip: ClipChain?) {
         self.node = node; self.kind = kind; self.key = key; self.surface = surface; self.clip = clip
-        drawsInClip = clip != nil || kind.drawsOwnClip(node)
+        drawsOwnClip = kind.drawsOwnClip(node)
     }
+
+    /// It is drawn inside a stencil clip now: one of its own, or its clip chain is not a
+    /// single axis-aligned rectangle (which the scissor clips). Its surface's pass then
+    /// needs a stencil buffer.
+    var drawsInStencil: Bool { drawsOwnClip || clip?.needsStencil == true }
 
     /// The clipping layers, outermost first (for tests).
     var clips: [LayerID] { clip?.layers ?? [] }

@@ -21,9 +21,10 @@ final class Surface {
     @exclusivity(unchecked) var grid: Grid?
     /// Backdrop-blur items (the target's only): damage within their reach grows by it.
     @exclusivity(unchecked) var backdrops: [ObjectIdentifier: Item] = [:]
-    /// Items drawn inside a clip (their own or their item's): while there are any, the
-    /// surface's pass needs a stencil buffer (an item's clip is fixed when it is made).
-    private(set) var clippingItems = 0
+    /// Items drawn inside a stencil clip (`Item.drawsInStencil`): while there are any, the
+    /// surface's pass needs a stencil buffer. Counted as items come and go, and again for
+    /// an item whose clip chain changed shape (`restencil`).
+    private(set) var stencilItems = 0
 
     init(id: SurfaceID) { self.id = id }
 
@@ -65,14 +66,28 @@ final class Surface {
         grid!.insert(item)
     }
 
+    /// An item held whose clip chain was brought up to date: counted again.
+    func restencil(_ item: Item) {
+        guard let counted = item.countedInStencil else { return }
+        let now = item.drawsInStencil
+        guard now != counted else { return }
+        stencilItems += now ? 1 : -1
+        item.countedInStencil = now
+    }
+
     private func noteAdded(_ item: Item) {
-        if item.drawsInClip { clippingItems += 1 }
+        let counted = item.drawsInStencil
+        item.countedInStencil = counted
+        if counted { stencilItems += 1 }
         if grid != nil { grid!.remove(item); grid!.insert(item) }
         if id == .target && item.kind.readsBackdrop { backdrops[ObjectIdentifier(item)] = item }
     }
 
     private func noteRemoved(_ item: Item, held: Bool) {
-        if held && item.drawsInClip { clippingItems -= 1 }
+        if held {
+            if item.countedInStencil == true { stencilItems -= 1 }
+            item.countedInStencil = nil
+        }
         if grid != nil { grid!.remove(item) }
         if !backdrops.isEmpty { backdrops[ObjectIdentifier(item)] = nil }
     }

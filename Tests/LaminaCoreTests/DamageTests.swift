@@ -172,7 +172,7 @@ struct DamageCaseTests {
         #expect(image[57, 17] == RGBAPixel(r: 0, g: 0, b: 255, a: 255), "the sublayer moved with it")
     }
 
-    @Test("the target has its depth/stencil buffer exactly while something in it clips; when that changes the frame is drawn whole, and pixels equal a fresh render")
+    @Test("the target has its depth/stencil buffer exactly while something in it is drawn in a stencil clip (rounded or turned; an axis-aligned rectangle is the scissor's); when that changes the frame is drawn whole, and pixels equal a fresh render")
     func stencilFollowsClips() throws {
         try Transaction.flush()
         let device = try GPUDevice()
@@ -205,29 +205,64 @@ struct DamageCaseTests {
         try Transaction.flush()
         #expect(target.ownStencilAttached == false, "nothing clips: no depth/stencil buffer (llvmpipe's faster rule)")
 
-        clipper.masksToBounds = true
-        try Transaction.flush()
-        #expect(target.ownStencilAttached == true)
-        #expect(host.lastFrame.fullFrameReason == .stencilChanged, "drawn whole: \(String(describing: host.lastFrame.fullFrameReason))")
         let fresh = LayerRenderer(device: device)
         defer { fresh.release() }
         let reference = try OffscreenTarget(device: device, size: size)
         defer { reference.release() }
-        try fresh.render(root, to: reference, background: .white)
-        #expect(try target.readPixels().difference(from: reference.readPixels(), tolerance: 0).differing == 0)
+        func matchesFreshRender() throws -> Bool {
+            fresh.release()
+            try fresh.render(root, to: reference, background: .white)
+            return try target.readPixels().difference(from: reference.readPixels(), tolerance: 0).differing == 0
+        }
+
+        // An axis-aligned rectangle clips by the scissor: no buffer, drawn in part.
+        clipper.masksToBounds = true
+        try Transaction.flush()
+        #expect(target.ownStencilAttached == false, "a rectangle clip needs no stencil")
+        #expect(host.lastFrame.fullFrameReason == nil && !host.lastFrame.damageRects.isEmpty)
+        #expect(try matchesFreshRender())
+
+        // Rounded corners need the stencil: attached, the frame drawn whole.
+        clipper.cornerRadius = 6
+        try Transaction.flush()
+        #expect(target.ownStencilAttached == true)
+        #expect(host.lastFrame.fullFrameReason == .stencilChanged, "drawn whole: \(String(describing: host.lastFrame.fullFrameReason))")
+        #expect(try matchesFreshRender())
 
         // A change elsewhere while it still clips: damage-limited, the buffer stays.
         inner.backgroundColor = .green
         try Transaction.flush()
         #expect(host.lastFrame.fullFrameReason == nil && target.ownStencilAttached == true)
 
-        clipper.masksToBounds = false
+        // Square again: the scissor's, the buffer goes.
+        clipper.cornerRadius = 0
         try Transaction.flush()
         #expect(target.ownStencilAttached == false)
         #expect(host.lastFrame.fullFrameReason == .stencilChanged)
-        fresh.release()
-        try fresh.render(root, to: reference, background: .white)
-        #expect(try target.readPixels().difference(from: reference.readPixels(), tolerance: 0).differing == 0)
+        #expect(try matchesFreshRender())
+
+        // Turned by its parent: the rectangle is no longer axis-aligned (the layers below it
+        // are placed again, their items counted again).
+        let holder = Layer()
+        holder.frame = Rect(origin: .zero, size: size)
+        clipper.removeFromSuperlayer()
+        holder.addSublayer(clipper)
+        root.addSublayer(holder)
+        try Transaction.flush()
+        #expect(target.ownStencilAttached == false && host.lastFrame.fullFrameReason == nil)
+        holder.transform = Transform3D(rotationAngle: 0.2, x: 0, y: 0, z: 1)
+        try Transaction.flush()
+        #expect(target.ownStencilAttached == true && host.lastFrame.fullFrameReason == .stencilChanged)
+        #expect(try matchesFreshRender())
+        holder.transform = .identity
+        try Transaction.flush()
+        #expect(target.ownStencilAttached == false && host.lastFrame.fullFrameReason == .stencilChanged)
+        #expect(try matchesFreshRender())
+
+        clipper.masksToBounds = false
+        try Transaction.flush()
+        #expect(target.ownStencilAttached == false && host.lastFrame.fullFrameReason == nil)
+        #expect(try matchesFreshRender())
 
         // A group (opacity over overlapping layers) clips nothing: still none.
         clipper.backgroundColor = .yellow

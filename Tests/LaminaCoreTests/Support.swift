@@ -276,10 +276,10 @@ final class DamageRig {
             items = "\n  first: \(first.joined(separator: ", "))\n  incremental: \(Self.dump(a))\n  reference:   \(Self.dump(b))"
         }
         if let target = host.compositor.builder?.target {
-            // The count of items drawn in clips is kept as items come and go; the target's
-            // depth/stencil buffer follows it.
-            let recount = target.items.array.filter(\.drawsInClip).count
-            try #require(target.clippingItems == recount, "\(label): \(target.clippingItems) items counted as drawn in clips, \(recount) are")
+            // The count of items drawn inside stencil clips is kept as items come and go and
+            // as their clips change shape; the target's depth/stencil buffer follows it.
+            let recount = target.items.array.filter(\.drawsInStencil).count
+            try #require(target.stencilItems == recount, "\(label): \(target.stencilItems) items counted as drawn in stencil clips, \(recount) are")
             try #require(damaged.ownStencilAttached == (recount > 0), "\(label): the target's depth/stencil buffer does not follow its clips")
         }
         try #require(d.differing == 0, "\(label): the damage-limited target differs from a full recomposite in \(d.differing) pixels (max \(d.maxDifference)); damage \(stats.damageRects)\(items)")
