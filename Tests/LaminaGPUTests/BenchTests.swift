@@ -8,7 +8,7 @@ import Testing
 /// number, and that both sides draw the same pixels. No timing is asserted.
 @Suite("lamina bench")
 struct BenchTests {
-    static let scenes = ["S1", "S2", "S3", "S4", "S5", "S6", "S6-1k", "S6S", "S6S-1k", "D1", "D2", "D3", "D4"]
+    static let scenes = ["S1", "S2", "S3", "S4", "S5", "S6", "S6-1k", "S6S", "S6S-1k", "D1", "D2", "D3", "D4", "D5"]
 
     /// Runs the bench with `--json` and returns the report parsed from its standard output
     /// (what the driver logs on standard error — Mesa notes an option set in the
@@ -51,7 +51,7 @@ struct BenchTests {
         let scenes = try #require(report["scenes"] as? [[String: Any]])
         #expect(scenes.compactMap { $0["id"] as? String } == BenchTests.scenes)
         let quads = ["S1": 1000, "S2": 1000, "S3": 1001, "S4": 1800, "S5": 200, "S6": 100_000, "S6-1k": 1000, "S6S": 100_000,
-                     "S6S-1k": 1000, "D1": 1001, "D2": 1002, "D3": 1001, "D4": 1001]
+                     "S6S-1k": 1000, "D1": 1001, "D2": 1002, "D3": 1001, "D4": 1001, "D5": 1001]
         for scene in scenes {
             let id = scene["id"] as? String ?? "?"
             #expect((scene["summary"] as? String)?.isEmpty == false, "\(id)")

@@ -256,4 +256,41 @@ struct FrameTests {
         #expect(f.encoder.runs == [2, 1, 1, 1])
         #expect(f.encoder.draws["solid"] == 5)
     }
+
+    @Test("an axis-aligned masksToBounds is the scissor's clip (the target pass needs no stencil); rounded or turned, a stencil level")
+    func scissorOrStencilClip() throws {
+        a.masksToBounds = true
+        let c = Layer()
+        c.frame = Rect(x: 5, y: 5, width: 20, height: 20)
+        c.backgroundColor = .white
+        a.addSublayer(c)
+        let rig = try rig()
+        var f = try rig.frame()
+        #expect(f.frame.clips.count == 1 && f.frame.clips[0].isScissor && f.frame.clips[0].rect == Rect(x: 10, y: 10, width: 20, height: 20))
+        #expect(!f.frame.target.usesStencil)
+        a.cornerRadius = 4
+        f = try rig.frame()
+        #expect(f.frame.clips.count == 1 && !f.frame.clips[0].isScissor && f.frame.target.usesStencil)
+        a.cornerRadius = 0
+        f = try rig.frame()
+        #expect(f.frame.clips.allSatisfy(\.isScissor) && !f.frame.target.usesStencil)
+        a.transform = Transform3D(rotationAngle: 0.3, x: 0, y: 0, z: 1)
+        f = try rig.frame()
+        #expect(f.frame.clips.count == 1 && !f.frame.clips[0].isScissor && f.frame.target.usesStencil)
+        a.transform = .identity
+        c.masksToBounds = true
+        let inner = Layer()
+        inner.frame = Rect(x: 2, y: 2, width: 30, height: 30)
+        inner.backgroundColor = .black
+        c.addSublayer(inner)
+        f = try rig.frame()
+        // C's contents inside A's rectangle; C's sublayer inside their intersection: each one
+        // scissor clip, neither inside the other.
+        #expect(f.frame.clips.map(\.isScissor) == [true, true] && !f.frame.target.usesStencil)
+        #expect(f.frame.clips.map(\.rect) == [Rect(x: 10, y: 10, width: 20, height: 20), Rect(x: 15, y: 15, width: 15, height: 15)])
+        // A rectangle inside a rounded clip is a stencil level of its own, above the rounded one.
+        a.cornerRadius = 3
+        f = try rig.frame()
+        #expect(f.frame.clips.map(\.isScissor) == [false, false] && f.frame.clips.map(\.parent) == [nil, 0] && f.frame.target.usesStencil)
+    }
 }

@@ -17,7 +17,8 @@ struct Bench: ParsableCommand {
             S4 (200 nine-slice layers resized every frame), S5 (200 layers turning in perspective), S6 (10⁵ layers, one \
             moves; run with its 10³ baseline S6-1k), S6S (10⁵ layers, one removed and one added per frame; with S6S-1k). \
             Damage, against D1 (S2 + one 32×32 layer recoloured per frame): D2 (two in opposite corners), D3 (one removed \
-            and one added per frame), D4 (one inserted under its siblings by zPosition per frame). \
+            and one added per frame), D4 (one inserted under its siblings by zPosition per frame), D5 (a layer's masksToBounds \
+            toggled per frame). \
             Frames of Lamina and the ceiling alternate; each ends with glFinish. \
             Effects, each against a baseline scene in the same run: E1 (100 layers with analytic shadows, moving), E2 (100 \
             layers with layer-alpha shadows, moving), E3 (a full-target backdrop blur), E4 (tiles per second scrolling a \
@@ -29,7 +30,7 @@ struct Bench: ParsableCommand {
             and checks each scene's last frame against the ceiling's pixels. See docs/benchmarks.md.
             """)
     @OptionGroup var device: DeviceOptions
-    @Option(help: "Scenes, comma-separated (S1…S6, S6-1k, S6S, S6S-1k, D1…D4, S1A, E1…E8; S6 brings S6-1k, S6S S6S-1k, D2…D4 D1). Default: all but S1A.")
+    @Option(help: "Scenes, comma-separated (S1…S6, S6-1k, S6S, S6S-1k, D1…D5, S1A, E1…E8; S6 brings S6-1k, S6S S6S-1k, D2…D5 D1). Default: all but S1A.")
     var scene: String?
     @Option(help: "Measured frames per scene.") var frames = 100
     @Option(help: "Frames run before measuring (uploads, compilation, first allocations).") var warmup = 10
@@ -49,9 +50,9 @@ struct Bench: ParsableCommand {
         _ = try sceneIDs()
     }
 
-    static let allScenes = ["S1", "S2", "S3", "S4", "S5", "S6", "S6-1k", "S6S", "S6S-1k", "D1", "D2", "D3", "D4", "S1A"] + EffectsBench.scenes
+    static let allScenes = ["S1", "S2", "S3", "S4", "S5", "S6", "S6-1k", "S6S", "S6S-1k", "D1", "D2", "D3", "D4", "D5", "S1A"] + EffectsBench.scenes
     /// What runs without `--scene`.
-    static let defaultScenes = ["S1", "S2", "S3", "S4", "S5", "S6", "S6-1k", "S6S", "S6S-1k", "D1", "D2", "D3", "D4"] + EffectsBench.scenes
+    static let defaultScenes = ["S1", "S2", "S3", "S4", "S5", "S6", "S6-1k", "S6S", "S6S-1k", "D1", "D2", "D3", "D4", "D5"] + EffectsBench.scenes
 
     func sceneIDs() throws -> [String] {
         guard let scene else { return Bench.defaultScenes }
@@ -64,7 +65,7 @@ struct Bench: ParsableCommand {
             ids.append(id)
             if id == "S6" { ids.append("S6-1k") }
             if id == "S6S" { ids.append("S6S-1k") }
-            if ["D2", "D3", "D4"].contains(id) { ids.append("D1") }
+            if ["D2", "D3", "D4", "D5"].contains(id) { ids.append("D1") }
         }
         return Bench.allScenes.filter(ids.contains)
     }
@@ -397,6 +398,7 @@ final class BenchRunner {
         case "D2": return DamageScene(id: id, kind: .recolourTwo, size: size)
         case "D3": return DamageScene(id: id, kind: .replace, size: size)
         case "D4": return DamageScene(id: id, kind: .insertBelow, size: size)
+        case "D5": return DamageScene(id: id, kind: .clipToggle, size: size)
         default: throw BenchError("unknown scene \(id)")
         }
     }

@@ -6,7 +6,7 @@ import LaminaGraphics
 // The damage scenes of `lamina bench` (docs/benchmarks.md): small changes among 1000 static
 // layers (S2's), whose cost should follow the area they damage — one recolour (D1), two in
 // opposite corners (D2), a layer removed and another added (D3), a layer inserted under its
-// siblings by zPosition (D4) — and S6s, a layer inserted and one removed per frame among
+// siblings by zPosition (D4), a layer's masksToBounds toggled (D5) — and S6s, a layer inserted and one removed per frame among
 // 10⁵ (its baseline S6s-1k among 10³). Public API only, so the same file builds against an
 // older Lamina for side-by-side runs.
 
@@ -16,10 +16,10 @@ private func squareColor(_ f: Int, _ k: Int = 0) -> (Color, RGBAPixel) {
     return (Color(r8: r, g8: g, b8: b), RGBAPixel(r: r, g: g, b: b, a: 255))
 }
 
-/// D1–D4: S2's 1000 frozen layers and small changes on top (or, D4, under them).
+/// D1–D5: S2's 1000 frozen layers and small changes on top (or, D4, under them).
 @MainActor
 final class DamageScene: BenchScene {
-    enum Kind { case recolour, recolourTwo, replace, insertBelow }
+    enum Kind { case recolour, recolourTwo, replace, insertBelow, clipToggle }
     let id: String
     let summary: String
     let kind: Kind
@@ -38,10 +38,11 @@ final class DamageScene: BenchScene {
         case .recolourTwo: summary = "S2's 1000 static layers + two 32×32 layers in opposite corners recoloured per frame"
         case .replace: summary = "S2's 1000 static layers; per frame one 32×32 layer removed and another added, alternating corners"
         case .insertBelow: summary = "S2's 1000 static layers; per frame one 32×32 layer inserted under its siblings (zPosition −1), the previous one removed, alternating corners"
+        case .clipToggle: summary = "S2's 1000 static layers + a 32×32 layer whose 48×48 sublayer reaches 8 pt past it; its masksToBounds toggled per frame"
         }
     }
 
-    var layerCount: Int { base.layerCount + (kind == .recolourTwo ? 2 : 1) }
+    var layerCount: Int { base.layerCount + (kind == .recolourTwo || kind == .clipToggle ? 2 : 1) }
     var ceilingQuads: Int { base.ceilingQuads + 2 }
 
     /// The corners the squares use: top-left and bottom-right.
@@ -63,6 +64,10 @@ final class DamageScene: BenchScene {
         switch kind {
         case .recolour, .replace:
             squares = [square(corner(0), squareColor(0).0)]
+        case .clipToggle:
+            let s = square(corner(0), squareColor(0).0)
+            s.addSublayer(square(Rect(x: -8, y: -8, width: 48, height: 48), squareColor(0, 1).0))
+            squares = [s]
         case .recolourTwo:
             squares = [square(corner(0), squareColor(0).0), square(corner(1), squareColor(0, 1).0)]
         case .insertBelow:
@@ -87,6 +92,8 @@ final class DamageScene: BenchScene {
             if kind == .insertBelow { s.zPosition = -1 }
             root.addSublayer(s)
             squares = [s]
+        case .clipToggle:
+            squares[0].masksToBounds = f % 2 == 1
         }
     }
 
@@ -104,6 +111,11 @@ final class DamageScene: BenchScene {
             base.ceilingFrame(f, &quads, ceiling)
             quads.rect(corner(0), layer: -2, color: squareColor(f).1)
             quads.rect(corner(1), layer: -2, color: squareColor(f, 1).1)
+        case .clipToggle:
+            // The sublayer covers the square: clipped to it, or 8 pt past it all round.
+            base.ceilingFrame(f, &quads, ceiling)
+            let c = corner(0)
+            quads.rect(f % 2 == 1 ? c : Rect(x: c.minX - 8, y: c.minY - 8, width: 48, height: 48), layer: -2, color: squareColor(0, 1).1)
         }
     }
 }
@@ -188,7 +200,7 @@ extension BenchRunner {
     static func setDamageGoals(_ results: inout [SceneResult]) {
         func timings(_ r: SceneResult) -> Timings { r.laminaAlone ?? r.lamina }
         if let d1 = results.first(where: { $0.id == "D1" }) {
-            for i in results.indices where ["D2", "D3", "D4"].contains(results[i].id) {
+            for i in results.indices where ["D2", "D3", "D4", "D5"].contains(results[i].id) {
                 let a = timings(results[i]), b = timings(d1)
                 let area = Double(results[i].laminaFrame.damagedPixels) / Double(max(1, d1.laminaFrame.damagedPixels))
                 let wall = a.wallMs.median / b.wallMs.median, cpu = a.cpuMs.median / b.cpuMs.median
