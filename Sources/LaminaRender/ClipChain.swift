@@ -51,17 +51,7 @@ final class ClipChain {
         if node.depthCuts.contains(where: { $0.excludes(s.bounds) }) { own = .none }
         box = parent.map { $0.box.intersection(own) } ?? own
         if box.isEmpty { box = .none }
-        // An axis-aligned rectangle: scale and translation only, no corner radius.
-        var r: Rect?
-        if !s.cornerShape.isRounded, world.m12 == 0, world.m21 == 0, world.m14 == 0, world.m24 == 0, world.m44 == 1,
-           world.m11 != 0, world.m22 != 0 {
-            let b = s.bounds
-            let x0 = b.minX * world.m11 + world.m41, x1 = b.maxX * world.m11 + world.m41
-            let y0 = b.minY * world.m22 + world.m42, y1 = b.maxY * world.m22 + world.m42
-            if x0.isFinite, x1.isFinite, y0.isFinite, y1.isFinite {
-                r = Rect(x: min(x0, x1), y: min(y0, y1), width: abs(x1 - x0), height: abs(y1 - y0))
-            }
-        }
+        let r = Self.targetRect(of: node)
         if let r, let p = parent, let pr = p.rect {
             let x0 = max(r.minX, pr.minX), y0 = max(r.minY, pr.minY)
             let x1 = min(r.maxX, pr.maxX), y1 = min(r.maxY, pr.maxY)
@@ -72,6 +62,20 @@ final class ClipChain {
             stencilParent = parent
         }
         stencilDepth = (stencilParent?.stencilDepth ?? 0) + 1
+    }
+
+    /// A node's bounds in target points when they are an axis-aligned rectangle there: its
+    /// world transform a scale and a translation, no corner radius (nil otherwise). Such a
+    /// clip is the scissor's; any other is a stencil level.
+    static func targetRect(of node: RenderNode) -> Rect? {
+        let s = node.state, world = node.world
+        guard !s.cornerShape.isRounded, world.m12 == 0, world.m21 == 0, world.m14 == 0, world.m24 == 0, world.m44 == 1,
+              world.m11 != 0, world.m22 != 0 else { return nil }
+        let b = s.bounds
+        let x0 = b.minX * world.m11 + world.m41, x1 = b.maxX * world.m11 + world.m41
+        let y0 = b.minY * world.m22 + world.m42, y1 = b.maxY * world.m22 + world.m42
+        guard x0.isFinite, x1.isFinite, y0.isFinite, y1.isFinite else { return nil }
+        return Rect(x: min(x0, x1), y: min(y0, y1), width: abs(x1 - x0), height: abs(y1 - y0))
     }
 
     /// The clipping layers, outermost first (O(depth): for tests and debugging).

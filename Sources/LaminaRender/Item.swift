@@ -21,22 +21,18 @@ final class Item {
     @exclusivity(unchecked) var contentSize = Size.zero
     /// The grid cells it is in (the target's items).
     @exclusivity(unchecked) var cells: (Int32, Int32, Int32, Int32)?
-    /// It may draw inside a clip of its own making (`ItemKind.drawsOwnClip`, asked when it
-    /// was made): a stencil level.
-    let drawsOwnClip: Bool
     /// Whether its surface counts it among the items drawn inside a stencil clip
     /// (`Surface.stencilItems`); nil while no surface holds it.
     var countedInStencil: Bool?
 
     init(node: RenderNode, kind: any ItemKind.Type, key: UInt64, surface: SurfaceID, clip: ClipChain?) {
         self.node = node; self.kind = kind; self.key = key; self.surface = surface; self.clip = clip
-        drawsOwnClip = kind.drawsOwnClip(node)
     }
 
     /// It is drawn inside a stencil clip now: one of its own, or its clip chain is not a
     /// single axis-aligned rectangle (which the scissor clips). Its surface's pass then
     /// needs a stencil buffer.
-    var drawsInStencil: Bool { drawsOwnClip || clip?.needsStencil == true }
+    var drawsInStencil: Bool { clip?.needsStencil == true || kind.drawsOwnClip(node) }
 
     /// The clipping layers, outermost first (for tests).
     var clips: [LayerID] { clip?.layers ?? [] }
@@ -58,10 +54,11 @@ protocol ItemKind: Sendable {
     static var clippedByOwnClip: Bool { get }
     /// It reads what lies under it (a backdrop): damage within its reach grows.
     static var readsBackdrop: Bool { get }
-    /// Whether its item for `node` may draw inside a clip of its own making (not only its
-    /// item's `clip`): a surface holding one needs a stencil buffer as one holding a clipped
-    /// item does. Asked when the item is made; a change that alters the answer must make
-    /// the item again (a `masksToBounds` change places the layer again).
+    /// Whether its item for `node` may draw inside a stencil clip of its own making (not
+    /// only its item's `clip`): a surface holding one needs a stencil buffer as one holding
+    /// an item inside a stencil clip does. Asked whenever the item's boxes are worked out
+    /// (`Surface.restencil`), which every change of the layer's own state, its placement
+    /// or its structure does: the answer may depend on any of them.
     static func drawsOwnClip(_ node: RenderNode) -> Bool
     /// Whether a layer in `node`'s state has an item of this kind.
     static func occurs(in node: RenderNode) -> Bool

@@ -1,3 +1,4 @@
+import CGLES
 import Foundation
 import LaminaGeometry
 import LaminaGPU
@@ -99,6 +100,54 @@ struct AppearanceTests {
         // Just inside the arc at 45°: centre (80, 80), radius 30 → (80 - 28·0.707).
         #expect(image[61, 61] == green)
         #expect(image[57, 57] == white)
+    }
+
+    @Test("a caller's framebuffer without stencil bits shows axis-aligned masksToBounds clips (the scissor's, nested ones too) exactly as an offscreen target does; a rounded clip there is a thrown error that says what to attach")
+    func rectangleClipsWithoutStencil() throws {
+        try Transaction.flush()
+        let device = try GPUDevice()
+        defer { device.close() }
+        func scene() -> Layer {
+            let root = rootLayer()
+            let scroll = Layer()
+            scroll.frame = Rect(x: 20.5, y: 30, width: 100, height: 80)
+            scroll.masksToBounds = true
+            let content = solid(Rect(x: -30, y: -20, width: 200, height: 60), .green)
+            let cell = Layer()
+            cell.frame = Rect(x: 10, y: 50, width: 50, height: 60)
+            cell.masksToBounds = true
+            cell.addSublayer(solid(Rect(x: -5, y: 5, width: 80, height: 20), .blue))
+            scroll.addSublayer(content)
+            scroll.addSublayer(cell)
+            root.addSublayer(scroll)
+            return root
+        }
+        let texture = try device.makeTexture(pixelSize: PixelSize(width: 200, height: 200))
+        var fbo: GLuint = 0
+        try device.withContext {
+            glGenFramebuffers(1, &fbo)
+            glBindFramebuffer(GLenum(GL_FRAMEBUFFER), fbo)
+            glFramebufferTexture2D(GLenum(GL_FRAMEBUFFER), GLenum(GL_COLOR_ATTACHMENT0), GLenum(GL_TEXTURE_2D), texture.glName, 0)
+            glBindFramebuffer(GLenum(GL_FRAMEBUFFER), 0)
+        }
+        defer { try? device.withContext { glDeleteFramebuffers(1, &fbo) } }
+        let host = try ExternalFramebufferTarget(device: device, framebuffer: fbo, pixelSize: PixelSize(width: 200, height: 200), bottomRowFirst: false)
+        let renderer = LayerRenderer(device: device)
+        defer { renderer.release() }
+        let root = scene()
+        try renderer.render(root, to: host, background: .white)
+        let got = try host.readPixels()
+        let (expected, _) = try render(scene())
+        #expect(got.difference(from: expected, tolerance: 0).differing == 0)
+        #expect(got[20, 31] == green && got[19, 31] == white && got[21, 29] == white, "the scroll view's edges (x 20.5: the centre of pixel 20 is on the edge, kept)")
+        #expect(got[40, 90] == blue && got[80, 90] == white, "the cell clips its sublayer inside the scroll view")
+
+        root.sublayers[0].cornerRadius = 8
+        #expect {
+            try renderer.render(root, to: host, background: .white)
+        } throws: { error in
+            "\(error)".contains("has no stencil buffer") && "\(error)".contains("attach a depth/stencil buffer")
+        }
     }
 
     @Test("cornerRadius rounds the background and the border with antialiased edges")

@@ -272,6 +272,79 @@ struct DamageCaseTests {
         #expect(host.compositor.builder?.target?.items.array.contains { $0.kind == GroupCompositeItem.self } == true)
     }
 
+    @Test("gradients, backdrops and groups that mask to bounds need the stencil only when their own clip is rounded or turned: axis-aligned, the target keeps no depth/stencil buffer")
+    func selfClippingKindsNeedStencilWhenRoundedOrTurned() throws {
+        try Transaction.flush()
+        let device = try GPUDevice()
+        let size = Size(width: 120, height: 90)
+        let target = try OffscreenTarget(device: device, size: size)
+        let root = Layer()
+        root.frame = Rect(origin: .zero, size: size)
+        let host = LayerTreeHost(rootLayer: root, target: target, background: .white)
+        defer { host.detach(); device.close() }
+        let fresh = LayerRenderer(device: device)
+        defer { fresh.release() }
+        let reference = try OffscreenTarget(device: device, size: size)
+        defer { reference.release() }
+        func matchesFreshRender() throws -> Bool {
+            fresh.release()
+            try fresh.render(root, to: reference, background: .white)
+            return try target.readPixels().difference(from: reference.readPixels(), tolerance: 0).differing == 0
+        }
+        let stripes = Layer()
+        stripes.frame = Rect(x: 0, y: 0, width: 120, height: 90)
+        for i in 0..<6 {
+            let s = Layer()
+            s.frame = Rect(x: Double(i) * 20, y: 0, width: 10, height: 90)
+            s.backgroundColor = .black
+            stripes.addSublayer(s)
+        }
+        root.addSublayer(stripes)
+        let gradient = GradientLayer()
+        gradient.frame = Rect(x: 5, y: 5, width: 40, height: 30)
+        gradient.colors = [.red, .blue]
+        let backdrop = Layer()
+        backdrop.frame = Rect(x: 60, y: 10, width: 40, height: 30)
+        backdrop.backgroundFilters = [.gaussianBlur(radius: 3)]
+        let group = Layer()
+        group.frame = Rect(x: 10, y: 50, width: 40, height: 30)
+        group.masksToBounds = true
+        group.opacity = 0.6
+        group.shadowOpacity = 0.8
+        group.shadowOffset = Size(width: 4, height: 4)
+        let inner = Layer()
+        inner.frame = Rect(x: 10, y: 10, width: 40, height: 40)
+        inner.backgroundColor = .green
+        group.addSublayer(inner)
+        for l in [gradient, backdrop, group] { root.addSublayer(l) }
+        try Transaction.flush()
+        #expect(target.ownStencilAttached == false, "all three axis-aligned and square: no stencil")
+        #expect(try matchesFreshRender())
+
+        for (layer, name) in [(gradient as Layer, "gradient"), (backdrop, "backdrop"), (group, "group")] {
+            layer.cornerRadius = 6
+            try Transaction.flush()
+            #expect(target.ownStencilAttached == true && host.lastFrame.fullFrameReason == .stencilChanged, "\(name) rounded")
+            #expect(try matchesFreshRender(), "\(name) rounded")
+            layer.cornerRadius = 0
+            try Transaction.flush()
+            #expect(target.ownStencilAttached == false && host.lastFrame.fullFrameReason == .stencilChanged, "\(name) square again")
+            layer.transform = Transform3D(rotationAngle: 0.25, x: 0, y: 0, z: 1)
+            try Transaction.flush()
+            #expect(target.ownStencilAttached == (layer !== gradient), "\(name) turned (a gradient draws a turned quad, no clip)")
+            #expect(try matchesFreshRender(), "\(name) turned")
+            layer.transform = .identity
+            try Transaction.flush()
+            #expect(target.ownStencilAttached == false, "\(name) back")
+            #expect(try matchesFreshRender(), "\(name) back")
+        }
+        // A gradient that masks to bounds clips by its own (rectangular) clip: the scissor's.
+        gradient.masksToBounds = true
+        try Transaction.flush()
+        #expect(target.ownStencilAttached == false)
+        #expect(try matchesFreshRender())
+    }
+
     @Test("commits are O(changed): in trees of 10³ and 10⁴ layers, moving one and recolouring another hands the renderer 2 states, visits 2 layers and draws the same quads")
     func commitsScaleWithChanges() throws {
         func run(leaves: Int) throws -> [FrameStatistics] {

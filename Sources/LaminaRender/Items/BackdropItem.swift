@@ -9,7 +9,11 @@ enum BackdropItem: ItemKind {
     static let name = "backdrop"
     static let phase = ItemPhase.beforeSublayers
     static var readsBackdrop: Bool { true }
-    static func drawsOwnClip(_ node: RenderNode) -> Bool { true }   // (its rounded or turned bounds)
+    // (Its bounds when rounded, turned or cut in a 3-D context: an axis-aligned rectangle
+    // is drawn as the blurred image's part under it, `GLPassEncoder.drawBackdrop`.)
+    static func drawsOwnClip(_ node: RenderNode) -> Bool {
+        ClipChain.targetRect(of: node) == nil || node.inDepthContext || !node.cutPlanes.isEmpty
+    }
 
     static func occurs(in node: RenderNode) -> Bool { node.state.backdropBlurRadius > 0 }
 

@@ -8,9 +8,8 @@ enum GradientItem: ItemKind {
     static let name = "gradient"
     static let phase = ItemPhase.beforeSublayers
     static var clippedByOwnClip: Bool { true }
-    // (Its rounded corners when it does not mask to bounds: a corner radius changes without
-    // making the item again, so any gradient counts.)
-    static func drawsOwnClip(_ node: RenderNode) -> Bool { true }
+    // (Its rounded corners when it does not mask to bounds.)
+    static func drawsOwnClip(_ node: RenderNode) -> Bool { node.state.cornerShape.isRounded && !node.state.masksToBounds }
 
     static func occurs(in node: RenderNode) -> Bool { node.state.properties.gradient != nil }
 

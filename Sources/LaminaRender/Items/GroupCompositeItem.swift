@@ -8,8 +8,9 @@ import LaminaValues
 enum GroupCompositeItem: ItemKind {
     static let name = "composite"
     static let phase = ItemPhase.beforeSublayers
-    // (Its shadow, cut by its own masksToBounds.)
-    static func drawsOwnClip(_ node: RenderNode) -> Bool { node.state.masksToBounds }
+    // (Its shadow, cut by its own masksToBounds: a stencil level unless that is an
+    // axis-aligned rectangle.)
+    static func drawsOwnClip(_ node: RenderNode) -> Bool { node.state.masksToBounds && ClipChain.targetRect(of: node) == nil }
 
     static func occurs(in node: RenderNode) -> Bool { node.isGroup }
 
