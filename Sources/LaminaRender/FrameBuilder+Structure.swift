@@ -58,7 +58,9 @@ extension FrameBuilder {
                 if let p = node.parentNode { groupChecks.append(p) }
             }
         }
-        for node in tree.pendingNodes where node.facts != nil && node.isInTree {
+        // (A nested transform layer is placed by its context's walk but is no plane of it:
+        // it has no facts, and any change of it sorts the context again.)
+        for node in tree.pendingNodes where (node.facts != nil || Self.isNestedTransformLayer(node)) && node.isInTree {
             let c = node.changes
             guard !c.isEmpty else { continue }
             let inDepth = node.inDepthContext || node.state.preservesDepth
@@ -93,6 +95,9 @@ extension FrameBuilder {
         for node in tree.attachedNodes { node.structure = [] }
         for node in ownChanges where node.mark != structureMark && node.isInTree { replaceOwnItems(of: node, &state) }
     }
+
+    /// A transform layer inside another's 3D context, placed by that context's walk.
+    static func isNestedTransformLayer(_ node: RenderNode) -> Bool { node.inDepthContext && node.state.preservesDepth }
 
     /// The outermost transform layer of the 3D context a node is in (itself otherwise):
     /// a change there re-sorts the context.

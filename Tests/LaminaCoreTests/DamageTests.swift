@@ -345,6 +345,61 @@ struct DamageCaseTests {
         #expect(try matchesFreshRender())
     }
 
+    @Test("a transform layer nested in another's 3D context: changing its bounds, sublayerTransform, position or transform sorts the context again — drawn in part, equal to a fresh render")
+    func nestedTransformLayerChanges() throws {
+        try Transaction.flush()
+        let device = try GPUDevice()
+        let size = Size(width: 128, height: 96)
+        let target = try OffscreenTarget(device: device, size: size)
+        let root = Layer()
+        root.frame = Rect(origin: .zero, size: size)
+        root.backgroundColor = .white
+        let host = LayerTreeHost(rootLayer: root, target: target, background: .white)
+        defer { host.detach(); device.close() }
+        let fresh = LayerRenderer(device: device)
+        defer { fresh.release() }
+        let reference = try OffscreenTarget(device: device, size: size)
+        defer { reference.release() }
+        // (Damage fuzz seed 117: a nested transform layer draws nothing, so it had no frame
+        // data, and its changes were passed over — its sublayers stayed where they were.)
+        let outer = TransformLayer(), nested = TransformLayer(), card = Layer(), other = Layer()
+        outer.frame = Rect(x: 10, y: 10, width: 100, height: 70)
+        nested.frame = Rect(x: 20, y: 10, width: 60, height: 50)
+        var perspective = Transform3D.identity
+        perspective.m34 = -1 / 80
+        nested.sublayerTransform = perspective
+        card.frame = Rect(x: 10, y: 5, width: 30, height: 30)
+        card.backgroundColor = .blue
+        card.transform = Transform3D(rotationAngle: 0.4, x: 0, y: 1, z: 0)
+        other.frame = Rect(x: 0, y: 40, width: 20, height: 15)
+        other.backgroundColor = .red
+        nested.addSublayer(card)
+        outer.addSublayer(nested)
+        outer.addSublayer(other)
+        root.addSublayer(outer)
+        try Transaction.flush()
+        let changes: [(String, () -> Void)] = [
+            ("bounds", { nested.bounds = Rect(x: 3, y: -2, width: 40, height: 30) }),
+            ("sublayerTransform", { var t = Transform3D.identity; t.m34 = -1 / 40; nested.sublayerTransform = t }),
+            ("position", { nested.position = Point(x: 70, y: 40) }),
+            ("transform", { nested.transform = Transform3D(rotationAngle: 0.3, x: 0, y: 0, z: 1) }),
+            ("hidden", { nested.isHidden = true }),
+            ("shown", { nested.isHidden = false }),
+        ]
+        for (name, change) in changes {
+            let before = try target.readPixels()
+            change()
+            try Transaction.flush()
+            fresh.release()
+            try fresh.render(root, to: reference, background: .white)
+            let now = try target.readPixels()
+            let expected = try reference.readPixels()
+            #expect(now.difference(from: expected, tolerance: 2).differing == 0, "\(name): equals a fresh render")
+            #expect(now.difference(from: before, tolerance: 0).differing > 0, "\(name): the picture changed")
+            #expect(host.lastFrame.rebuildReason == nil && !host.lastFrame.damageRects.isEmpty, "\(name): drawn in part")
+        }
+    }
+
     @Test("commits are O(changed): in trees of 10³ and 10⁴ layers, moving one and recolouring another hands the renderer 2 states, visits 2 layers and draws the same quads")
     func commitsScaleWithChanges() throws {
         func run(leaves: Int) throws -> [FrameStatistics] {

@@ -206,8 +206,11 @@ final class DamageRig {
         /// A renderer that starts from a new snapshot of the model every frame: it keeps
         /// nothing from the frame before (checks the incremental tree, items and damage).
         /// Its atlas places small images elsewhere: the same texel's coordinates differ in
-        /// the last bits, and llvmpipe's 8-bit filter weights may round one level apart —
-        /// pixels may differ by 1.
+        /// the last bits, and llvmpipe's 8-bit filter weights may round one step apart in
+        /// each axis — where a magnified image's neighbouring texels differ strongly, pixels
+        /// may differ by 2 (`randomFrames` seed 101 frame 239 and `randomEffectFrames`
+        /// seed 37 frame 241: one pixel each, by 2; against `.rebuilt`, the same renderer
+        /// and atlas, both seeds pass at tolerance 0 over every frame).
         case fresh
         /// The same renderer throughout, its items worked out from scratch every frame: for
         /// frames that show what a renderer keeps (a transition's old picture is captured
@@ -267,7 +270,7 @@ final class DamageRig {
         }
         try full.render(root, to: reference, background: .white)
         let expected = try reference.readPixels()
-        let tolerance = mode == .fresh ? 1 : 0
+        let tolerance = mode == .fresh ? 2 : 0
         let d = now.difference(from: expected, tolerance: tolerance)
         var items = ""
         if d.differing != 0, let a = host.compositor.builder, let b = full.compositor.builder {
