@@ -47,9 +47,10 @@ public enum RenderPassError: Error, Equatable, CustomStringConvertible {
 /// `fillRoundedRect`, `draw(_:in:…)`, `drawNineSlice`) only record vertices on the CPU;
 /// consecutive quads that share a program, texture, filters, blending and clip state
 /// become one draw call, issued in order when the pass must draw — at `flush()`, `clear`,
-/// `draw(with:)`, `submit()`, and before any other GL work on the device (an upload, a
-/// release, a readback, another pass), so everything happens in the order of the calls.
-/// Clips are part of the stream: a clip's stencil shape is drawn in its place.
+/// `draw(with:)`, a scissor clip's push or pop, `submit()`, and before any other GL work on
+/// the device (an upload, a release, a readback, another pass), so everything happens in
+/// the order of the calls. Clips are part of the stream: a clip's stencil shape is drawn
+/// in its place (an axis-aligned rectangle may be the scissor's instead: `pushScissorClip`).
 ///
 /// Passes may interleave (a compositor renders a group into a second target while the
 /// first pass is open): each pass restores its own GL state before it draws again.
