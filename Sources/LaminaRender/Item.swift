@@ -24,15 +24,19 @@ final class Item {
     /// Whether its surface counts it among the items drawn inside a stencil clip
     /// (`Surface.stencilItems`); nil while no surface holds it.
     var countedInStencil: Bool?
+    /// `kind.clipsItself` (read once: asking the kind again for every refreshed item of
+    /// the kinds that never clip themselves cost a call and a retain of the node).
+    private let kindClipsItself: Bool
 
     init(node: RenderNode, kind: any ItemKind.Type, key: UInt64, surface: SurfaceID, clip: ClipChain?) {
         self.node = node; self.kind = kind; self.key = key; self.surface = surface; self.clip = clip
+        kindClipsItself = kind.clipsItself
     }
 
     /// It is drawn inside a stencil clip now: one of its own, or its clip chain is not a
     /// single axis-aligned rectangle (which the scissor clips). Its surface's pass then
     /// needs a stencil buffer.
-    var drawsInStencil: Bool { clip?.needsStencil == true || kind.drawsOwnClip(node) }
+    var drawsInStencil: Bool { clip?.needsStencil == true || (kindClipsItself && kind.drawsOwnClip(node)) }
 
     /// The clipping layers, outermost first (for tests).
     var clips: [LayerID] { clip?.layers ?? [] }
@@ -60,6 +64,8 @@ protocol ItemKind: Sendable {
     /// (`Surface.restencil`), which every change of the layer's own state, its placement
     /// or its structure does: the answer may depend on any of them.
     static func drawsOwnClip(_ node: RenderNode) -> Bool
+    /// Whether `drawsOwnClip` may ever answer true (false: it is never asked).
+    static var clipsItself: Bool { get }
     /// Whether a layer in `node`'s state has an item of this kind.
     static func occurs(in node: RenderNode) -> Bool
     /// Its box in target points now (nil: it draws nothing), from the node's frame data.
@@ -72,6 +78,7 @@ extension ItemKind {
     static var clippedByOwnClip: Bool { false }
     static var readsBackdrop: Bool { false }
     static func drawsOwnClip(_ node: RenderNode) -> Bool { false }
+    static var clipsItself: Bool { false }
 }
 
 /// What working out an item's box needs besides its node.

@@ -9,6 +9,7 @@ enum BackdropItem: ItemKind {
     static let name = "backdrop"
     static let phase = ItemPhase.beforeSublayers
     static var readsBackdrop: Bool { true }
+    static var clipsItself: Bool { true }
     // (Its bounds when rounded, turned or cut in a 3-D context: an axis-aligned rectangle
     // is drawn as the blurred image's part under it, `GLPassEncoder.drawBackdrop`.)
     static func drawsOwnClip(_ node: RenderNode) -> Bool {

@@ -8,6 +8,7 @@ enum GradientItem: ItemKind {
     static let name = "gradient"
     static let phase = ItemPhase.beforeSublayers
     static var clippedByOwnClip: Bool { true }
+    static var clipsItself: Bool { true }
     // (Its rounded corners when it does not mask to bounds.)
     static func drawsOwnClip(_ node: RenderNode) -> Bool { node.state.cornerShape.isRounded && !node.state.masksToBounds }
 

@@ -8,6 +8,7 @@ import LaminaValues
 enum GroupCompositeItem: ItemKind {
     static let name = "composite"
     static let phase = ItemPhase.beforeSublayers
+    static var clipsItself: Bool { true }
     // (Its shadow, cut by its own masksToBounds: a stencil level unless that is an
     // axis-aligned rectangle.)
     static func drawsOwnClip(_ node: RenderNode) -> Bool { node.state.masksToBounds && ClipChain.targetRect(of: node) == nil }
