@@ -123,13 +123,7 @@ struct AppearanceTests {
             return root
         }
         let texture = try device.makeTexture(pixelSize: PixelSize(width: 200, height: 200))
-        var fbo: GLuint = 0
-        try device.withContext {
-            glGenFramebuffers(1, &fbo)
-            glBindFramebuffer(GLenum(GL_FRAMEBUFFER), fbo)
-            glFramebufferTexture2D(GLenum(GL_FRAMEBUFFER), GLenum(GL_COLOR_ATTACHMENT0), GLenum(GL_TEXTURE_2D), texture.glName, 0)
-            glBindFramebuffer(GLenum(GL_FRAMEBUFFER), 0)
-        }
+        var fbo = try colorOnlyFramebuffer(device, over: texture)
         defer { try? device.withContext { glDeleteFramebuffers(1, &fbo) } }
         let host = try ExternalFramebufferTarget(device: device, framebuffer: fbo, pixelSize: PixelSize(width: 200, height: 200), bottomRowFirst: false)
         let renderer = LayerRenderer(device: device)

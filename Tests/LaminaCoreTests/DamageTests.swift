@@ -129,6 +129,39 @@ struct DamageTests {
     }
 }
 
+/// A tree hosted on an offscreen target, and a renderer that draws it from scratch into a
+/// second target for comparison (`matchesFreshRender`).
+@MainActor
+private final class HostedTree {
+    let device: GPUDevice, target: OffscreenTarget, root = Layer(), host: LayerTreeHost
+    private let fresh: LayerRenderer, reference: OffscreenTarget
+
+    init(size: Size) throws {
+        try Transaction.flush()
+        device = try GPUDevice()
+        target = try OffscreenTarget(device: device, size: size)
+        reference = try OffscreenTarget(device: device, size: size)
+        root.frame = Rect(origin: .zero, size: size)
+        host = LayerTreeHost(rootLayer: root, target: target, background: .white)
+        fresh = LayerRenderer(device: device)
+    }
+
+    func close() {
+        fresh.release()
+        reference.release()
+        host.detach()
+        device.close()
+    }
+
+    /// A renderer with nothing kept draws the tree; the host's target equals it within
+    /// `tolerance` levels.
+    func matchesFreshRender(tolerance: Int = 0) throws -> Bool {
+        fresh.release()
+        try fresh.render(root, to: reference, background: .white)
+        return try target.readPixels().difference(from: reference.readPixels(), tolerance: tolerance).differing == 0
+    }
+}
+
 @MainActor
 @Suite("Damage: cases worked out by hand", .isolatedTransactions, .withoutImplicitAnimations)
 struct DamageCaseTests {
@@ -174,14 +207,9 @@ struct DamageCaseTests {
 
     @Test("the target has its depth/stencil buffer exactly while something in it is drawn in a stencil clip (rounded or turned; an axis-aligned rectangle is the scissor's); when that changes the frame is drawn whole, and pixels equal a fresh render")
     func stencilFollowsClips() throws {
-        try Transaction.flush()
-        let device = try GPUDevice()
-        let size = Size(width: 160, height: 120)
-        let target = try OffscreenTarget(device: device, size: size)
-        let root = Layer()
-        root.frame = Rect(origin: .zero, size: size)
-        let host = LayerTreeHost(rootLayer: root, target: target, background: .white)
-        defer { host.detach(); device.close() }
+        let tree = try HostedTree(size: Size(width: 160, height: 120))
+        defer { tree.close() }
+        let (target, root, host) = (tree.target, tree.root, tree.host)
         // A turned layer reaching past the target's bottom edge, whose left edge passes
         // within 0.0011 px of pixel (73, 112)'s centre: llvmpipe keeps the primitive whole
         // without a depth/stencil buffer (the pixel is left out) and clips it with one (the
@@ -205,29 +233,20 @@ struct DamageCaseTests {
         try Transaction.flush()
         #expect(target.ownStencilAttached == false, "nothing clips: no depth/stencil buffer (llvmpipe's faster rule)")
 
-        let fresh = LayerRenderer(device: device)
-        defer { fresh.release() }
-        let reference = try OffscreenTarget(device: device, size: size)
-        defer { reference.release() }
-        func matchesFreshRender() throws -> Bool {
-            fresh.release()
-            try fresh.render(root, to: reference, background: .white)
-            return try target.readPixels().difference(from: reference.readPixels(), tolerance: 0).differing == 0
-        }
 
         // An axis-aligned rectangle clips by the scissor: no buffer, drawn in part.
         clipper.masksToBounds = true
         try Transaction.flush()
         #expect(target.ownStencilAttached == false, "a rectangle clip needs no stencil")
         #expect(host.lastFrame.fullFrameReason == nil && !host.lastFrame.damageRects.isEmpty)
-        #expect(try matchesFreshRender())
+        #expect(try tree.matchesFreshRender())
 
         // Rounded corners need the stencil: attached, the frame drawn whole.
         clipper.cornerRadius = 6
         try Transaction.flush()
         #expect(target.ownStencilAttached == true)
         #expect(host.lastFrame.fullFrameReason == .stencilChanged, "drawn whole: \(String(describing: host.lastFrame.fullFrameReason))")
-        #expect(try matchesFreshRender())
+        #expect(try tree.matchesFreshRender())
 
         // A change elsewhere while it still clips: damage-limited, the buffer stays.
         inner.backgroundColor = .green
@@ -239,12 +258,12 @@ struct DamageCaseTests {
         try Transaction.flush()
         #expect(target.ownStencilAttached == false)
         #expect(host.lastFrame.fullFrameReason == .stencilChanged)
-        #expect(try matchesFreshRender())
+        #expect(try tree.matchesFreshRender())
 
         // Turned by its parent: the rectangle is no longer axis-aligned (the layers below it
         // are placed again, their items counted again).
         let holder = Layer()
-        holder.frame = Rect(origin: .zero, size: size)
+        holder.frame = root.frame
         clipper.removeFromSuperlayer()
         holder.addSublayer(clipper)
         root.addSublayer(holder)
@@ -253,16 +272,16 @@ struct DamageCaseTests {
         holder.transform = Transform3D(rotationAngle: 0.2, x: 0, y: 0, z: 1)
         try Transaction.flush()
         #expect(target.ownStencilAttached == true && host.lastFrame.fullFrameReason == .stencilChanged)
-        #expect(try matchesFreshRender())
+        #expect(try tree.matchesFreshRender())
         holder.transform = .identity
         try Transaction.flush()
         #expect(target.ownStencilAttached == false && host.lastFrame.fullFrameReason == .stencilChanged)
-        #expect(try matchesFreshRender())
+        #expect(try tree.matchesFreshRender())
 
         clipper.masksToBounds = false
         try Transaction.flush()
         #expect(target.ownStencilAttached == false && host.lastFrame.fullFrameReason == nil)
-        #expect(try matchesFreshRender())
+        #expect(try tree.matchesFreshRender())
 
         // A group (opacity over overlapping layers) clips nothing: still none.
         clipper.backgroundColor = .yellow
@@ -274,23 +293,9 @@ struct DamageCaseTests {
 
     @Test("gradients, backdrops and groups that mask to bounds need the stencil only when their own clip is rounded or turned: axis-aligned, the target keeps no depth/stencil buffer")
     func selfClippingKindsNeedStencilWhenRoundedOrTurned() throws {
-        try Transaction.flush()
-        let device = try GPUDevice()
-        let size = Size(width: 120, height: 90)
-        let target = try OffscreenTarget(device: device, size: size)
-        let root = Layer()
-        root.frame = Rect(origin: .zero, size: size)
-        let host = LayerTreeHost(rootLayer: root, target: target, background: .white)
-        defer { host.detach(); device.close() }
-        let fresh = LayerRenderer(device: device)
-        defer { fresh.release() }
-        let reference = try OffscreenTarget(device: device, size: size)
-        defer { reference.release() }
-        func matchesFreshRender() throws -> Bool {
-            fresh.release()
-            try fresh.render(root, to: reference, background: .white)
-            return try target.readPixels().difference(from: reference.readPixels(), tolerance: 0).differing == 0
-        }
+        let tree = try HostedTree(size: Size(width: 120, height: 90))
+        defer { tree.close() }
+        let (target, root, host) = (tree.target, tree.root, tree.host)
         let stripes = Layer()
         stripes.frame = Rect(x: 0, y: 0, width: 120, height: 90)
         for i in 0..<6 {
@@ -319,47 +324,38 @@ struct DamageCaseTests {
         for l in [gradient, backdrop, group] { root.addSublayer(l) }
         try Transaction.flush()
         #expect(target.ownStencilAttached == false, "all three axis-aligned and square: no stencil")
-        #expect(try matchesFreshRender())
+        #expect(try tree.matchesFreshRender())
 
         for (layer, name) in [(gradient as Layer, "gradient"), (backdrop, "backdrop"), (group, "group")] {
             layer.cornerRadius = 6
             try Transaction.flush()
             #expect(target.ownStencilAttached == true && host.lastFrame.fullFrameReason == .stencilChanged, "\(name) rounded")
-            #expect(try matchesFreshRender(), "\(name) rounded")
+            #expect(try tree.matchesFreshRender(), "\(name) rounded")
             layer.cornerRadius = 0
             try Transaction.flush()
             #expect(target.ownStencilAttached == false && host.lastFrame.fullFrameReason == .stencilChanged, "\(name) square again")
             layer.transform = Transform3D(rotationAngle: 0.25, x: 0, y: 0, z: 1)
             try Transaction.flush()
             #expect(target.ownStencilAttached == (layer !== gradient), "\(name) turned (a gradient draws a turned quad, no clip)")
-            #expect(try matchesFreshRender(), "\(name) turned")
+            #expect(try tree.matchesFreshRender(), "\(name) turned")
             layer.transform = .identity
             try Transaction.flush()
             #expect(target.ownStencilAttached == false, "\(name) back")
-            #expect(try matchesFreshRender(), "\(name) back")
+            #expect(try tree.matchesFreshRender(), "\(name) back")
         }
         // A gradient that masks to bounds clips by its own (rectangular) clip: the scissor's.
         gradient.masksToBounds = true
         try Transaction.flush()
         #expect(target.ownStencilAttached == false)
-        #expect(try matchesFreshRender())
+        #expect(try tree.matchesFreshRender())
     }
 
     @Test("a transform layer nested in another's 3D context: changing its bounds, sublayerTransform, position or transform sorts the context again — drawn in part, equal to a fresh render")
     func nestedTransformLayerChanges() throws {
-        try Transaction.flush()
-        let device = try GPUDevice()
-        let size = Size(width: 128, height: 96)
-        let target = try OffscreenTarget(device: device, size: size)
-        let root = Layer()
-        root.frame = Rect(origin: .zero, size: size)
+        let tree = try HostedTree(size: Size(width: 128, height: 96))
+        defer { tree.close() }
+        let (target, root, host) = (tree.target, tree.root, tree.host)
         root.backgroundColor = .white
-        let host = LayerTreeHost(rootLayer: root, target: target, background: .white)
-        defer { host.detach(); device.close() }
-        let fresh = LayerRenderer(device: device)
-        defer { fresh.release() }
-        let reference = try OffscreenTarget(device: device, size: size)
-        defer { reference.release() }
         // (Damage fuzz seed 117: a nested transform layer draws nothing, so it had no frame
         // data, and its changes were passed over — its sublayers stayed where they were.)
         let outer = TransformLayer(), nested = TransformLayer(), card = Layer(), other = Layer()
@@ -390,11 +386,8 @@ struct DamageCaseTests {
             let before = try target.readPixels()
             change()
             try Transaction.flush()
-            fresh.release()
-            try fresh.render(root, to: reference, background: .white)
+            #expect(try tree.matchesFreshRender(tolerance: 2), "\(name): equals a fresh render")
             let now = try target.readPixels()
-            let expected = try reference.readPixels()
-            #expect(now.difference(from: expected, tolerance: 2).differing == 0, "\(name): equals a fresh render")
             #expect(now.difference(from: before, tolerance: 0).differing > 0, "\(name): the picture changed")
             #expect(host.lastFrame.rebuildReason == nil && !host.lastFrame.damageRects.isEmpty, "\(name): drawn in part")
         }

@@ -1,3 +1,4 @@
+import CGLES
 import Foundation
 import LaminaGeometry
 import LaminaGPU
@@ -304,4 +305,17 @@ final class DamageRig {
         full.release()
         device.close()
     }
+}
+
+/// A framebuffer of the caller's kind over `texture`: its colour only, no depth or stencil
+/// (delete it with `glDeleteFramebuffers` in the device's context).
+func colorOnlyFramebuffer(_ device: GPUDevice, over texture: Texture) throws -> GLuint {
+    var fbo: GLuint = 0
+    try device.withContext {
+        glGenFramebuffers(1, &fbo)
+        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), fbo)
+        glFramebufferTexture2D(GLenum(GL_FRAMEBUFFER), GLenum(GL_COLOR_ATTACHMENT0), GLenum(GL_TEXTURE_2D), texture.glName, 0)
+        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), 0)
+    }
+    return fbo
 }

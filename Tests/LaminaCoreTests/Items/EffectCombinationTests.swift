@@ -78,13 +78,7 @@ extension EffectsTests {
         let (scene, expected) = try EffectsTests.framebufferScene(device)
         // The caller's framebuffer: 90×80, Lamina drawing into a 64×56 panel at (10, 12).
         let texture = try device.makeTexture(pixelSize: PixelSize(width: 90, height: 80))
-        var fbo: GLuint = 0
-        try device.withContext {
-            glGenFramebuffers(1, &fbo)
-            glBindFramebuffer(GLenum(GL_FRAMEBUFFER), fbo)
-            glFramebufferTexture2D(GLenum(GL_FRAMEBUFFER), GLenum(GL_COLOR_ATTACHMENT0), GLenum(GL_TEXTURE_2D), texture.glName, 0)
-            glBindFramebuffer(GLenum(GL_FRAMEBUFFER), 0)
-        }
+        var fbo = try colorOnlyFramebuffer(device, over: texture)
         defer { try? device.withContext { glDeleteFramebuffers(1, &fbo) } }
         let panel = try ExternalFramebufferTarget(device: device, framebuffer: fbo, pixelSize: PixelSize(width: 90, height: 80),
                                                   region: PixelRect(x: 10, y: 12, width: 64, height: 56), bottomRowFirst: bottomRowFirst)
